@@ -1,0 +1,1 @@
+"""REST and WebSocket API of the patience service."""

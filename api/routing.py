@@ -1,0 +1,3 @@
+"""WebSocket URL routes (filled in later)."""
+
+websocket_urlpatterns: list = []

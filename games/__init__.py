@@ -1,0 +1,1 @@
+"""Patience games: persistence and services around the pure rules engine."""

@@ -1,0 +1,1 @@
+"""Django project package for the patience service."""

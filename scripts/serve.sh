@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# Set up (first run) and serve the patience service at http://${HOST}:${PORT}.
+set -euo pipefail
+# shellcheck source=scripts/_venv.sh
+. "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
+
+python manage.py migrate --noinput
+python manage.py collectstatic --noinput
+exec daphne -b "${HOST:-127.0.0.1}" -p "${PORT:-8000}" patience_site.asgi:application
