@@ -1,0 +1,26 @@
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+WORKDIR /app
+
+COPY pyproject.toml README.md ./
+COPY manage.py ./
+COPY patience_site ./patience_site
+COPY games ./games
+COPY api ./api
+RUN pip install .
+
+# collectstatic needs settings that load outside DEBUG; these values are build-time only.
+RUN DEBUG=False SECRET_KEY=build-only-not-secret DAILY_SECRET=build-only \
+    python manage.py collectstatic --noinput
+
+RUN useradd --create-home --uid 1000 patience
+USER patience
+
+EXPOSE 8000
+# Migrations run once, separately (see the `migrate` service in docker-compose.yml).
+CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "patience_site.asgi:application"]
