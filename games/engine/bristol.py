@@ -1,0 +1,172 @@
+"""Bristol family rules (Bristol, Belvedere).
+
+Layout: fans ``t1``-``t8`` (indices 0-7), reserves ``r1``-``r3`` (8-10),
+foundations ``f1``-``f4`` (11-14), stock ``s`` (15). Building is by rank only:
+down by one on a fan, up by one on a foundation. Moves onto a foundation are
+written ``f``; the card goes to the leftmost foundation that takes it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from .cards import ACE, KING, Card, card_text
+from .moves import DEAL, Move
+from .position import (
+    DEAL_INDEX,
+    DEAL_REVERSE_INDEX,
+    TO_FOUNDATION,
+    Piles,
+    Position,
+)
+from .errors import BadPositionError
+from .variants import Family, Variant
+
+FANS = range(0, 8)
+RESERVES = range(8, 11)
+FOUNDATIONS = range(11, 15)
+SOURCES = range(0, 11)
+STOCK = 15
+
+
+class BristolPosition(Position):
+    """A position of the Bristol family."""
+
+    __slots__ = ()
+
+    FAMILY = Family.BRISTOL
+    PILE_IDS: ClassVar[tuple[str, ...]] = (
+        *(f"t{i}" for i in range(1, 9)),
+        *(f"r{i}" for i in range(1, 4)),
+        *(f"f{i}" for i in range(1, 5)),
+        "s",
+    )
+    EXTRA_DESTINATIONS: ClassVar[dict[str, int]] = {"f": TO_FOUNDATION}
+    NOT_DESTINATIONS: ClassVar[frozenset[str]] = frozenset({"f1", "f2", "f3", "f4"})
+
+    @classmethod
+    def _deal(cls, variant: Variant, deck: list[Card]) -> Piles:
+        cards = list(deck)
+        found: list[tuple[Card, ...]] = [(), (), (), ()]
+        if variant.first_ace_on_foundation:
+            ace = next(c for c in cards if c >> 2 == ACE)
+            cards.remove(ace)
+            found[0] = (ace,)
+        fans = []
+        for i in range(8):
+            fan = cards[3 * i : 3 * i + 3]
+            # Kings to the bottom: a stable partition, Kings first.
+            fans.append(
+                tuple([c for c in fan if c >> 2 == KING] + [c for c in fan if c >> 2 != KING])
+            )
+        reserves = [(c,) for c in cards[24:27]]
+        stock = tuple(reversed(cards[27:]))
+        return (*fans, *reserves, *found, stock)
+
+    def _foundation_for(self, card: Card) -> int | None:
+        """Index of the leftmost foundation that takes ``card``, if any."""
+        need = (card >> 2) - 1
+        piles = self.piles
+        for fi in FOUNDATIONS:
+            f = piles[fi]
+            if (f[-1] >> 2 if f else 0) == need:
+                return fi
+        return None
+
+    def _generate(self) -> list[Move]:
+        piles = self.piles
+        out: list[Move] = []
+        needs = {(f[-1] >> 2) + 1 if f else ACE for f in piles[11:15]}
+        fans_by_top: dict[int, list[int]] = {}
+        for i in FANS:
+            p = piles[i]
+            if p:
+                fans_by_top.setdefault(p[-1] >> 2, []).append(i)
+        table = _MOVES
+        for si in SOURCES:
+            p = piles[si]
+            if not p:
+                continue
+            r = p[-1] >> 2
+            row = table[si]
+            for di in fans_by_top.get(r + 1, ()):
+                if di != si:
+                    out.append(row[di])
+            if r in needs:
+                out.append(row[-1])
+        if piles[STOCK]:
+            out.append(DEAL)
+        return out
+
+    def _why_illegal(self, si: int, di: int) -> str | None:
+        piles = self.piles
+        if si == DEAL_INDEX:
+            return None if piles[STOCK] else "the stock is empty"
+        if si == DEAL_REVERSE_INDEX:
+            return "deal-reverse is not part of Bristol"
+        if si >= 11:
+            return f"cards never leave the {'stock that way' if si == STOCK else 'foundations'}"
+        src = piles[si]
+        if not src:
+            return f"{self.PILE_IDS[si]} is empty"
+        card = src[-1]
+        if di == TO_FOUNDATION:
+            if self._foundation_for(card) is None:
+                return f"no foundation takes {card_text(card)}"
+            return None
+        if di >= 8:
+            return "nothing is moved onto a reserve, a foundation or the stock"
+        if di == si:
+            return "source and destination are the same pile"
+        dst = piles[di]
+        if not dst:
+            return f"{self.PILE_IDS[di]} is empty, and an emptied fan stays empty"
+        if dst[-1] >> 2 != (card >> 2) + 1:
+            return f"{card_text(card)} goes only on a card one rank higher, not {card_text(dst[-1])}"
+        return None
+
+    def _after(self, si: int, di: int) -> Piles:
+        piles = list(self.piles)
+        if si == DEAL_INDEX:
+            stock = piles[STOCK]
+            n = min(3, len(stock))
+            for k in range(n):
+                piles[8 + k] = (*piles[8 + k], stock[-1 - k])
+            piles[STOCK] = stock[:-n]
+            return tuple(piles)
+        card = piles[si][-1]
+        if di == TO_FOUNDATION:
+            di = self._foundation_for(card)  # type: ignore[assignment]
+        piles[si] = piles[si][:-1]
+        piles[di] = (*piles[di], card)
+        return tuple(piles)
+
+    @property
+    def score(self) -> int:
+        """Cards on the foundations."""
+        p = self.piles
+        return len(p[11]) + len(p[12]) + len(p[13]) + len(p[14])
+
+    def _validate(self) -> None:
+        for fi in FOUNDATIONS:
+            ranks = [c >> 2 for c in self.piles[fi]]
+            if ranks != list(range(1, len(ranks) + 1)):
+                raise BadPositionError(
+                    f"{self.PILE_IDS[fi]} must run from Ace upward by one rank"
+                )
+        if self.variant.first_ace_on_foundation and not self.piles[11]:
+            raise BadPositionError("in belvedere f1 always holds the first Ace")
+
+
+def _move_rows() -> list[list[Move]]:
+    """``_MOVES[si][di]`` is the Move object for source ``si`` to fan ``di`` (-1: ``f``)."""
+    ids = BristolPosition.PILE_IDS
+    rows = []
+    for si in SOURCES:
+        row = [Move(ids[si], ids[di]) for di in FANS]
+        row.append(Move(ids[si], "f"))
+        rows.append(row)
+    return rows
+
+
+_MOVES = _move_rows()
