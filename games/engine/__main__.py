@@ -1,7 +1,7 @@
 """Command line: play a game in the terminal, or print a deal as JSON.
 
-    python -m games.engine play bristol --seed 7
-    python -m games.engine deal picture-gallery --seed 7 --json
+python -m games.engine play bristol --seed 7
+python -m games.engine deal picture-gallery --seed 7 --json
 """
 
 from __future__ import annotations

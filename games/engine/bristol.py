@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import ClassVar
 
 from .cards import ACE, KING, Card, card_text
+from .errors import BadPositionError
 from .moves import DEAL, Move
 from .position import (
     DEAL_INDEX,
@@ -19,7 +20,6 @@ from .position import (
     Piles,
     Position,
 )
-from .errors import BadPositionError
 from .variants import Family, Variant
 
 FANS = range(0, 8)
@@ -122,7 +122,9 @@ class BristolPosition(Position):
         if not dst:
             return f"{self.PILE_IDS[di]} is empty, and an emptied fan stays empty"
         if dst[-1] >> 2 != (card >> 2) + 1:
-            return f"{card_text(card)} goes only on a card one rank higher, not {card_text(dst[-1])}"
+            return (
+                f"{card_text(card)} goes only on a card one rank higher, not {card_text(dst[-1])}"
+            )
         return None
 
     def _after(self, si: int, di: int) -> Piles:
@@ -151,9 +153,7 @@ class BristolPosition(Position):
         for fi in FOUNDATIONS:
             ranks = [c >> 2 for c in self.piles[fi]]
             if ranks != list(range(1, len(ranks) + 1)):
-                raise BadPositionError(
-                    f"{self.PILE_IDS[fi]} must run from Ace upward by one rank"
-                )
+                raise BadPositionError(f"{self.PILE_IDS[fi]} must run from Ace upward by one rank")
         if self.variant.first_ace_on_foundation and not self.piles[11]:
             raise BadPositionError("in belvedere f1 always holds the first Ace")
 

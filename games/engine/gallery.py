@@ -61,9 +61,7 @@ class GalleryPosition(Position):
                 empty_for_start[ROW_START[di]].append(di)
             elif p[0] >> 2 == ROW_START[di] and len(p) < 4:
                 wanted.setdefault(p[-1] + 12, []).append(di)
-        open_reserves = (
-            [di for di in RESERVES if not piles[di]] if self._reserves_open() else []
-        )
+        open_reserves = [di for di in RESERVES if not piles[di]] if self._reserves_open() else []
         table = _MOVES
         for si in SOURCES:
             p = piles[si]
@@ -169,11 +167,7 @@ class GalleryPosition(Position):
     def is_won(self) -> bool:
         """All slots complete and all Aces out (only possible once the stock is empty)."""
         piles = self.piles
-        return (
-            not piles[STOCK]
-            and not any(piles[24:32])
-            and self.score == self.variant.card_count
-        )
+        return not piles[STOCK] and not any(piles[24:32]) and self.score == self.variant.card_count
 
     def _validate(self) -> None:
         piles = self.piles
@@ -183,16 +177,17 @@ class GalleryPosition(Position):
             p = piles[di]
             if len(p) <= 1:
                 continue
-            if p[0] >> 2 != ROW_START[di] or any(b != a + 12 for a, b in zip(p, p[1:])):
+            if p[0] >> 2 != ROW_START[di] or any(
+                b != a + 12 for a, b in zip(p, p[1:], strict=False)
+            ):
                 raise BadPositionError(
                     f"{self.PILE_IDS[di]} must be built from a {ROW_START[di]} "
                     "in one suit, three ranks at a time"
                 )
-        if self.variant.refill_reserves and piles[STOCK]:
-            if any(not piles[ri] for ri in RESERVES):
-                raise BadPositionError(
-                    f"in {self.variant.key} an emptied reserve is refilled while the stock lasts"
-                )
+        if self.variant.refill_reserves and piles[STOCK] and any(not piles[ri] for ri in RESERVES):
+            raise BadPositionError(
+                f"in {self.variant.key} an emptied reserve is refilled while the stock lasts"
+            )
 
 
 def _move_rows() -> list[list[Move]]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from .cards import Card, card_text, cards_text, parse_card
@@ -34,7 +34,7 @@ DEAL_INDEX = -2
 DEAL_REVERSE_INDEX = -3
 
 
-class Status(str, Enum):
+class Status(StrEnum):
     """Game status. The engine derives the first three; ``resigned`` is set by a server."""
 
     PLAYING = "playing"

@@ -7,13 +7,13 @@ can be combined into new variants without new code paths.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 
 from .cards import Card, standard_deck
 from .errors import UnknownVariantError
 
 
-class Family(str, Enum):
+class Family(StrEnum):
     """Layout family: decides the piles and the building rules."""
 
     BRISTOL = "bristol"
