@@ -1,12 +1,27 @@
 """URL routes of the versioned API (mounted at /api/v1/)."""
 
-from django.urls import path
+from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api.views import HealthView
+from api import views
+from api.errors import NotFoundView
 
 urlpatterns = [
-    path("health/", HealthView.as_view(), name="health"),
+    path("health/", views.HealthView.as_view(), name="health"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("auth/csrf/", views.CsrfView.as_view(), name="csrf"),
+    path("auth/register/", views.RegisterView.as_view(), name="register"),
+    path("auth/login/", views.LoginView.as_view(), name="login"),
+    path("auth/logout/", views.LogoutView.as_view(), name="logout"),
+    path("auth/me/", views.MeView.as_view(), name="me"),
+    path("auth/tokens/", views.TokenListView.as_view(), name="tokens"),
+    path("auth/tokens/<int:token_id>/", views.TokenDetailView.as_view(), name="token-detail"),
+    path("variants/", views.VariantListView.as_view(), name="variants"),
+    path("games/", views.GameListView.as_view(), name="games"),
+    path("games/<int:game_id>/", views.GameDetailView.as_view(), name="game-detail"),
+    path("games/<int:game_id>/moves/", views.GameMovesView.as_view(), name="game-moves"),
+    path("games/<int:game_id>/undo/", views.GameUndoView.as_view(), name="game-undo"),
+    path("games/<int:game_id>/resign/", views.GameResignView.as_view(), name="game-resign"),
+    re_path(r"^.*$", NotFoundView.as_view()),
 ]

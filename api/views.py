@@ -1,12 +1,94 @@
-"""API views."""
+"""REST views: thin doors that parse input, call one service or selector, render.
 
+They never decide a rule: the engine and ``games.services`` do.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib.auth import authenticate, login, logout
 from django.db import connection
-from drf_spectacular.utils import extend_schema, inline_serializer
-from rest_framework import serializers
+from django.middleware.csrf import get_token
+from django.utils.decorators import method_decorator
+from django.views.decorators.csrf import csrf_protect, ensure_csrf_cookie
+from drf_spectacular.utils import (
+    OpenApiExample,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
+from rest_framework import serializers, status
+from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
+
+from api import serializers as s
+from api.throttling import AuthThrottle
+from games import selectors, services
+from games.engine import VARIANTS
+from games.errors import InvalidInput
+from games.models import UNDO
+
+
+def errors(*codes: int) -> dict[int, OpenApiResponse]:
+    """Schema entries for error responses, all in the one envelope."""
+    text = {
+        400: "Invalid input or illegal move (`validation_error`, `bad_notation`, `illegal_move`).",
+        401: "Not authenticated, or a bad token (`not_authenticated`, `authentication_failed`).",
+        403: "CSRF failure or permission denied (`permission_denied`).",
+        404: "No such object of yours (`not_found`).",
+        409: "Conflict with the game's state (`stale_ply`, `game_finished`, `undo_not_allowed`).",
+        429: "Too many requests (`throttled`); see the Retry-After header.",
+    }
+    return {c: OpenApiResponse(s.ErrorSerializer, description=text[c]) for c in codes}
+
+
+STALE_EXAMPLE = OpenApiExample(
+    "stale ply",
+    status_codes=["409"],
+    response_only=True,
+    value={
+        "error": {
+            "code": "stale_ply",
+            "message": "you sent ply 11 but the game is at ply 12",
+            "details": {"ply": 12},
+        }
+    },
+)
+ILLEGAL_EXAMPLE = OpenApiExample(
+    "illegal move",
+    status_codes=["400"],
+    response_only=True,
+    value={
+        "error": {
+            "code": "illegal_move",
+            "message": "t1-t2: 7H goes only on a card one rank higher, not 9C",
+            "details": {},
+        }
+    },
+)
+
+
+def user_data(user: Any) -> dict[str, Any]:
+    return {
+        "id": user.pk,
+        "username": user.get_username(),
+        "email": user.email,
+        "date_joined": user.date_joined,
+    }
+
+
+def token_data(token: Any) -> dict[str, Any]:
+    return {
+        "id": token.pk,
+        "name": token.name,
+        "prefix": token.prefix,
+        "created_at": token.created_at,
+        "last_used_at": token.last_used_at,
+    }
 
 
 class HealthView(APIView):
@@ -14,6 +96,7 @@ class HealthView(APIView):
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
+    throttle_classes: list = []
 
     @extend_schema(
         responses=inline_serializer("Health", fields={"status": serializers.CharField()}),
@@ -23,3 +106,249 @@ class HealthView(APIView):
             cursor.execute("SELECT 1")
             cursor.fetchone()
         return Response({"status": "ok"})
+
+
+# -- accounts ---------------------------------------------------------------------------
+
+
+class CsrfView(APIView):
+    """Sets the CSRF cookie for a browser or program that logs in with a session."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=["accounts"], responses={200: s.CsrfSerializer})
+    @method_decorator(ensure_csrf_cookie)
+    def get(self, request: Request) -> Response:
+        return Response({"csrf_token": get_token(request)})
+
+
+@method_decorator(csrf_protect, name="dispatch")
+class RegisterView(APIView):
+    """Create an account and log in with a session."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthThrottle]
+
+    @extend_schema(
+        tags=["accounts"],
+        request=s.RegisterInput,
+        responses={201: s.UserSerializer, **errors(400, 403, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        data = s.RegisterInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = services.user_register(**data.validated_data)
+        login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return Response(user_data(user), status=status.HTTP_201_CREATED)
+
+
+@method_decorator(csrf_protect, name="dispatch")
+class LoginView(APIView):
+    """Log in with username and password; the session cookie carries the login."""
+
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthThrottle]
+
+    @extend_schema(
+        tags=["accounts"],
+        request=s.LoginInput,
+        responses={200: s.UserSerializer, **errors(400, 403, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        data = s.LoginInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        user = authenticate(request._request, **data.validated_data)
+        if user is None:
+            raise InvalidInput("wrong username or password")
+        login(request._request, user)
+        return Response(user_data(user))
+
+
+@method_decorator(csrf_protect, name="dispatch")
+class LogoutView(APIView):
+    """End the session."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=["accounts"], request=None, responses={204: None, **errors(403)})
+    def post(self, request: Request) -> Response:
+        logout(request._request)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+class MeView(APIView):
+    """The current user."""
+
+    @extend_schema(tags=["accounts"], responses={200: s.UserSerializer, **errors(401)})
+    def get(self, request: Request) -> Response:
+        return Response(user_data(request.user))
+
+
+class TokenListView(APIView):
+    """List and create personal API tokens."""
+
+    @extend_schema(tags=["accounts"], responses={200: s.TokenSerializer(many=True), **errors(401)})
+    def get(self, request: Request) -> Response:
+        return Response([token_data(t) for t in selectors.tokens_of_user(user=request.user)])
+
+    @extend_schema(
+        tags=["accounts"],
+        request=s.TokenInput,
+        responses={201: s.NewTokenSerializer, **errors(400, 401, 403)},
+    )
+    def post(self, request: Request) -> Response:
+        data = s.TokenInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        token, key = services.token_create(user=request.user, name=data.validated_data["name"])
+        return Response({**token_data(token), "token": key}, status=status.HTTP_201_CREATED)
+
+
+class TokenDetailView(APIView):
+    """Revoke a token."""
+
+    @extend_schema(tags=["accounts"], responses={204: None, **errors(401, 403, 404)})
+    def delete(self, request: Request, token_id: int) -> Response:
+        services.token_revoke(user=request.user, token_id=token_id)
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+# -- games ------------------------------------------------------------------------------
+
+
+class VariantListView(APIView):
+    """The variants and their rule options."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(tags=["games"], responses={200: s.VariantSerializer(many=True)})
+    def get(self, request: Request) -> Response:
+        return Response(
+            [
+                {
+                    "key": v.key,
+                    "name": v.name,
+                    "family": v.family.value,
+                    "decks": v.decks,
+                    "cards": v.card_count,
+                    "aces_removed": v.aces_removed,
+                    "first_ace_on_foundation": v.first_ace_on_foundation,
+                    "refill_reserves": v.refill_reserves,
+                    "reserves_open_anytime": v.reserves_open_anytime,
+                    "reversible_last_row": v.reversible_last_row,
+                }
+                for v in VARIANTS.values()
+            ]
+        )
+
+
+class GamePagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class GameListView(APIView):
+    """My games (newest first), and starting a practice game."""
+
+    pagination_class = GamePagination
+
+    @extend_schema(
+        tags=["games"],
+        responses={200: s.GameStateSerializer(many=True), **errors(401)},
+    )
+    def get(self, request: Request) -> Response:
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(
+            selectors.games_of_player(user=request.user), request, view=self
+        )
+        return paginator.get_paginated_response([selectors.game_state(g) for g in page])
+
+    @extend_schema(
+        tags=["games"],
+        request=s.GameCreateInput,
+        responses={201: s.GameStateSerializer, **errors(400, 401, 403, 429)},
+        examples=[
+            OpenApiExample("random deal", value={"variant": "bristol"}, request_only=True),
+            OpenApiExample(
+                "chosen deal", value={"variant": "picture-gallery", "seed": 7}, request_only=True
+            ),
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = s.GameCreateInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        game = services.practice_game_start(user=request.user, **data.validated_data)
+        return Response(selectors.game_state(game), status=status.HTTP_201_CREATED)
+
+
+class GameDetailView(APIView):
+    """One of my games: public position, legal moves, status, score, time."""
+
+    @extend_schema(tags=["games"], responses={200: s.GameStateSerializer, **errors(401, 404)})
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_for_player(game_id=game_id, user=request.user)
+        return Response(selectors.game_state(game))
+
+
+def move_response(outcome: services.MoveOutcome) -> Response:
+    state = selectors.game_state(outcome.game, outcome.position)
+    return Response({**state, "duplicate": outcome.duplicate})
+
+
+class GameMovesView(APIView):
+    """The move log of a game, and submitting a move."""
+
+    @extend_schema(
+        tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        game = selectors.game_for_player(game_id=game_id, user=request.user)
+        return Response(s.MoveLogSerializer(selectors.game_moves(game), many=True).data)
+
+    @extend_schema(
+        tags=["games"],
+        request=s.MoveInput,
+        responses={200: s.MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)},
+        examples=[
+            OpenApiExample("a move", value={"move": "t3-f", "ply": 12}, request_only=True),
+            ILLEGAL_EXAMPLE,
+            STALE_EXAMPLE,
+        ],
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = s.MoveInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        return move_response(
+            services.game_apply_move(game_id=game_id, user=request.user, **data.validated_data)
+        )
+
+
+class GameUndoView(APIView):
+    """Take back the last move that is still on the board (practice games)."""
+
+    @extend_schema(
+        tags=["games"],
+        request=s.PlyInput,
+        responses={200: s.MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        data = s.PlyInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        return move_response(
+            services.game_apply_move(
+                game_id=game_id, user=request.user, move=UNDO, ply=data.validated_data["ply"]
+            )
+        )
+
+
+class GameResignView(APIView):
+    """Give up a game; the deal is revealed."""
+
+    @extend_schema(
+        tags=["games"],
+        request=None,
+        responses={200: s.GameStateSerializer, **errors(401, 403, 404, 409, 429)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        game = services.game_resign(game_id=game_id, user=request.user)
+        return Response(selectors.game_state(game))

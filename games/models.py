@@ -1,1 +1,129 @@
-"""Models of the games app (deals, games, moves, scores) — to be added."""
+"""Database models: deals, games with their move logs, and personal API tokens.
+
+The models hold data and constraints only; every workflow lives in
+``games.services`` (writes) and ``games.selectors`` (reads). The move log is the
+truth about a game: ``Game.position`` is a cached snapshot that always equals
+the replay of the log (``games.selectors.game_replay``).
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from games.engine import VARIANTS, Status
+
+VARIANT_CHOICES = [(v.key, v.name) for v in VARIANTS.values()]
+STATUS_CHOICES = [(s.value, s.value.capitalize()) for s in Status]
+UNDO = "undo"
+
+
+class Deal(models.Model):
+    """A dealt deck: a variant and a seed; a daily deal also has its UTC date."""
+
+    class Kind(models.TextChoices):
+        DAILY = "daily", "Daily challenge"
+        PRACTICE = "practice", "Practice"
+
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    # Seeds span 0 <= seed < 2**64, beyond a signed 64-bit integer column.
+    seed = models.DecimalField(max_digits=20, decimal_places=0)
+    kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.PRACTICE)
+    date = models.DateField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["variant", "date"],
+                condition=Q(kind="daily"),
+                name="one_daily_per_variant_and_date",
+            ),
+            models.UniqueConstraint(
+                fields=["variant", "seed"],
+                condition=Q(kind="practice"),
+                name="one_practice_deal_per_seed",
+            ),
+            models.CheckConstraint(
+                condition=Q(kind="practice", date__isnull=True)
+                | Q(kind="daily", date__isnull=False),
+                name="daily_deals_have_a_date",
+            ),
+            models.CheckConstraint(
+                condition=Q(seed__gte=0) & Q(seed__lt=2**64), name="seed_in_range"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        if self.kind == self.Kind.DAILY:
+            return f"{self.variant} daily {self.date}"
+        return f"{self.variant} #{self.seed}"
+
+
+class Game(models.Model):
+    """One player's play of one deal."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="games"
+    )
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="games")
+    status = models.CharField(max_length=16, choices=STATUS_CHOICES, default=Status.PLAYING.value)
+    # Entries in the move log (moves and undos): the client's concurrency counter.
+    ply = models.PositiveIntegerField(default=0)
+    score = models.PositiveIntegerField(default=0)
+    ranked = models.BooleanField(default=False)
+    assisted = models.BooleanField(default=False)
+    started_at = models.DateTimeField()
+    finished_at = models.DateTimeField(null=True, blank=True)
+    # Full engine JSON of the current position (stock included): never sent to players.
+    position = models.JSONField()
+
+    class Meta:
+        indexes = [models.Index(fields=["player", "-started_at"])]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(status="playing", finished_at__isnull=True)
+                | (~Q(status="playing") & Q(finished_at__isnull=False)),
+                name="finished_games_have_finish_time",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"game {self.pk} of {self.player} ({self.deal})"
+
+
+class Move(models.Model):
+    """One entry of a game's move log: a move in the spec's notation, or ``undo``."""
+
+    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
+    # Log entries before this one: equals the ply the client sent with it.
+    ply = models.PositiveIntegerField()
+    notation = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["game", "ply"]
+        constraints = [
+            models.UniqueConstraint(fields=["game", "ply"], name="one_move_per_game_and_ply")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.ply}: {self.notation}"
+
+
+class ApiToken(models.Model):
+    """A personal API token for programs; only its SHA-256 is stored."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
+    )
+    name = models.CharField(max_length=100)
+    prefix = models.CharField(max_length=12)
+    key_hash = models.CharField(max_length=64, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.prefix}…) of {self.user}"

@@ -128,8 +128,36 @@ STORAGES = {
     },
 }
 
+# Cache: shared by all server processes through Redis when REDIS_URL is set (rate limits).
+if REDIS_URL:
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": "patience",
+        }
+    }
+else:
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+
 REST_FRAMEWORK = {
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        # Token first: unauthenticated requests then get 401 with WWW-Authenticate.
+        "api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.UserThrottle", "api.throttling.IpThrottle"],
+    "DEFAULT_THROTTLE_RATES": {
+        "user": env("THROTTLE_RATE_USER", default="1200/min"),
+        "ip": env("THROTTLE_RATE_IP", default="3000/min"),
+        "auth": env("THROTTLE_RATE_AUTH", default="30/min"),
+    },
+    "NUM_PROXIES": env.int("NUM_PROXIES", default=0),
 }
 
 SPECTACULAR_SETTINGS = {

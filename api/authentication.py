@@ -1,0 +1,54 @@
+"""Personal API tokens: ``Authorization: Token <key>`` (``Bearer`` works too)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.extensions import OpenApiAuthenticationExtension
+from rest_framework.authentication import BaseAuthentication, get_authorization_header
+from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.request import Request
+
+from games.selectors import token_user
+from games.services import token_touch
+
+KEYWORDS = {b"token", b"bearer"}
+
+
+class ApiTokenAuthentication(BaseAuthentication):
+    """Authenticate programs by a personal token; browsers use the session."""
+
+    def authenticate(self, request: Request) -> tuple[Any, Any] | None:
+        parts = get_authorization_header(request).split()
+        if not parts or parts[0].lower() not in KEYWORDS:
+            return None
+        if len(parts) != 2:
+            raise AuthenticationFailed("write the header as 'Authorization: Token <key>'")
+        try:
+            key = parts[1].decode("ascii")
+        except UnicodeDecodeError:
+            raise AuthenticationFailed("the token is not valid") from None
+        found = token_user(key)
+        if found is None:
+            raise AuthenticationFailed("the token is not valid or has been revoked")
+        user, token = found
+        token_touch(token)
+        return user, token
+
+    def authenticate_header(self, request: Request) -> str:
+        return "Token"
+
+
+class ApiTokenScheme(OpenApiAuthenticationExtension):
+    """Documents the token scheme in the OpenAPI schema."""
+
+    target_class = "api.authentication.ApiTokenAuthentication"
+    name = "tokenAuth"
+
+    def get_security_definition(self, auto_schema: Any) -> dict[str, str]:
+        return {
+            "type": "apiKey",
+            "in": "header",
+            "name": "Authorization",
+            "description": "Personal API token: `Token <key>` (see /api/v1/auth/tokens/).",
+        }

@@ -1,0 +1,82 @@
+"""One error envelope for every API error: ``{"error": {"code", "message", "details"}}``.
+
+Service and engine errors keep their codes; DRF's own errors use DRF's
+default codes (``not_authenticated``, ``throttled``, ...) and validation errors
+``validation_error`` with the field messages in ``details``.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from typing import Any
+
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from rest_framework import exceptions, status
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from games.engine import EngineError
+from games.errors import ServiceError, error_status
+
+logger = logging.getLogger(__name__)
+
+
+def envelope(code: str, message: str, details: Any = None) -> dict[str, Any]:
+    """The error body shared by REST and WebSocket."""
+    return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
+    """Status and envelope for a known error, None for an unexpected one."""
+    if isinstance(exc, ServiceError | EngineError):
+        details = dict(getattr(exc, "details", {}) or {})
+        if hasattr(exc, "index"):
+            details["index"] = exc.index
+        return error_status(exc), envelope(exc.code, str(exc), details)
+    if isinstance(exc, Http404):
+        return 404, envelope("not_found", "not found")
+    if isinstance(exc, PermissionDenied):
+        return 403, envelope("permission_denied", "permission denied")
+    if isinstance(exc, exceptions.ValidationError):
+        return 400, envelope("validation_error", "the request is not valid", exc.detail)
+    if isinstance(exc, exceptions.APIException):
+        codes = exc.get_codes()
+        code = codes if isinstance(codes, str) else exc.default_code
+        return exc.status_code, envelope(code, str(exc.detail))
+    return None
+
+
+def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
+    """DRF exception handler: every error, expected or not, as the envelope."""
+    payload = error_payload(exc)
+    if payload is None:
+        logger.exception("unhandled error in %s", context.get("view"), exc_info=exc)
+        payload = (500, envelope("server_error", "internal server error"))
+    code, body = payload
+    headers = {}
+    if isinstance(exc, exceptions.APIException):
+        if getattr(exc, "auth_header", None):
+            headers["WWW-Authenticate"] = exc.auth_header
+        if getattr(exc, "wait", None) is not None:
+            headers["Retry-After"] = str(math.ceil(exc.wait))
+    return Response(body, status=code, headers=headers)
+
+
+class NotFoundView(APIView):
+    """Catch-all under /api/v1/: unknown paths answer with the envelope, not HTML."""
+
+    authentication_classes: list = []
+    permission_classes: list = []
+    throttle_classes: list = []
+    schema = None
+
+    def dispatch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        response = Response(
+            envelope("not_found", f"no API endpoint at {request.path}"),
+            status=status.HTTP_404_NOT_FOUND,
+        )
+        self.response = self.finalize_response(request, response, *args, **kwargs)
+        return self.response

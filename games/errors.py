@@ -1,0 +1,69 @@
+"""Application errors of the service layer, with the stable codes clients see.
+
+Engine errors (:class:`games.engine.EngineError`) pass through unchanged; both
+kinds carry ``code`` and map to one HTTP status (``status``) and one WebSocket
+error message, so REST and WebSocket clients see the same codes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from games.engine import EngineError, GameOverError
+
+
+class ServiceError(Exception):
+    """Base of service errors: ``code`` is stable, ``status`` is the HTTP status."""
+
+    code = "error"
+    status = 400
+
+    def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
+        super().__init__(message)
+        self.details = details or {}
+
+
+class NotFound(ServiceError):
+    """Unknown object, or one that belongs to somebody else (not told apart on purpose)."""
+
+    code = "not_found"
+    status = 404
+
+
+class StalePly(ServiceError):
+    """The client has not seen the latest move; ``details.ply`` is the current ply."""
+
+    code = "stale_ply"
+    status = 409
+
+
+class GameFinished(ServiceError):
+    """The game has ended; no more moves, undos or resignations."""
+
+    code = "game_finished"
+    status = 409
+
+
+class UndoNotAllowed(ServiceError):
+    """Undo is not allowed here (nothing to undo, or the game's rules forbid it)."""
+
+    code = "undo_not_allowed"
+    status = 409
+
+
+class InvalidInput(ServiceError):
+    """Input that fails validation before any rule is applied."""
+
+    code = "validation_error"
+    status = 400
+
+
+def error_status(exc: Exception) -> int:
+    """HTTP status for a service or engine error."""
+    if isinstance(exc, ServiceError):
+        return exc.status
+    if isinstance(exc, GameOverError):
+        return 409
+    if isinstance(exc, EngineError):
+        return 400
+    return 500

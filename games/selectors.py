@@ -1,0 +1,174 @@
+"""Reads: a game's public view, its log and replay, a player's games, tokens.
+
+Everything a player sees of a position comes from the engine's public form,
+where the stock is only a count. The full deal is shown only once a game has
+ended.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+from django.utils import timezone
+
+from games.engine import EngineError, Position, Status, deck_order, get_variant, new_position
+from games.errors import NotFound
+from games.models import UNDO, ApiToken, Deal, Game, Move
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The result of replaying a move log: the stack of positions on the board.
+
+    ``undo`` pops the stack, so ``stack[-1]`` is the current position and
+    ``stack[-1].ply`` counts the moves still on the board.
+    """
+
+    stack: tuple[Position, ...]
+
+    @property
+    def position(self) -> Position:
+        return self.stack[-1]
+
+
+def deal_start(deal: Deal) -> Position:
+    """Starting position of a deal."""
+    return new_position(deal.variant, seed=int(deal.seed))
+
+
+def replay_log(deal: Deal, notations: Sequence[str]) -> Replay:
+    """Replay a log of moves and undos from the deal; raises EngineError on a bad entry."""
+    stack = [deal_start(deal)]
+    for notation in notations:
+        if notation == UNDO:
+            if len(stack) < 2:
+                raise EngineError("undo with no move to undo")
+            stack.pop()
+        else:
+            stack.append(stack[-1].apply(notation))
+    return Replay(tuple(stack))
+
+
+def game_log(game: Game) -> list[str]:
+    """The notations of a game's log in order."""
+    return list(game.moves.order_by("ply").values_list("notation", flat=True))
+
+
+def game_replay(game: Game) -> Replay:
+    """Replay a game's stored log."""
+    return replay_log(game.deal, game_log(game))
+
+
+def game_position(game: Game) -> Position:
+    """The current position from the stored snapshot."""
+    return Position.from_json(game.position)
+
+
+def game_verify(game: Game) -> str | None:
+    """None if the snapshot and the stored counters equal the replay of the log, else why not."""
+    try:
+        replay = game_replay(game)
+    except EngineError as exc:
+        return f"log does not replay: {exc}"
+    pos = replay.position
+    if pos.to_json() != game.position:
+        return "snapshot differs from the replay of the log"
+    if game.ply != game.moves.count():
+        return f"ply {game.ply} but the log has {game.moves.count()} entries"
+    if game.score != pos.score:
+        return f"score {game.score} but the replay scores {pos.score}"
+    if game.status != Status.RESIGNED and game.status != pos.status.value:
+        return f"status {game.status} but the replay is {pos.status.value}"
+    return None
+
+
+def game_for_player(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """A game of this player; another player's game is reported as not found."""
+    try:
+        return Game.objects.select_related("deal").get(pk=game_id, player=user)
+    except Game.DoesNotExist:
+        raise NotFound(f"no game {game_id} of yours") from None
+
+
+def games_of_player(*, user: AbstractBaseUser) -> QuerySet[Game]:
+    """A player's games, newest first."""
+    return Game.objects.filter(player=user).select_related("deal").order_by("-started_at", "-pk")
+
+
+def game_moves(game: Game) -> QuerySet[Move]:
+    """A game's log entries in order."""
+    return game.moves.order_by("ply")
+
+
+def elapsed_ms(game: Game) -> int:
+    """Server-measured play time so far (or in total, once finished)."""
+    end = game.finished_at or timezone.now()
+    return max(0, int((end - game.started_at).total_seconds() * 1000))
+
+
+def deal_reveal(game: Game) -> dict[str, Any] | None:
+    """The full deal (seed and deck order) once the game has ended, else None."""
+    if game.status == Status.PLAYING:
+        return None
+    deal = game.deal
+    return {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))}
+
+
+def can_undo(game: Game, position: Position) -> bool:
+    """Whether an undo would be accepted now."""
+    return game.status == Status.PLAYING and not game.ranked and position.ply > 0
+
+
+def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:
+    """The public view of a game: what its player may see, never the stock's cards."""
+    pos = position if position is not None else game_position(game)
+    public = pos.public_json()
+    playing = game.status == Status.PLAYING
+    return {
+        "id": game.pk,
+        "variant": game.deal.variant,
+        "kind": game.deal.kind,
+        "date": game.deal.date,
+        "status": game.status,
+        "score": game.score,
+        "max_score": get_variant(game.deal.variant).card_count,
+        "ply": game.ply,
+        "moves_on_board": pos.ply,
+        "ranked": game.ranked,
+        "assisted": game.assisted,
+        "started_at": game.started_at,
+        "finished_at": game.finished_at,
+        "elapsed_ms": elapsed_ms(game),
+        "position": {"piles": public["piles"], "stock": public["stock"]},
+        "legal_moves": [str(m) for m in pos.legal_moves] if playing else [],
+        "can_undo": can_undo(game, pos),
+        "deal": deal_reveal(game),
+    }
+
+
+def token_hash(key: str) -> str:
+    """The stored form of a token key."""
+    return hashlib.sha256(key.encode()).hexdigest()
+
+
+def token_user(key: str) -> tuple[AbstractBaseUser, ApiToken] | None:
+    """The active user and token for a presented key, or None."""
+    try:
+        token = ApiToken.objects.select_related("user").get(
+            key_hash=token_hash(key), revoked_at__isnull=True
+        )
+    except ApiToken.DoesNotExist:
+        return None
+    if not token.user.is_active:
+        return None
+    return token.user, token
+
+
+def tokens_of_user(*, user: AbstractBaseUser) -> QuerySet[ApiToken]:
+    """A user's tokens that are not revoked, newest first."""
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).order_by("-created_at")

@@ -1,0 +1,167 @@
+"""Writes: accounts, tokens, starting games, moves, undo, resign.
+
+One function applies a move for every door (REST and WebSocket): it locks the
+game row, lets the engine decide, appends the log entry and updates the
+snapshot in one transaction. Events (added by later features) go out only after
+commit, through ``transaction.on_commit``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass
+from datetime import timedelta
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.password_validation import validate_password
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
+from games.errors import GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
+from games.models import UNDO, ApiToken, Deal, Game, Move
+from games.selectors import can_undo, game_log, game_position, replay_log, token_hash
+
+#: How often a token's last-use time is written at most.
+TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class MoveOutcome:
+    """A game after a move request; ``duplicate`` marks a safe retry that applied nothing."""
+
+    game: Game
+    position: Position
+    duplicate: bool = False
+
+
+def user_register(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
+    """Create an account after Django's password validation."""
+    User = get_user_model()
+    if User.objects.filter(username__iexact=username).exists():
+        raise InvalidInput("that username is taken", details={"username": ["taken"]})
+    candidate = User(username=username, email=email)
+    try:
+        validate_password(password, user=candidate)
+    except ValidationError as exc:
+        raise InvalidInput("the password is too weak", details={"password": exc.messages}) from None
+    try:
+        return User.objects.create_user(username=username, email=email, password=password)
+    except IntegrityError:
+        raise InvalidInput("that username is taken", details={"username": ["taken"]}) from None
+
+
+def token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+    """Create a personal API token; the key is returned once and stored only hashed."""
+    key = "pt_" + secrets.token_urlsafe(32)
+    token = ApiToken.objects.create(user=user, name=name, prefix=key[:10], key_hash=token_hash(key))
+    return token, key
+
+
+def token_revoke(*, user: AbstractBaseUser, token_id: int) -> None:
+    """Revoke one of the user's tokens."""
+    updated = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(
+        revoked_at=timezone.now()
+    )
+    if not updated:
+        raise NotFound(f"no active token {token_id} of yours")
+
+
+def token_touch(token: ApiToken) -> None:
+    """Record use of a token, at most once per interval to spare the database."""
+    now = timezone.now()
+    if token.last_used_at is None or now - token.last_used_at > TOKEN_TOUCH_INTERVAL:
+        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+
+
+def _check_seed(seed: int | None) -> int:
+    if seed is None:
+        return secrets.randbelow(SEED_LIMIT)
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < SEED_LIMIT:
+        raise InvalidInput("seed must be an integer with 0 <= seed < 2**64")
+    return seed
+
+
+def game_create(*, user: AbstractBaseUser, deal: Deal, ranked: bool = False) -> Game:
+    """A new game of a deal for a player, timed from now."""
+    start = new_position(deal.variant, seed=int(deal.seed))
+    return Game.objects.create(
+        player=user,
+        deal=deal,
+        ranked=ranked,
+        started_at=timezone.now(),
+        position=start.to_json(),
+        score=start.score,
+        status=start.status.value,
+        finished_at=None if start.status == Status.PLAYING else timezone.now(),
+    )
+
+
+@transaction.atomic
+def practice_game_start(*, user: AbstractBaseUser, variant: str, seed: int | None = None) -> Game:
+    """Start a practice game of a variant; a random seed when none is given."""
+    v = get_variant(variant)
+    deal, _ = Deal.objects.get_or_create(
+        kind=Deal.Kind.PRACTICE, variant=v.key, seed=_check_seed(seed)
+    )
+    return game_create(user=user, deal=deal)
+
+
+def _locked_game(game_id: int, user: AbstractBaseUser) -> Game:
+    try:
+        return Game.objects.select_for_update().select_related("deal").get(pk=game_id, player=user)
+    except Game.DoesNotExist:
+        raise NotFound(f"no game {game_id} of yours") from None
+
+
+def _next_position(game: Game, move: str) -> Position:
+    """The position after ``move`` (a move or ``undo``); raises when not allowed."""
+    if move != UNDO:
+        return game_position(game).apply(move)
+    if not can_undo(game, game_position(game)):
+        if game.ranked:
+            raise UndoNotAllowed("undo is not allowed in a ranked game")
+        raise UndoNotAllowed("there is no move to undo")
+    return replay_log(game.deal, [*game_log(game), UNDO]).position
+
+
+@transaction.atomic
+def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int) -> MoveOutcome:
+    """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
+
+    A stale ply is refused with the current ply; resending the entry already
+    stored at that ply is answered without applying anything (safe retries).
+    """
+    game = _locked_game(game_id, user)
+    if ply != game.ply:
+        if 0 <= ply < game.ply and game.moves.filter(ply=ply, notation=move).exists():
+            return MoveOutcome(game, game_position(game), duplicate=True)
+        raise StalePly(
+            f"you sent ply {ply} but the game is at ply {game.ply}", details={"ply": game.ply}
+        )
+    if game.status != Status.PLAYING:
+        raise GameFinished(f"the game is {game.status}")
+    pos = _next_position(game, move)
+    Move.objects.create(game=game, ply=game.ply, notation=move)
+    game.ply += 1
+    game.position = pos.to_json()
+    game.score = pos.score
+    game.status = pos.status.value
+    if game.status != Status.PLAYING:
+        game.finished_at = timezone.now()
+    game.save(update_fields=["ply", "position", "score", "status", "finished_at"])
+    return MoveOutcome(game, pos)
+
+
+@transaction.atomic
+def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """End a game by resignation."""
+    game = _locked_game(game_id, user)
+    if game.status != Status.PLAYING:
+        raise GameFinished(f"the game is {game.status}")
+    game.status = Status.RESIGNED.value
+    game.finished_at = timezone.now()
+    game.save(update_fields=["status", "finished_at"])
+    return game
