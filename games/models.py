@@ -31,6 +31,10 @@ class Deal(models.Model):
     seed = models.DecimalField(max_digits=20, decimal_places=0)
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.PRACTICE)
     date = models.DateField(null=True, blank=True)
+    # Daily deals: which candidate of the HMAC seed sequence was chosen, and the
+    # published SHA-256 commitment to the seed (see games.daily).
+    seed_index = models.PositiveIntegerField(default=0)
+    commitment = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -74,6 +78,9 @@ class Game(models.Model):
     score = models.PositiveIntegerField(default=0)
     ranked = models.BooleanField(default=False)
     assisted = models.BooleanField(default=False)
+    # Moves on the board when the stock last revealed a card: a ranked game's
+    # undo never goes below it (a cached fact of the log, like ``position``).
+    undo_floor = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
     # Full engine JSON of the current position (stock included): never sent to players.
@@ -86,6 +93,11 @@ class Game(models.Model):
                 condition=Q(status="playing", finished_at__isnull=True)
                 | (~Q(status="playing") & Q(finished_at__isnull=False)),
                 name="finished_games_have_finish_time",
+            ),
+            models.UniqueConstraint(
+                fields=["player", "deal"],
+                condition=Q(ranked=True),
+                name="one_ranked_game_per_player_and_deal",
             ),
         ]
 
@@ -127,3 +139,72 @@ class ApiToken(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.prefix}…) of {self.user}"
+
+
+class Result(models.Model):
+    """The outcome of a ranked daily game, computed from its validated log only.
+
+    ``sort_key`` orders a day's board with one ascending string: won first, then
+    more cards home, fewer moves, less time, the earlier finish, and the game id
+    as the last tie-break, so keys are unique and keyset paging is exact.
+    """
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="result")
+    deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="results")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="results"
+    )
+    won = models.BooleanField()
+    cards_home = models.PositiveIntegerField()
+    moves = models.PositiveIntegerField()
+    time_ms = models.PositiveBigIntegerField()
+    finished_at = models.DateTimeField()
+    sort_key = models.CharField(max_length=64, unique=True)
+    disqualified = models.BooleanField(default=False)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["deal", "player"], name="one_result_per_player_and_deal"
+            )
+        ]
+        indexes = [
+            models.Index(
+                fields=["deal", "sort_key"],
+                condition=Q(disqualified=False),
+                name="board_order",
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} on {self.deal}: {'won' if self.won else self.cards_home}"
+
+
+class PlayerStats(models.Model):
+    """A player's daily-challenge record in one variant, kept in step with the results."""
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="stats"
+    )
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    played = models.PositiveIntegerField(default=0)
+    won = models.PositiveIntegerField(default=0, help_text="Days won.")
+    best_streak = models.PositiveIntegerField(default=0)
+    streak = models.PositiveIntegerField(default=0, help_text="Run of days won up to last_won.")
+    last_won = models.DateField(null=True, blank=True)
+    best_result = models.ForeignKey(
+        Result, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "variant"], name="one_stats_per_variant")
+        ]
+        indexes = [
+            models.Index(fields=["variant", "-won", "player"], name="alltime_days_won"),
+            models.Index(fields=["variant", "-best_streak", "player"], name="alltime_best_streak"),
+            models.Index(fields=["variant", "-last_won", "-streak"], name="alltime_streak"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.variant}: {self.won}/{self.played}"

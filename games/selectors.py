@@ -14,8 +14,8 @@ from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
-from django.utils import timezone
 
+from games import clock
 from games.engine import EngineError, Position, Status, deck_order, get_variant, new_position
 from games.errors import NotFound
 from games.models import UNDO, ApiToken, Deal, Game, Move
@@ -30,6 +30,8 @@ class Replay:
     """
 
     stack: tuple[Position, ...]
+    #: Moves on the board when the stock last revealed a card (see ``Game.undo_floor``).
+    undo_floor: int = 0
 
     @property
     def position(self) -> Position:
@@ -44,14 +46,18 @@ def deal_start(deal: Deal) -> Position:
 def replay_log(deal: Deal, notations: Sequence[str]) -> Replay:
     """Replay a log of moves and undos from the deal; raises EngineError on a bad entry."""
     stack = [deal_start(deal)]
+    floor = 0
     for notation in notations:
         if notation == UNDO:
             if len(stack) < 2:
                 raise EngineError("undo with no move to undo")
             stack.pop()
+            floor = min(floor, len(stack) - 1)
         else:
             stack.append(stack[-1].apply(notation))
-    return Replay(tuple(stack))
+            if stack[-1].stock_count < stack[-2].stock_count:
+                floor = stack[-1].ply
+    return Replay(tuple(stack), floor)
 
 
 def game_log(game: Game) -> list[str]:
@@ -80,6 +86,8 @@ def game_verify(game: Game) -> str | None:
         return "snapshot differs from the replay of the log"
     if game.ply != game.moves.count():
         return f"ply {game.ply} but the log has {game.moves.count()} entries"
+    if game.undo_floor != replay.undo_floor:
+        return f"undo floor {game.undo_floor} but the replay gives {replay.undo_floor}"
     if game.score != pos.score:
         return f"score {game.score} but the replay scores {pos.score}"
     if game.status != Status.RESIGNED and game.status != pos.status.value:
@@ -107,21 +115,31 @@ def game_moves(game: Game) -> QuerySet[Move]:
 
 def elapsed_ms(game: Game) -> int:
     """Server-measured play time so far (or in total, once finished)."""
-    end = game.finished_at or timezone.now()
+    end = game.finished_at or clock.now()
     return max(0, int((end - game.started_at).total_seconds() * 1000))
 
 
 def deal_reveal(game: Game) -> dict[str, Any] | None:
-    """The full deal (seed and deck order) once the game has ended, else None."""
-    if game.status == Status.PLAYING:
-        return None
+    """The full deal (seed and deck order) once the game has ended, else None.
+
+    A daily deal stays hidden until its day is over, even after one game of it
+    ended: others are still playing it.
+    """
     deal = game.deal
+    if game.status == Status.PLAYING or (deal.date is not None and deal.date >= clock.today()):
+        return None
     return {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))}
 
 
 def can_undo(game: Game, position: Position) -> bool:
-    """Whether an undo would be accepted now."""
-    return game.status == Status.PLAYING and not game.ranked and position.ply > 0
+    """Whether an undo would be accepted now.
+
+    Practice games undo freely. A ranked game never undoes a move that revealed
+    a stock card (a deal, or a reserve refilled from the stock), so an undo can
+    never gain knowledge of the stock; each undo still counts as a move.
+    """
+    floor = game.undo_floor if game.ranked else 0
+    return game.status == Status.PLAYING and position.ply > floor
 
 
 def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:

@@ -17,11 +17,12 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.utils import timezone
 
+from games import clock
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
 from games.errors import GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
 from games.models import UNDO, ApiToken, Deal, Game, Move
+from games.results import result_record
 from games.selectors import can_undo, game_log, game_position, replay_log, token_hash
 
 #: How often a token's last-use time is written at most.
@@ -63,7 +64,7 @@ def token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
 def token_revoke(*, user: AbstractBaseUser, token_id: int) -> None:
     """Revoke one of the user's tokens."""
     updated = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(
-        revoked_at=timezone.now()
+        revoked_at=clock.now()
     )
     if not updated:
         raise NotFound(f"no active token {token_id} of yours")
@@ -71,7 +72,7 @@ def token_revoke(*, user: AbstractBaseUser, token_id: int) -> None:
 
 def token_touch(token: ApiToken) -> None:
     """Record use of a token, at most once per interval to spare the database."""
-    now = timezone.now()
+    now = clock.now()
     if token.last_used_at is None or now - token.last_used_at > TOKEN_TOUCH_INTERVAL:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
 
@@ -91,11 +92,11 @@ def game_create(*, user: AbstractBaseUser, deal: Deal, ranked: bool = False) -> 
         player=user,
         deal=deal,
         ranked=ranked,
-        started_at=timezone.now(),
+        started_at=clock.now(),
         position=start.to_json(),
         score=start.score,
         status=start.status.value,
-        finished_at=None if start.status == Status.PLAYING else timezone.now(),
+        finished_at=None if start.status == Status.PLAYING else clock.now(),
     )
 
 
@@ -116,13 +117,15 @@ def _locked_game(game_id: int, user: AbstractBaseUser) -> Game:
         raise NotFound(f"no game {game_id} of yours") from None
 
 
-def _next_position(game: Game, move: str) -> Position:
+def _next_position(game: Game, pos: Position, move: str) -> Position:
     """The position after ``move`` (a move or ``undo``); raises when not allowed."""
     if move != UNDO:
-        return game_position(game).apply(move)
-    if not can_undo(game, game_position(game)):
-        if game.ranked:
-            raise UndoNotAllowed("undo is not allowed in a ranked game")
+        return pos.apply(move)
+    if not can_undo(game, pos):
+        if pos.ply > 0:
+            raise UndoNotAllowed(
+                "a ranked game cannot undo a move that revealed a card of the stock"
+            )
         raise UndoNotAllowed("there is no move to undo")
     return replay_log(game.deal, [*game_log(game), UNDO]).position
 
@@ -143,15 +146,20 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
         )
     if game.status != Status.PLAYING:
         raise GameFinished(f"the game is {game.status}")
-    pos = _next_position(game, move)
+    before = game_position(game)
+    pos = _next_position(game, before, move)
     Move.objects.create(game=game, ply=game.ply, notation=move)
     game.ply += 1
+    if pos.stock_count < before.stock_count:
+        game.undo_floor = pos.ply
+    game.undo_floor = min(game.undo_floor, pos.ply)
     game.position = pos.to_json()
     game.score = pos.score
     game.status = pos.status.value
     if game.status != Status.PLAYING:
-        game.finished_at = timezone.now()
-    game.save(update_fields=["ply", "position", "score", "status", "finished_at"])
+        game.finished_at = clock.now()
+    game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
+    result_record(game)
     return MoveOutcome(game, pos)
 
 
@@ -162,6 +170,7 @@ def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
     if game.status != Status.PLAYING:
         raise GameFinished(f"the game is {game.status}")
     game.status = Status.RESIGNED.value
-    game.finished_at = timezone.now()
+    game.finished_at = clock.now()
     game.save(update_fields=["status", "finished_at"])
+    result_record(game)
     return game

@@ -1,0 +1,285 @@
+"""Leaderboards: a day's board with exact ranks, all-time boards, player records.
+
+PostgreSQL is the truth. Counting the rows ahead of a deep result is too slow
+for a board of a million results, so when ``REDIS_URL`` is set each day's board
+is mirrored in a Redis sorted set of ``Result.sort_key`` strings (all with score
+0, so Redis orders them by the key's bytes, the board's order) and ranks come
+from ``ZRANK`` in O(log n). The set is rebuilt from PostgreSQL whenever it is
+missing; a sentinel member ``""`` (which sorts first) marks a built board, so
+a result added to a board that is not built yet is dropped rather than
+creating a partial board, and the rank of a key is simply its ``ZRANK``.
+Without Redis, ranks are counted in PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import timedelta
+from functools import cache
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db.models import QuerySet
+
+from games import clock
+from games.models import Deal, PlayerStats, Result
+
+logger = logging.getLogger(__name__)
+
+SENTINEL = ""
+REBUILD_CHUNK = 20_000
+_ADD = (
+    "if redis.call('EXISTS', KEYS[1]) == 1 then "
+    "return redis.call('ZADD', KEYS[1], 0, ARGV[1]) end return -1"
+)
+
+
+@cache
+def _client() -> Any:
+    if not settings.REDIS_URL:
+        return None
+    import redis
+
+    return redis.Redis.from_url(settings.REDIS_URL, socket_timeout=2)
+
+
+def _key(deal_id: int) -> str:
+    return f"patience:board:{deal_id}"
+
+
+def counted(deal: Deal | int) -> QuerySet[Result]:
+    """The results that stand on a day's board, in board order."""
+    return Result.objects.filter(deal=deal, disqualified=False).order_by("sort_key")
+
+
+def board_add(deal_id: int, key: str) -> None:
+    """Mirror a new or restored result in Redis (called after commit)."""
+    client = _client()
+    if client is not None:
+        try:
+            client.eval(_ADD, 1, _key(deal_id), key)
+        except Exception:  # Redis is a cache: a failure only costs a rebuild later.
+            logger.warning("board %s: could not add a result; dropping the mirror", deal_id)
+            board_drop(deal_id)
+
+
+def board_remove(deal_id: int, key: str) -> None:
+    """Remove a result from the Redis mirror (called after commit)."""
+    client = _client()
+    if client is not None:
+        try:
+            client.zrem(_key(deal_id), key)
+        except Exception:
+            logger.warning("board %s: could not remove a result; dropping the mirror", deal_id)
+            board_drop(deal_id)
+
+
+def board_drop(deal_id: int) -> None:
+    """Forget the mirror of a board; the next rank query rebuilds it."""
+    client = _client()
+    if client is not None:
+        try:
+            client.delete(_key(deal_id))
+        except Exception:
+            logger.exception("board %s: could not drop the mirror", deal_id)
+
+
+def board_rebuild(deal_id: int) -> bool:
+    """Rebuild a board's mirror from PostgreSQL; False if another process is at it."""
+    client = _client()
+    lock = client.lock(f"{_key(deal_id)}:lock", timeout=120, blocking=False)
+    if not lock.acquire():
+        return False
+    try:
+        started = clock.now()
+        tmp = f"{_key(deal_id)}:build:{uuid.uuid4().hex}"
+        client.zadd(tmp, {SENTINEL: 0})
+        batch: dict[str, int] = {}
+        for key in counted(deal_id).values_list("sort_key", flat=True).iterator(REBUILD_CHUNK):
+            batch[key] = 0
+            if len(batch) >= REBUILD_CHUNK:
+                client.zadd(tmp, batch)
+                batch = {}
+        if batch:
+            client.zadd(tmp, batch)
+        client.rename(tmp, _key(deal_id))
+        # Results committed while we read were added to no board: add them now.
+        late = counted(deal_id).filter(finished_at__gte=started - timedelta(seconds=30))
+        late_keys = list(late.values_list("sort_key", flat=True))
+        if late_keys:
+            client.zadd(_key(deal_id), dict.fromkeys(late_keys, 0))
+        return True
+    finally:
+        lock.release()
+
+
+def _rank_in_database(deal_id: int, key: str) -> int:
+    return counted(deal_id).filter(sort_key__lt=key).count() + 1
+
+
+def rank_of(deal_id: int, key: str) -> int:
+    """1-based rank of a counted result on its day's board."""
+    client = _client()
+    if client is None:
+        return _rank_in_database(deal_id, key)
+    try:
+        rank = client.zrank(_key(deal_id), key)
+        if rank is None and (client.exists(_key(deal_id)) or not board_rebuild(deal_id)):
+            return _rank_in_database(deal_id, key)
+        if rank is None:
+            rank = client.zrank(_key(deal_id), key)
+        if rank is None:
+            return _rank_in_database(deal_id, key)
+        return int(rank)
+    except Exception:
+        logger.warning("board %s: Redis unavailable, counting in the database", deal_id)
+        return _rank_in_database(deal_id, key)
+
+
+def board_size(deal: Deal) -> int:
+    """Results on a day's board."""
+    client = _client()
+    if client is not None:
+        try:
+            size = client.zcard(_key(deal.pk))
+            if size:
+                return int(size) - 1
+        except Exception:
+            logger.warning("board %s: Redis unavailable, counting in the database", deal.pk)
+    return counted(deal).count()
+
+
+def entry(result: Result, rank: int) -> dict[str, Any]:
+    """One line of a day's board."""
+    return {
+        "rank": rank,
+        "result_id": result.pk,
+        "player": result.player.get_username(),
+        "won": result.won,
+        "cards_home": result.cards_home,
+        "moves": result.moves,
+        "time_ms": result.time_ms,
+        "finished_at": result.finished_at,
+    }
+
+
+def day_board(
+    *,
+    deal: Deal,
+    user: AbstractBaseUser | None = None,
+    limit: int = 50,
+    after: str | None = None,
+    around: int = 3,
+) -> dict[str, Any]:
+    """A page of a day's board (keyset paging by sort key), my line and my neighbours."""
+    rows_qs = counted(deal).select_related("player")
+    if after:
+        rows_qs = rows_qs.filter(sort_key__gt=after)
+    rows = list(rows_qs[: limit + 1])
+    more = len(rows) > limit
+    rows = rows[:limit]
+    first = 1 if not after or not rows else rank_of(deal.pk, rows[0].sort_key)
+    data: dict[str, Any] = {
+        "total": board_size(deal),
+        "results": [entry(r, first + i) for i, r in enumerate(rows)],
+        "next": rows[-1].sort_key if more else None,
+        "me": None,
+        "around": [],
+    }
+    mine = None
+    if user is not None and user.is_authenticated:
+        mine = counted(deal).select_related("player").filter(player=user).first()
+    if mine is not None:
+        rank = rank_of(deal.pk, mine.sort_key)
+        data["me"] = entry(mine, rank)
+        above = list(
+            counted(deal)
+            .select_related("player")
+            .filter(sort_key__lt=mine.sort_key)
+            .order_by("-sort_key")[:around]
+        )
+        below = list(
+            counted(deal).select_related("player").filter(sort_key__gt=mine.sort_key)[:around]
+        )
+        data["around"] = (
+            [entry(r, rank - i - 1) for i, r in enumerate(above)][::-1]
+            + [data["me"]]
+            + [entry(r, rank + i + 1) for i, r in enumerate(below)]
+        )
+    return data
+
+
+ALLTIME_ORDERS = ("days_won", "best_streak", "streak")
+
+
+def current_streak(stats: PlayerStats) -> int:
+    """The run of days won that is still alive (won today or yesterday)."""
+    if stats.last_won is None or stats.last_won < clock.today() - timedelta(days=1):
+        return 0
+    return stats.streak
+
+
+def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[str, Any]:
+    """All-time board of a variant by days won, best streak or current streak."""
+    qs = PlayerStats.objects.filter(variant=variant).select_related("player")
+    if order == "days_won":
+        qs = qs.filter(won__gt=0).order_by("-won", "-best_streak", "player_id")
+    elif order == "best_streak":
+        qs = qs.filter(best_streak__gt=0).order_by("-best_streak", "-won", "player_id")
+    else:
+        qs = qs.filter(last_won__gte=clock.today() - timedelta(days=1)).order_by(
+            "-streak", "-won", "player_id"
+        )
+    rows = list(qs[offset : offset + limit + 1])
+    return {
+        "order": order,
+        "results": [
+            {
+                "rank": offset + i + 1,
+                "player": s.player.get_username(),
+                "days_won": s.won,
+                "played": s.played,
+                "best_streak": s.best_streak,
+                "current_streak": current_streak(s),
+            }
+            for i, s in enumerate(rows[:limit])
+        ],
+        "next_offset": offset + limit if len(rows) > limit else None,
+    }
+
+
+def player_record(*, user: AbstractBaseUser) -> dict[str, Any]:
+    """A player's daily record per variant: played, won, win rate, streaks, best result."""
+    variants = []
+    for s in PlayerStats.objects.filter(player=user).select_related("best_result__deal"):
+        best = s.best_result
+        variants.append(
+            {
+                "variant": s.variant,
+                "played": s.played,
+                "won": s.won,
+                "win_rate": round(s.won / s.played, 4) if s.played else 0.0,
+                "best_streak": s.best_streak,
+                "current_streak": current_streak(s),
+                "best": None
+                if best is None
+                else {
+                    "date": best.deal.date,
+                    "won": best.won,
+                    "cards_home": best.cards_home,
+                    "moves": best.moves,
+                    "time_ms": best.time_ms,
+                },
+            }
+        )
+    played = sum(v["played"] for v in variants)
+    won = sum(v["won"] for v in variants)
+    return {
+        "player": user.get_username(),
+        "played": played,
+        "won": won,
+        "win_rate": round(won / played, 4) if played else 0.0,
+        "variants": sorted(variants, key=lambda v: v["variant"]),
+    }

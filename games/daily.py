@@ -1,0 +1,117 @@
+"""Daily challenges: one deal per variant per UTC day, fixed in advance and provably so.
+
+Seed derivation: candidate ``k`` for a variant and day is the first 8 bytes
+(big-endian) of ``HMAC-SHA256(DAILY_SECRET, "<variant>|<YYYY-MM-DD>|<k>")``.
+The chosen candidate's index is stored as ``Deal.seed_index``; without the
+secret nobody can compute a future deal. The commitment published from the
+start of the day is ``SHA-256`` of the seed's decimal text; the seed itself is
+published once the day is over, so anyone can check both the commitment and
+that the seed deals the cards they saw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import date, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+
+from games import clock
+from games.engine import VARIANTS, get_variant
+from games.errors import InvalidInput, NotFound
+from games.models import Deal, Game
+from games.services import game_create
+
+
+def daily_seed(variant: str, day: date, index: int = 0, *, secret: str | None = None) -> int:
+    """Candidate ``index`` of the seed sequence of a variant's daily on ``day``."""
+    key = (secret if secret is not None else settings.DAILY_SECRET).encode()
+    msg = f"{variant}|{day.isoformat()}|{index}".encode()
+    return int.from_bytes(hmac.new(key, msg, hashlib.sha256).digest()[:8], "big")
+
+
+def commitment(seed: int) -> str:
+    """The published commitment to a seed: SHA-256 of its decimal text."""
+    return hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def day_over(day: date) -> bool:
+    """True once a UTC day has ended: its seeds and replays are then public."""
+    return day < clock.today()
+
+
+def _check_day(day: date) -> None:
+    if day > clock.today():
+        raise NotFound(f"the daily of {day.isoformat()} is not out yet")
+
+
+def daily_deal(variant: str, day: date) -> Deal:
+    """The daily deal of a variant and day, created on first use (race-safe)."""
+    v = get_variant(variant)
+    deal = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=v.key, date=day).first()
+    if deal is not None:
+        return deal
+    seed = daily_seed(v.key, day, 0)
+    try:
+        with transaction.atomic():
+            return Deal.objects.create(
+                kind=Deal.Kind.DAILY,
+                variant=v.key,
+                date=day,
+                seed=seed,
+                seed_index=0,
+                commitment=commitment(seed),
+            )
+    except IntegrityError:
+        return Deal.objects.get(kind=Deal.Kind.DAILY, variant=v.key, date=day)
+
+
+def dailies_create(*, first: date, days: int) -> list[Deal]:
+    """Create (or find) every variant's daily for ``days`` days from ``first``."""
+    return [daily_deal(key, first + timedelta(days=i)) for i in range(days) for key in VARIANTS]
+
+
+def published_deal(variant: str, day: date) -> Deal:
+    """A daily that is out (today or earlier); a future day is not found."""
+    _check_day(day)
+    return daily_deal(variant, day)
+
+
+@transaction.atomic
+def daily_game_start(*, user: AbstractBaseUser, variant: str, day: date) -> tuple[Game, bool]:
+    """Start or resume a player's game of a daily; returns ``(game, created)``.
+
+    The first game of today's daily is the ranked one, and asking again resumes
+    it while it lasts. After it, and for past days, every game is practice.
+    """
+    deal = published_deal(variant, day)
+    if day == clock.today():
+        ranked = Game.objects.filter(player=user, deal=deal, ranked=True).first()
+        if ranked is None:
+            try:
+                with transaction.atomic():
+                    return game_create(user=user, deal=deal, ranked=True), True
+            except IntegrityError:  # a concurrent request created it first
+                ranked = Game.objects.get(player=user, deal=deal, ranked=True)
+        if ranked.status == "playing":
+            return ranked, False
+    return game_create(user=user, deal=deal), True
+
+
+@transaction.atomic
+def daily_replace(deal: Deal) -> Deal:
+    """Move a future daily that nobody has played to the next seed candidate."""
+    deal = Deal.objects.select_for_update().get(pk=deal.pk)
+    if deal.kind != Deal.Kind.DAILY or deal.date is None or deal.date <= clock.today():
+        raise InvalidInput("only a future daily can be replaced")
+    if deal.games.exists():
+        raise InvalidInput("somebody has played this daily already")
+    deal.seed_index += 1
+    seed = daily_seed(deal.variant, deal.date, deal.seed_index)
+    deal.seed = seed
+    deal.commitment = commitment(seed)
+    deal.save(update_fields=["seed_index", "seed", "commitment"])
+    return deal

@@ -1,0 +1,116 @@
+"""Results of ranked daily games and the players' records built from them.
+
+A result is computed from the validated log alone (the server's snapshot and
+clock), never from anything a client says. Records (``PlayerStats``) are
+recomputed from a player's results whenever one of them changes, in the same
+transaction, so they can never drift from the results.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import transaction
+
+from games import boards
+from games.engine import Status, get_variant
+from games.models import Game, PlayerStats, Result
+
+MAX_MOVES = 999_999
+MAX_TIME_MS = 10**11 - 1
+
+
+def sort_key(
+    *, won: bool, cards_missing: int, moves: int, time_ms: int, finished_ms: int, game_id: int
+) -> str:
+    """The board order as one fixed-width string (smaller is better)."""
+    return (
+        f"{0 if won else 1}{cards_missing:03d}{min(moves, MAX_MOVES):06d}"
+        f"{min(time_ms, MAX_TIME_MS):011d}{finished_ms:013d}{game_id:012d}"
+    )
+
+
+def result_record(game: Game) -> Result | None:
+    """Enter the result of a ranked game that has just ended (inside its transaction)."""
+    if not game.ranked or game.status == Status.PLAYING or game.finished_at is None:
+        return None
+    won = game.status == Status.WON
+    time_ms = int((game.finished_at - game.started_at).total_seconds() * 1000)
+    result = Result.objects.create(
+        game=game,
+        deal=game.deal,
+        player=game.player,
+        won=won,
+        cards_home=game.score,
+        moves=game.ply,
+        time_ms=time_ms,
+        finished_at=game.finished_at,
+        sort_key=sort_key(
+            won=won,
+            cards_missing=get_variant(game.deal.variant).card_count - game.score,
+            moves=game.ply,
+            time_ms=time_ms,
+            finished_ms=int(game.finished_at.timestamp() * 1000),
+            game_id=game.pk,
+        ),
+    )
+    stats_recompute(player=game.player, variant=game.deal.variant)
+    transaction.on_commit(lambda: boards.board_add(result.deal_id, result.sort_key))
+    return result
+
+
+def stats_recompute(*, player: AbstractBaseUser, variant: str) -> PlayerStats:
+    """Rebuild a player's record in a variant from their counted results."""
+    rows = list(
+        Result.objects.filter(player=player, deal__variant=variant, disqualified=False)
+        .select_related("deal")
+        .order_by("deal__date")
+    )
+    best = min(rows, key=lambda r: r.sort_key, default=None)
+    streak = best_streak = 0
+    last_won = None
+    for r in rows:
+        if not r.won:
+            continue
+        day = r.deal.date
+        streak = streak + 1 if last_won is not None and day - last_won == timedelta(days=1) else 1
+        last_won = day
+        best_streak = max(best_streak, streak)
+    stats, _ = PlayerStats.objects.update_or_create(
+        player=player,
+        variant=variant,
+        defaults={
+            "played": len(rows),
+            "won": sum(r.won for r in rows),
+            "best_streak": best_streak,
+            "streak": streak,
+            "last_won": last_won,
+            "best_result": best,
+        },
+    )
+    return stats
+
+
+@transaction.atomic
+def result_disqualify(*, result_id: int, disqualified: bool = True) -> Result:
+    """Take a result off its board (or put it back); ranks and records follow."""
+    result = Result.objects.select_for_update().select_related("deal").get(pk=result_id)
+    if result.disqualified != disqualified:
+        result.disqualified = disqualified
+        result.save(update_fields=["disqualified"])
+        stats_recompute(player=result.player, variant=result.deal.variant)
+        action = boards.board_remove if disqualified else boards.board_add
+        transaction.on_commit(lambda: action(result.deal_id, result.sort_key))
+    return result
+
+
+@transaction.atomic
+def results_remove_for_player(*, player: AbstractBaseUser) -> int:
+    """Delete every result of an account (its games stay); returns how many."""
+    results = list(Result.objects.filter(player=player).select_related("deal"))
+    for r in results:
+        r.delete()
+        transaction.on_commit(lambda r=r: boards.board_remove(r.deal_id, r.sort_key))
+    PlayerStats.objects.filter(player=player).delete()
+    return len(results)
