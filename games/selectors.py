@@ -71,8 +71,17 @@ def game_replay(game: Game) -> Replay:
 
 
 def game_position(game: Game) -> Position:
-    """The current position from the stored snapshot."""
-    return Position.from_json(game.position)
+    """The current position from the stored snapshot.
+
+    PostgreSQL's jsonb does not keep the order of keys, but the engine reads the
+    piles in its own pile order: put them back in that order first.
+    """
+    data = game.position
+    piles = data.get("piles")
+    if isinstance(piles, dict):
+        ids = Position.class_for(data.get("variant", "")).PILE_IDS
+        data = {**data, "piles": {p: piles[p] for p in ids if p in piles} | piles}
+    return Position.from_json(data)
 
 
 def game_verify(game: Game) -> str | None:
