@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
-from api import views
+from api import daily, views
 from api.errors import NotFoundView
 
 urlpatterns = [
@@ -23,5 +23,18 @@ urlpatterns = [
     path("games/<int:game_id>/moves/", views.GameMovesView.as_view(), name="game-moves"),
     path("games/<int:game_id>/undo/", views.GameUndoView.as_view(), name="game-undo"),
     path("games/<int:game_id>/resign/", views.GameResignView.as_view(), name="game-resign"),
+    path("daily/", daily.DailyTodayView.as_view(), name="daily-today"),
+    path("daily/<str:variant>/<str:day>/", daily.DailyDetailView.as_view(), name="daily-detail"),
+    path("daily/<str:variant>/<str:day>/play/", daily.DailyPlayView.as_view(), name="daily-play"),
+    path(
+        "daily/<str:variant>/<str:day>/board/", daily.DailyBoardView.as_view(), name="daily-board"
+    ),
+    path(
+        "daily/<str:variant>/<str:day>/results/<int:result_id>/replay/",
+        daily.DailyReplayView.as_view(),
+        name="daily-replay",
+    ),
+    path("leaderboards/<str:variant>/", daily.AlltimeBoardView.as_view(), name="alltime"),
+    path("players/<str:username>/stats/", daily.PlayerRecordView.as_view(), name="player-stats"),
     re_path(r"^.*$", NotFoundView.as_view()),
 ]

@@ -6,7 +6,10 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from games.models import ApiToken, Deal, Game, Move
+from games.daily import daily_replace
+from games.errors import ServiceError
+from games.models import ApiToken, Deal, Game, Move, PlayerStats, Result
+from games.results import result_disqualify, results_remove_for_player
 from games.selectors import game_verify
 
 
@@ -33,6 +36,18 @@ class DealAdmin(admin.ModelAdmin):
     list_filter = ("kind", "variant", "date")
     search_fields = ("seed",)
     date_hierarchy = "created_at"
+    readonly_fields = ("seed", "seed_index", "commitment", "created_at")
+    actions = ["replace_daily"]
+
+    @admin.action(description="Replace selected future dailies nobody has played")
+    def replace_daily(self, request: HttpRequest, queryset: QuerySet[Deal]) -> None:
+        for deal in queryset:
+            try:
+                daily_replace(deal)
+            except ServiceError as exc:
+                self.message_user(request, f"{deal}: {exc}", messages.ERROR)
+            else:
+                self.message_user(request, f"{deal}: replaced with the next seed")
 
 
 @admin.register(Game)
@@ -104,3 +119,75 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = ("revoked_at",)
     search_fields = ("name", "user__username", "prefix")
     readonly_fields = ("user", "prefix", "key_hash", "created_at", "last_used_at")
+
+
+@admin.register(Result)
+class ResultAdmin(admin.ModelAdmin):
+    """A day's results per variant, in board order; disqualify or remove them."""
+
+    list_display = (
+        "deal",
+        "player",
+        "won",
+        "cards_home",
+        "moves",
+        "time_ms",
+        "finished_at",
+        "disqualified",
+    )
+    list_filter = ("deal__variant", "deal__date", "won", "disqualified")
+    search_fields = ("player__username",)
+    ordering = ("deal", "sort_key")
+    list_select_related = ("deal", "player")
+    readonly_fields = (
+        "game",
+        "deal",
+        "player",
+        "won",
+        "cards_home",
+        "moves",
+        "time_ms",
+        "finished_at",
+        "sort_key",
+        "disqualified",
+    )
+    actions = ["disqualify", "requalify", "remove_players_results"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Disqualify selected results (they leave the board)")
+    def disqualify(self, request: HttpRequest, queryset: QuerySet[Result]) -> None:
+        for result in queryset:
+            result_disqualify(result_id=result.pk, disqualified=True)
+        self.message_user(request, f"{queryset.count()} result(s) disqualified")
+
+    @admin.action(description="Restore selected disqualified results")
+    def requalify(self, request: HttpRequest, queryset: QuerySet[Result]) -> None:
+        for result in queryset:
+            result_disqualify(result_id=result.pk, disqualified=False)
+        self.message_user(request, f"{queryset.count()} result(s) restored")
+
+    @admin.action(description="Remove ALL results of the selected results' players")
+    def remove_players_results(self, request: HttpRequest, queryset: QuerySet[Result]) -> None:
+        players = {r.player for r in queryset.select_related("player")}
+        removed = sum(results_remove_for_player(player=p) for p in players)
+        self.message_user(request, f"{removed} result(s) of {len(players)} player(s) removed")
+
+
+@admin.register(PlayerStats)
+class PlayerStatsAdmin(admin.ModelAdmin):
+    list_display = ("player", "variant", "played", "won", "best_streak", "streak", "last_won")
+    list_filter = ("variant",)
+    search_fields = ("player__username",)
+    list_select_related = ("player",)
+    readonly_fields = (
+        "player",
+        "variant",
+        "played",
+        "won",
+        "best_streak",
+        "streak",
+        "last_won",
+        "best_result",
+    )

@@ -5,7 +5,7 @@ Everything that depends on the date goes through here, so tests can move time.
 
 from __future__ import annotations
 
-from datetime import date, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 
 from django.utils import timezone
 
@@ -17,12 +17,12 @@ def now() -> datetime:
 
 def today() -> date:
     """The current UTC day: the day whose dailies are being played."""
-    return now().astimezone(timezone.UTC).date()
+    return now().astimezone(UTC).date()
 
 
 def day_end(day: date) -> datetime:
     """The instant a UTC day ends (the next midnight)."""
-    return datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=timezone.UTC)
+    return datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
 
 
 def seconds_left(day: date) -> int:

@@ -14,15 +14,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 from datetime import date, timedelta
+from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, transaction
 
 from games import clock
-from games.engine import VARIANTS, get_variant
+from games.boards import rank_of
+from games.engine import VARIANTS, deck_order, get_variant
 from games.errors import InvalidInput, NotFound
-from games.models import Deal, Game
+from games.models import Deal, Game, Result
+from games.selectors import game_log, replay_log
 from games.services import game_create
 
 
@@ -115,3 +118,76 @@ def daily_replace(deal: Deal) -> Deal:
     deal.commitment = commitment(seed)
     deal.save(update_fields=["seed_index", "seed", "commitment"])
     return deal
+
+
+def deal_public(deal: Deal) -> dict[str, Any]:
+    """What anyone may know of a daily: its commitment, and the seed once the day is over."""
+    over = day_over(deal.date)
+    return {
+        "variant": deal.variant,
+        "date": deal.date,
+        "commitment": deal.commitment,
+        "seed": str(deal.seed) if over else None,
+        "deck": deck_order(deal.variant, int(deal.seed)) if over else None,
+        "seconds_left": clock.seconds_left(deal.date),
+    }
+
+
+def daily_overview(*, user: AbstractBaseUser | None, day: date) -> list[dict[str, Any]]:
+    """Every variant's daily of a day, with the player's ranked game and result if any."""
+    deals = [daily_deal(key, day) for key in VARIANTS]
+    mine: dict[int, Game] = {}
+    if user is not None and user.is_authenticated:
+        games = Game.objects.filter(player=user, deal__in=deals, ranked=True)
+        mine = {g.deal_id: g for g in games.select_related("result")}
+    out = []
+    for deal in deals:
+        game = mine.get(deal.pk)
+        result = getattr(game, "result", None) if game is not None else None
+        out.append(
+            {
+                **deal_public(deal),
+                "name": get_variant(deal.variant).name,
+                "my_game": None
+                if game is None
+                else {
+                    "id": game.pk,
+                    "status": game.status,
+                    "score": game.score,
+                    "ply": game.ply,
+                    "rank": None
+                    if result is None or result.disqualified
+                    else rank_of(deal.pk, result.sort_key),
+                },
+            }
+        )
+    return out
+
+
+def result_replay(*, deal: Deal, result_id: int, step: int | None) -> dict[str, Any]:
+    """A finished day's result: its log, and the position after ``step`` log entries."""
+    if not day_over(deal.date):
+        raise NotFound("replays are public once the day is over")
+    try:
+        result = Result.objects.select_related("game", "player").get(pk=result_id, deal=deal)
+    except Result.DoesNotExist:
+        raise NotFound(f"no result {result_id} on this board") from None
+    log = game_log(result.game)
+    data: dict[str, Any] = {
+        "result_id": result.pk,
+        "player": result.player.get_username(),
+        "won": result.won,
+        "cards_home": result.cards_home,
+        "moves": log,
+        "steps": len(log),
+        "deal": {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))},
+        "step": None,
+        "position": None,
+    }
+    if step is not None:
+        if not 0 <= step <= len(log):
+            raise InvalidInput(f"step must be between 0 and {len(log)}")
+        pos = replay_log(deal, log[:step]).position
+        data["step"] = step
+        data["position"] = {**pos.to_json(), "status": pos.status.value, "score": pos.score}
+    return data

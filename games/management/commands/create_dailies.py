@@ -1,0 +1,26 @@
+"""``manage.py create_dailies --days N``: create the coming days' daily deals ahead of time."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from games import clock
+from games.daily import dailies_create
+
+
+class Command(BaseCommand):
+    help = "Create every variant's daily deal for today and the next days (idempotent)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--days", type=int, default=7, help="how many days from today")
+
+    def handle(self, *args: Any, days: int, **options: Any) -> None:
+        if days < 1:
+            self.stderr.write("--days must be at least 1")
+            raise SystemExit(2)
+        deals = dailies_create(first=clock.today(), days=days)
+        for deal in deals:
+            self.stdout.write(f"{deal.date} {deal.variant:26} commitment {deal.commitment}")
+        self.stdout.write(self.style.SUCCESS(f"{len(deals)} daily deal(s) ready"))
