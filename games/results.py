@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import boards
+from games import boards, events
 from games.engine import Status, get_variant
 from games.models import Game, PlayerStats, Result
 
@@ -56,7 +56,13 @@ def result_record(game: Game) -> Result | None:
         ),
     )
     stats_recompute(player=game.player, variant=game.deal.variant)
-    transaction.on_commit(lambda: boards.board_add(result.deal_id, result.sort_key))
+
+    def publish() -> None:
+        boards.board_add(result.deal_id, result.sort_key)
+        line = boards.entry(result, boards.rank_of(result.deal_id, result.sort_key))
+        events.result_entered(variant=game.deal.variant, day=game.deal.date, line=line)
+
+    transaction.on_commit(publish)
     return result
 
 

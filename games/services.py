@@ -18,7 +18,7 @@ from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from games import clock
+from games import clock, events
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
 from games.errors import GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
 from games.models import UNDO, ApiToken, Deal, Game, Move
@@ -160,6 +160,7 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
         game.finished_at = clock.now()
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
     result_record(game)
+    events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
     return MoveOutcome(game, pos)
 
 
@@ -173,4 +174,5 @@ def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
     game.finished_at = clock.now()
     game.save(update_fields=["status", "finished_at"])
     result_record(game)
+    events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
     return game

@@ -1,0 +1,54 @@
+"""The only place that talks to the channel layer: events go out after commit.
+
+Consumers join ``game_group(id)`` for a game they show and ``daily_group`` for
+a day's board. Events carry little: a game event says which game moved to
+which ply (listeners read the state from the database, the source of truth); a
+board event carries the public board line with its rank at send time.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from datetime import date
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import transaction
+
+logger = logging.getLogger(__name__)
+
+
+def game_group(game_id: int) -> str:
+    """Channel group of one game's listeners."""
+    return f"game.{game_id}"
+
+
+def daily_group(variant: str, day: date) -> str:
+    """Channel group of one day's board listeners."""
+    return f"daily.{variant}.{day.isoformat()}"
+
+
+def _send(group: str, message: dict[str, Any]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    try:
+        async_to_sync(layer.group_send)(group, message)
+    except Exception:  # an event lost is a display delay, never lost data
+        logger.exception("could not send %s to %s", message.get("type"), group)
+
+
+def game_changed(*, game_id: int, ply: int, status: str) -> None:
+    """After commit: tell a game's listeners that it moved on."""
+    message = {"type": "game.changed", "game_id": game_id, "ply": ply, "status": status}
+    transaction.on_commit(lambda: _send(game_group(game_id), message))
+
+
+def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
+    """Send a new board line (``line`` as ``boards.entry``, rank included) to the day's board."""
+    # Round-trip through JSON so datetimes become text the channel layer can carry.
+    result = json.loads(DjangoJSONEncoder().encode(line))
+    _send(daily_group(variant, day), {"type": "board.result", "result": result})
