@@ -74,6 +74,10 @@ class NotFoundView(APIView):
     schema = None
 
     def dispatch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        # What APIView.dispatch sets up before finalize_response can render.
+        self.args, self.kwargs = args, kwargs
+        self.request = request = self.initialize_request(request, *args, **kwargs)
+        self.headers = self.default_response_headers
         response = Response(
             envelope("not_found", f"no API endpoint at {request.path}"),
             status=status.HTTP_404_NOT_FOUND,
