@@ -138,7 +138,7 @@ class CsrfView(APIView):
 class RegisterView(APIView):
     """Create an account and log in with a session."""
 
-    permission_classes = [CsrfChecked]
+    permission_classes = [AllowAny, CsrfChecked]
     throttle_classes = [AuthThrottle]
 
     @extend_schema(
@@ -157,7 +157,7 @@ class RegisterView(APIView):
 class LoginView(APIView):
     """Log in with username and password; the session cookie carries the login."""
 
-    permission_classes = [CsrfChecked]
+    permission_classes = [AllowAny, CsrfChecked]
     throttle_classes = [AuthThrottle]
 
     @extend_schema(
@@ -178,7 +178,7 @@ class LoginView(APIView):
 class LogoutView(APIView):
     """End the session."""
 
-    permission_classes = [CsrfChecked]
+    permission_classes = [AllowAny, CsrfChecked]
 
     @extend_schema(tags=["accounts"], request=None, responses={204: None, **errors(403)})
     def post(self, request: Request) -> Response:
