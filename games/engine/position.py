@@ -124,7 +124,8 @@ class Position:
         if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
             raise BadPositionError("'ply' must be an integer >= 0")
         raw = data.get("piles")
-        if not isinstance(raw, Mapping) or list(raw) != list(sub.PILE_IDS):
+        # JSON objects are unordered (PostgreSQL's jsonb, for one, reorders keys): compare sets.
+        if not isinstance(raw, Mapping) or set(raw) != set(sub.PILE_IDS):
             raise BadPositionError(f"'piles' must have exactly the keys {', '.join(sub.PILE_IDS)}")
         piles = []
         for pid in sub.PILE_IDS:
@@ -241,9 +242,12 @@ class Position:
         )
 
     def _notation_hint(self, move: Move) -> str:
-        for pid in (move.src, move.dst):
-            if pid not in self._INDEX and pid not in self.EXTRA_DESTINATIONS:
-                return f"there is no pile {pid!r}"
+        if move.src not in self._INDEX:
+            if move.src in self.EXTRA_DESTINATIONS:
+                return f"{move.src!r} is only a destination"
+            return f"there is no pile {move.src!r}"
+        if move.dst not in self._INDEX and move.dst not in self.EXTRA_DESTINATIONS:
+            return f"there is no pile {move.dst!r}"
         return f"{move.dst!r} is not written as a destination"
 
     def is_legal(self, move: Move | str) -> bool:
