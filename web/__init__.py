@@ -1,0 +1,1 @@
+"""The web pages: play in the browser, leaderboards, rules, accounts (English and German)."""

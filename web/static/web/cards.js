@@ -1,0 +1,256 @@
+// Card artwork (SVG drawn here, no images) and the names of cards and piles.
+/* global gettext, pgettext, interpolate */
+
+const SVG = "http://www.w3.org/2000/svg";
+
+export const SUITS = {
+  C: { symbol: "\u2663", red: false },
+  D: { symbol: "\u2666", red: true },
+  H: { symbol: "\u2665", red: true },
+  S: { symbol: "\u2660", red: false },
+};
+
+const RANK_VALUE = { A: 1, T: 10, J: 11, Q: 12, K: 13 };
+
+export function rankValue(code) {
+  const r = code[0];
+  return RANK_VALUE[r] || Number(r);
+}
+
+// The rank as printed on the card face (German cards say B, D, K for J, Q, K).
+export function rankLabel(r) {
+  switch (r) {
+    case "A":
+      return pgettext("card index", "A");
+    case "T":
+      return "10";
+    case "J":
+      return pgettext("card index", "J");
+    case "Q":
+      return pgettext("card index", "Q");
+    case "K":
+      return pgettext("card index", "K");
+    default:
+      return r;
+  }
+}
+
+function rankName(r) {
+  return {
+    A: gettext("Ace"),
+    2: gettext("Two"),
+    3: gettext("Three"),
+    4: gettext("Four"),
+    5: gettext("Five"),
+    6: gettext("Six"),
+    7: gettext("Seven"),
+    8: gettext("Eight"),
+    9: gettext("Nine"),
+    T: gettext("Ten"),
+    J: gettext("Jack"),
+    Q: gettext("Queen"),
+    K: gettext("King"),
+  }[r];
+}
+
+function suitName(s) {
+  return { C: gettext("Clubs"), D: gettext("Diamonds"), H: gettext("Hearts"), S: gettext("Spades") }[
+    s
+  ];
+}
+
+// "Ten of Hearts" (German: "Herz Zehn").
+export function cardName(code) {
+  return interpolate(
+    gettext("%(rank)s of %(suit)s"),
+    { rank: rankName(code[0]), suit: suitName(code[1]) },
+    true,
+  );
+}
+
+// Short text form with the suit symbol: "10♥".
+export function cardShort(code) {
+  return rankLabel(code[0]) + SUITS[code[1]].symbol;
+}
+
+const GALLERY_ROWS = [gettext("top row"), gettext("middle row"), gettext("bottom row")];
+
+// The name of a pile, e.g. "fan 3", "reserve 2", "top row, place 5", "ace pile".
+export function pileName(id) {
+  const n = Number(id.slice(1));
+  switch (id[0]) {
+    case "t":
+      return interpolate(gettext("fan %(n)s"), { n }, true);
+    case "r":
+      return interpolate(gettext("reserve %(n)s"), { n }, true);
+    case "f":
+      return id === "f"
+        ? gettext("the foundations")
+        : interpolate(gettext("foundation %(n)s"), { n }, true);
+    case "g": {
+      const row = GALLERY_ROWS[Math.floor((n - 1) / 8)];
+      return interpolate(gettext("%(row)s, place %(n)s"), { row, n: ((n - 1) % 8) + 1 }, true);
+    }
+    case "a":
+      return gettext("the ace pile");
+    case "s":
+      return gettext("the stock");
+    default:
+      return id;
+  }
+}
+
+// Pip positions (x, y) on the 100 x 140 card for the number cards.
+const L = 28;
+const M = 50;
+const R = 72;
+const PIPS = {
+  2: [
+    [M, 54],
+    [M, 122],
+  ],
+  3: [
+    [M, 54],
+    [M, 88],
+    [M, 122],
+  ],
+  4: [
+    [L, 54],
+    [R, 54],
+    [L, 122],
+    [R, 122],
+  ],
+  5: [
+    [L, 54],
+    [R, 54],
+    [M, 88],
+    [L, 122],
+    [R, 122],
+  ],
+  6: [
+    [L, 54],
+    [R, 54],
+    [L, 88],
+    [R, 88],
+    [L, 122],
+    [R, 122],
+  ],
+  7: [
+    [L, 54],
+    [R, 54],
+    [M, 71],
+    [L, 88],
+    [R, 88],
+    [L, 122],
+    [R, 122],
+  ],
+  8: [
+    [L, 54],
+    [R, 54],
+    [M, 71],
+    [L, 88],
+    [R, 88],
+    [M, 105],
+    [L, 122],
+    [R, 122],
+  ],
+  9: [
+    [L, 52],
+    [R, 52],
+    [L, 75],
+    [R, 75],
+    [M, 88],
+    [L, 99],
+    [R, 99],
+    [L, 122],
+    [R, 122],
+  ],
+  10: [
+    [L, 52],
+    [R, 52],
+    [M, 64],
+    [L, 75],
+    [R, 75],
+    [L, 99],
+    [R, 99],
+    [M, 111],
+    [L, 122],
+    [R, 122],
+  ],
+};
+
+function svgEl(tag, attrs, text) {
+  const node = document.createElementNS(SVG, tag);
+  for (const [k, v] of Object.entries(attrs)) node.setAttribute(k, v);
+  if (text !== undefined) node.textContent = text;
+  return node;
+}
+
+// One card face as an SVG element (viewBox 100 x 140). The corner index (rank and
+// suit symbol) sits in the top strip, the only part visible when cards overlap.
+export function cardSvg(code) {
+  const rank = code[0];
+  const suit = SUITS[code[1]];
+  const color = suit.red ? "#c0182f" : "#1b1b1f";
+  const svg = svgEl("svg", {
+    viewBox: "0 0 100 140",
+    class: "card-face " + (suit.red ? "red" : "black"),
+    "aria-hidden": "true",
+    focusable: "false",
+  });
+  svg.append(
+    svgEl("rect", {
+      x: 1.5,
+      y: 1.5,
+      width: 97,
+      height: 137,
+      rx: 9,
+      class: "card-bg",
+    }),
+  );
+  const label = rankLabel(rank);
+  const index = svgEl("text", {
+    x: 7,
+    y: 33,
+    class: "card-index",
+    fill: color,
+    "font-size": label.length > 1 ? 31 : 34,
+  });
+  index.append(svgEl("tspan", { class: "card-rank" }, label));
+  index.append(svgEl("tspan", { class: "card-suit", dx: 2 }, suit.symbol));
+  svg.append(index);
+  const v = rankValue(code);
+  if (v === 1) {
+    svg.append(
+      svgEl("text", { x: 50, y: 106, "text-anchor": "middle", "font-size": 66, fill: color }, suit.symbol),
+    );
+  } else if (v <= 10) {
+    for (const [x, y] of PIPS[v]) {
+      const upside = y > 90;
+      svg.append(
+        svgEl(
+          "text",
+          {
+            x,
+            y: y + 8,
+            "text-anchor": "middle",
+            "font-size": 24,
+            fill: color,
+            transform: upside ? `rotate(180 ${x} ${y})` : "",
+          },
+          suit.symbol,
+        ),
+      );
+    }
+  } else {
+    // Court card: a framed picture with a crown, the rank letter and the suit.
+    svg.append(svgEl("rect", { x: 16, y: 42, width: 68, height: 88, rx: 5, class: "court-frame", stroke: color }));
+    const points = v === 13 ? "30,66 34,50 42,60 50,46 58,60 66,50 70,66" : v === 12 ? "32,66 38,52 50,62 62,52 68,66" : "34,66 34,54 50,60 66,54 66,66";
+    svg.append(svgEl("polygon", { points, class: "court-crown", fill: color }));
+    svg.append(
+      svgEl("text", { x: 50, y: 104, "text-anchor": "middle", "font-size": 38, "font-weight": 700, fill: color }, label),
+    );
+    svg.append(svgEl("text", { x: 50, y: 125, "text-anchor": "middle", "font-size": 20, fill: color }, suit.symbol));
+  }
+  return svg;
+}

@@ -1,0 +1,473 @@
+// The play page: draws the game, takes clicks, drags, double-clicks and keys, and
+// sends every move to the server (the server alone decides what is legal).
+/* global gettext, ngettext, interpolate */
+import { renderBoard } from "./board.js";
+import { cardName, pileName } from "./cards.js";
+import { api, duration, errorText, jsonScript, statusText } from "./common.js";
+import { GameClient } from "./game.js";
+
+const root = document.getElementById("game");
+const boardEl = document.getElementById("board");
+const family = root.dataset.family;
+const variant = root.dataset.variant;
+const HOME = family === "bristol" ? "f" : "a";
+const SETTINGS_KEY = "patience.settings";
+
+// -- settings (localStorage) ---------------------------------------------------------------
+const settings = Object.assign(
+  // Key hints by default only where there is likely a keyboard (a fine pointer).
+  { autoAces: false, keyHints: window.matchMedia("(pointer: fine)").matches },
+  (() => {
+    try {
+      return JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
+    } catch (e) {
+      return {};
+    }
+  })(),
+);
+function saveSettings() {
+  try {
+    localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
+  } catch (e) {
+    /* private mode: settings last for this page only */
+  }
+}
+
+// -- keys ------------------------------------------------------------------------------------
+// Physical keys (KeyboardEvent.code), so the scheme is the same on QWERTY and QWERTZ.
+const KEYMAP = {};
+if (family === "bristol") {
+  for (let i = 1; i <= 8; i++) {
+    KEYMAP["Digit" + i] = "t" + i;
+    KEYMAP["Numpad" + i] = "t" + i;
+  }
+  KEYMAP.KeyQ = "r1";
+  KEYMAP.KeyW = "r2";
+  KEYMAP.KeyE = "r3";
+  KEYMAP.KeyF = "f";
+  KEYMAP.KeyD = "deal";
+  KEYMAP.KeyU = "undo";
+} else {
+  for (let i = 1; i <= 8; i++) {
+    KEYMAP["Digit" + i] = "r" + i;
+    KEYMAP["Numpad" + i] = "r" + i;
+  }
+  const rows = [
+    ["KeyQ", "KeyW", "KeyE", "KeyR", "KeyT", "KeyY", "KeyU", "KeyI"],
+    ["KeyA", "KeyS", "KeyD", "KeyF", "KeyG", "KeyH", "KeyJ", "KeyK"],
+    ["KeyZ", "KeyX", "KeyC", "KeyV", "KeyB", "KeyN", "KeyM", "Comma"],
+  ];
+  rows.forEach((row, r) => row.forEach((code, c) => (KEYMAP[code] = "g" + (r * 8 + c + 1))));
+  KEYMAP.KeyP = "a";
+}
+KEYMAP.Space = "deal";
+KEYMAP.Backspace = "undo";
+
+// What the key on each physical position is labelled (QWERTZ swaps Y and Z).
+let layout = null;
+const keyLabel = (code) => {
+  if (layout && layout.get(code)) return layout.get(code).toUpperCase();
+  if (code === "Comma") return ",";
+  if (document.documentElement.lang === "de") {
+    if (code === "KeyY") return "Z";
+    if (code === "KeyZ") return "Y";
+  }
+  return code.replace(/^(Key|Digit)/, "");
+};
+function hintLabels() {
+  const labels = {};
+  for (const [code, target] of Object.entries(KEYMAP)) {
+    if (code.startsWith("Numpad") || labels[target]) continue;
+    if (/^[tgraf]\d*$/.test(target)) labels[target] = keyLabel(code);
+  }
+  labels.s = gettext("Space");
+  return labels;
+}
+if (navigator.keyboard && navigator.keyboard.getLayoutMap) {
+  navigator.keyboard
+    .getLayoutMap()
+    .then((m) => {
+      layout = m;
+      draw();
+      fillKeyHelp();
+    })
+    .catch(() => {});
+}
+
+// -- state -----------------------------------------------------------------------------------
+const ui = { selected: null, targets: new Set(), sources: new Set() };
+let receivedAt = performance.now();
+let suppressAuto = false;
+const statusLine = document.getElementById("status-line");
+const connEl = document.getElementById("conn");
+
+function say(text) {
+  statusLine.textContent = text;
+}
+
+const client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state"), {
+  onState: (state, before) => {
+    receivedAt = performance.now();
+    if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
+    draw();
+    if (before.status === "playing" && state.status !== "playing") showEnd(true);
+    autoAces();
+  },
+  onError: (err) => say(errorText(err)),
+  onConnection: (c) => {
+    connEl.dataset.state = c;
+    connEl.textContent =
+      c === "live"
+        ? gettext("Live")
+        : c === "connecting"
+          ? gettext("Connecting…")
+          : gettext("Offline: moves go over HTTP");
+  },
+});
+window.patienceGame = client; // for the browser tests and the curious
+
+function sourcesOf(state) {
+  const set = new Set();
+  for (const m of state.legal_moves) {
+    const i = m.indexOf("-");
+    if (i > 0 && !m.startsWith("deal")) set.add(m.slice(0, i));
+  }
+  return set;
+}
+
+function destinationsOf(src) {
+  const out = new Set();
+  for (const m of client.state.legal_moves) {
+    if (m.startsWith(src + "-")) {
+      const dst = m.slice(src.length + 1);
+      out.add(dst);
+      if (dst === "f") ["f1", "f2", "f3", "f4"].forEach((f) => out.add(f));
+    }
+  }
+  return out;
+}
+
+const legal = (m) => client.state.legal_moves.includes(m);
+const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
+
+// -- drawing -----------------------------------------------------------------------------------
+function draw() {
+  const s = client.state;
+  ui.sources = s.status === "playing" ? sourcesOf(s) : new Set();
+  ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
+  renderBoard(boardEl, {
+    family,
+    piles: s.position.piles,
+    stock: s.position.stock,
+    interactive: true,
+    keys: hintLabels(),
+    keyHints: settings.keyHints,
+    ui,
+    noAces: variant === "royal-parade",
+  });
+  document.getElementById("moves").textContent = s.ply;
+  document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
+  const dealBtn = document.getElementById("btn-deal");
+  dealBtn.disabled = !legal("deal");
+  dealBtn.querySelector(".count").textContent = s.position.stock;
+  const rev = document.getElementById("btn-deal-reverse");
+  rev.hidden = !legal("deal-reverse");
+  document.getElementById("btn-undo").disabled = !s.can_undo;
+  document.getElementById("btn-resign").disabled = s.status !== "playing";
+  document.getElementById("game-status").textContent = statusText(s.status);
+  root.dataset.status = s.status;
+  document.getElementById("finished-banner").hidden = s.status === "playing";
+  tick();
+}
+
+function tick() {
+  const s = client.state;
+  const ms = s.status === "playing" ? s.elapsed_ms + (performance.now() - receivedAt) : s.elapsed_ms;
+  document.getElementById("timer").textContent = duration(ms);
+}
+setInterval(tick, 250);
+
+// -- actions -------------------------------------------------------------------------------------
+function move(m, { auto = false } = {}) {
+  if (!auto) suppressAuto = false;
+  ui.selected = null;
+  if (!client.request({ kind: "move", move: m })) return;
+  say("");
+  draw();
+}
+
+function select(id) {
+  ui.selected = id;
+  const top = client.state.position.piles[id]?.slice(-1)[0];
+  say(
+    top
+      ? interpolate(gettext("%(card)s selected: choose where it goes."), { card: cardName(top) }, true)
+      : "",
+  );
+  draw();
+}
+
+function deselect() {
+  if (!ui.selected) return;
+  ui.selected = null;
+  say("");
+  draw();
+}
+
+// A pile was clicked, tapped, or chosen with its key.
+function activate(id) {
+  if (client.state.status !== "playing") return;
+  if (id === "s") return deal();
+  const sel = ui.selected;
+  if (sel) {
+    if (id === sel) return deselect();
+    const m = `${sel}-${asDest(id)}`;
+    if (legal(m)) return move(m);
+    if (ui.sources.has(id)) return select(id);
+    ui.selected = null;
+    draw();
+    return say(
+      interpolate(
+        gettext("%(card)s cannot go on %(pile)s."),
+        { card: cardName(client.state.position.piles[sel].slice(-1)[0]), pile: pileName(asDest(id)) },
+        true,
+      ),
+    );
+  }
+  if (ui.sources.has(id)) return select(id);
+  const pile = client.state.position.piles[id];
+  if (pile && pile.length && !/^[fa]/.test(id)) say(gettext("This card has no move now."));
+}
+
+function sendHome(id) {
+  const m = `${id}-${HOME}`;
+  if (legal(m)) move(m);
+  else if (client.state.position.piles[id]?.length) say(gettext("This card cannot go home now."));
+}
+
+function deal(reverse = false) {
+  const m = reverse ? "deal-reverse" : "deal";
+  if (legal(m)) move(m);
+  else if (client.state.status === "playing") say(gettext("The stock is empty."));
+}
+
+function undo() {
+  if (!client.state.can_undo) return say(gettext("Undo is not allowed here."));
+  suppressAuto = true; // do not put an Ace straight back out after the player took it back
+  ui.selected = null;
+  client.request({ kind: "undo" });
+}
+
+// Aces out automatically (as ordinary server moves), one at a time.
+function autoAces() {
+  const s = client.state;
+  if (!settings.autoAces || suppressAuto || s.status !== "playing" || client.busy) return;
+  const m = s.legal_moves.find((x) => {
+    if (!x.endsWith("-" + HOME)) return false;
+    if (HOME === "a") return true;
+    const top = s.position.piles[x.split("-")[0]]?.slice(-1)[0];
+    return top && top[0] === "A";
+  });
+  if (m) move(m, { auto: true });
+}
+
+// -- pointer: click, double-click, drag (mouse and touch) ----------------------------------------
+let lastClick = { pile: null, t: 0 };
+let suppressClick = false;
+let drag = null;
+
+boardEl.addEventListener("click", (ev) => {
+  if (suppressClick) return;
+  const pileEl = ev.target.closest("[data-pile], [data-zone]");
+  if (!pileEl) return deselect();
+  const id = pileEl.dataset.pile || pileEl.dataset.zone;
+  const now = performance.now();
+  if (lastClick.pile === id && now - lastClick.t < 400 && id !== "s") {
+    lastClick = { pile: null, t: 0 };
+    ui.selected = null;
+    return sendHome(id);
+  }
+  lastClick = { pile: id, t: now };
+  activate(id);
+});
+
+boardEl.addEventListener("pointerdown", (ev) => {
+  if (ev.button !== 0 || client.state.status !== "playing") return;
+  const handle = ev.target.closest(".pile.source .card");
+  if (!handle) return;
+  const pileEl = handle.closest("[data-pile]");
+  const top = pileEl.querySelector(".card:last-of-type");
+  drag = { id: pileEl.dataset.pile, x: ev.clientX, y: ev.clientY, started: false, top, pointer: ev.pointerId };
+});
+
+window.addEventListener("pointermove", (ev) => {
+  if (!drag || ev.pointerId !== drag.pointer) return;
+  const dx = ev.clientX - drag.x;
+  const dy = ev.clientY - drag.y;
+  if (!drag.started) {
+    if (Math.hypot(dx, dy) < 8) return;
+    drag.started = true;
+    ui.selected = drag.id;
+    draw();
+    const top = boardEl.querySelector(`[data-pile="${drag.id}"] .card:last-of-type`);
+    const rect = top.getBoundingClientRect();
+    drag.ghost = top.cloneNode(true);
+    drag.ghost.classList.add("drag-ghost");
+    drag.ghost.removeAttribute("tabindex");
+    drag.ghost.setAttribute("aria-hidden", "true");
+    drag.ghost.style.width = rect.width + "px";
+    drag.ghost.style.height = rect.height + "px";
+    drag.offX = drag.x - rect.left;
+    drag.offY = drag.y - rect.top;
+    document.body.append(drag.ghost);
+    top.classList.add("drag-source");
+  }
+  ev.preventDefault();
+  drag.ghost.style.transform = `translate(${ev.clientX - drag.offX}px, ${ev.clientY - drag.offY}px)`;
+});
+
+function endDrag(ev, drop) {
+  if (!drag || ev.pointerId !== drag.pointer) return;
+  const d = drag;
+  drag = null;
+  if (!d.started) return;
+  d.ghost.remove();
+  suppressClick = true;
+  setTimeout(() => (suppressClick = false), 0);
+  const under = drop ? document.elementFromPoint(ev.clientX, ev.clientY) : null;
+  const target = under && under.closest("[data-pile], [data-zone]");
+  const id = target && (target.dataset.pile || target.dataset.zone);
+  ui.selected = null;
+  if (id && id !== d.id) {
+    const m = `${d.id}-${asDest(id)}`;
+    if (legal(m)) return move(m);
+    say(gettext("That move is not allowed."));
+  }
+  draw();
+}
+window.addEventListener("pointerup", (ev) => endDrag(ev, true));
+window.addEventListener("pointercancel", (ev) => endDrag(ev, false));
+
+// -- keyboard ------------------------------------------------------------------------------------
+document.addEventListener("keydown", (ev) => {
+  if (ev.defaultPrevented || ev.altKey || ev.metaKey) return;
+  if (document.querySelector("dialog[open]")) return;
+  const tag = ev.target.tagName;
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
+  if (ev.ctrlKey) {
+    if (ev.code === "KeyZ") {
+      ev.preventDefault();
+      undo();
+    }
+    return;
+  }
+  if (ev.key === "Escape") return deselect();
+  if (ev.key === "Enter" && ev.target.classList?.contains("handle")) {
+    ev.preventDefault();
+    const id = ev.target.closest("[data-pile]").dataset.pile;
+    return activate(id);
+  }
+  // Native buttons and links keep Enter and Space.
+  if ((tag === "BUTTON" || tag === "A") && (ev.key === "Enter" || ev.code === "Space")) return;
+  const action = KEYMAP[ev.code];
+  if (!action) return;
+  ev.preventDefault();
+  if (action === "deal") return deal(ev.shiftKey && family !== "bristol");
+  if (action === "undo") return undo();
+  if (ev.shiftKey && action !== HOME) return sendHome(action);
+  activate(action);
+});
+
+// -- buttons and settings ------------------------------------------------------------------------
+document.getElementById("btn-deal").addEventListener("click", () => deal(false));
+document.getElementById("btn-deal-reverse").addEventListener("click", () => deal(true));
+document.getElementById("btn-undo").addEventListener("click", undo);
+const resignDialog = document.getElementById("resign-dialog");
+document.getElementById("btn-resign").addEventListener("click", () => resignDialog.showModal());
+resignDialog.addEventListener("close", () => {
+  if (resignDialog.returnValue === "resign") client.request({ kind: "resign" });
+});
+
+const autoBox = document.getElementById("set-auto-aces");
+const hintBox = document.getElementById("set-key-hints");
+autoBox.checked = settings.autoAces;
+hintBox.checked = settings.keyHints;
+autoBox.addEventListener("change", () => {
+  settings.autoAces = autoBox.checked;
+  saveSettings();
+  suppressAuto = false;
+  autoAces();
+});
+hintBox.addEventListener("change", () => {
+  settings.keyHints = hintBox.checked;
+  saveSettings();
+  draw();
+});
+
+function fillKeyHelp() {
+  for (const node of document.querySelectorAll("[data-keycode]")) {
+    node.textContent = node.dataset.keycode
+      .split(" ")
+      .map((c) => keyLabel(c))
+      .join(" ");
+  }
+}
+
+// -- the end -------------------------------------------------------------------------------------
+const endDialog = document.getElementById("end-dialog");
+
+async function showEnd(open) {
+  const s = client.state;
+  const title = {
+    won: gettext("You won!"),
+    lost: gettext("No more moves: the game is lost."),
+    resigned: gettext("You resigned this game."),
+  }[s.status];
+  document.getElementById("end-title").textContent = title || statusText(s.status);
+  document.getElementById("end-score").textContent = `${s.score} / ${s.max_score}`;
+  document.getElementById("end-moves").textContent = s.ply;
+  document.getElementById("end-time").textContent = duration(s.elapsed_ms);
+  document.getElementById("finished-text").textContent = title || "";
+  const rankRow = document.getElementById("end-rank-row");
+  rankRow.hidden = true;
+  if (open && !endDialog.open) endDialog.showModal();
+  if (s.ranked && s.kind === "daily") {
+    try {
+      const board = await api("GET", `/api/v1/daily/${s.variant}/${s.date}/board/?limit=1&around=0`);
+      if (board.me) {
+        document.getElementById("end-rank").textContent = interpolate(
+          gettext("%(rank)s of %(total)s"),
+          { rank: board.me.rank, total: board.total },
+          true,
+        );
+        rankRow.hidden = false;
+      }
+    } catch (err) {
+      /* the rank is a bonus; the board page has it too */
+    }
+  }
+}
+document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true));
+document.getElementById("end-close").addEventListener("click", () => endDialog.close());
+for (const btn of document.querySelectorAll("[data-new-practice]")) {
+  btn.addEventListener("click", async () => {
+    btn.disabled = true;
+    try {
+      const g = await api("POST", "/api/v1/games/", { variant });
+      location.href = `/play/${g.id}/`;
+    } catch (err) {
+      btn.disabled = false;
+      say(errorText(err));
+    }
+  });
+}
+
+// A page hidden for a while (phone in a pocket) asks for the state when it comes back.
+document.addEventListener("visibilitychange", () => {
+  if (document.visibilityState === "visible") client.resync();
+});
+
+fillKeyHelp();
+draw();
+if (client.state.status !== "playing") showEnd(false);
+else autoAces();

@@ -1,0 +1,45 @@
+"""Template helpers: variant names, durations, and data for the scripts."""
+
+from __future__ import annotations
+
+from datetime import date, timedelta
+
+from django import template
+
+from web.variants import all_variants, variant_name
+
+register = template.Library()
+
+
+@register.filter
+def variant_label(key: str) -> str:
+    """The translated name of a variant key."""
+    return variant_name(key)
+
+
+@register.filter
+def duration(ms: int | None) -> str:
+    """Milliseconds as h:mm:ss or m:ss."""
+    if ms is None:
+        return ""
+    seconds = int(ms) // 1000
+    h, rest = divmod(seconds, 3600)
+    m, s = divmod(rest, 60)
+    return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+@register.filter
+def percent(value: float | None) -> str:
+    return f"{round((value or 0) * 100)} %"
+
+
+@register.simple_tag
+def variants_data() -> list[dict]:
+    """Every variant with its translated name (for json_script)."""
+    return all_variants()
+
+
+@register.filter
+def add_days(day: date, n: int) -> date:
+    """A date n days later (or earlier for negative n)."""
+    return day + timedelta(days=int(n))

@@ -1,0 +1,209 @@
+"""The pages. Thin: check the URL, read through games' selectors, render a template.
+
+Everything that writes (moves, starting games, logging in, tokens) is done by
+the page's script through the REST and WebSocket APIs, the same doors programs use.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from functools import wraps
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+
+from games import boards, clock, daily, selectors
+from games.engine import VARIANTS
+from games.errors import NotFound
+from web.variants import all_variants, variant_info
+
+
+def login_required(view: Any) -> Any:
+    """Like Django's, but sends people to this site's login page."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+        if not request.user.is_authenticated:
+            return redirect_to_login(request.get_full_path(), reverse("web:login"))
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
+def _variant(key: str) -> dict[str, Any]:
+    if key not in VARIANTS:
+        raise Http404("no such variant")
+    return variant_info(key)
+
+
+def _day(text: str) -> date:
+    try:
+        day = date.fromisoformat(text)
+    except ValueError:
+        raise Http404("not a date") from None
+    if day > clock.today():
+        raise Http404("that daily is not out yet")
+    return day
+
+
+def _next_url(request: HttpRequest) -> str:
+    target = request.GET.get("next", "")
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return reverse("web:home")
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    today = clock.today()
+    dailies = daily.daily_overview(user=request.user, day=today)
+    for item in dailies:
+        item["info"] = variant_info(item["variant"])
+    return render(
+        request,
+        "web/home.html",
+        {
+            "today": today,
+            "dailies": dailies,
+            "seconds_left": clock.seconds_left(today),
+            "variants": all_variants(),
+        },
+    )
+
+
+@login_required
+def play(request: HttpRequest, game_id: int) -> HttpResponse:
+    try:
+        game = selectors.game_for_player(game_id=game_id, user=request.user)
+    except NotFound:
+        raise Http404("no such game of yours") from None
+    state = selectors.game_state(game)
+    return render(
+        request,
+        "web/play.html",
+        {"game": state, "variant": variant_info(state["variant"]), "state": state},
+    )
+
+
+@login_required
+def my_games(request: HttpRequest) -> HttpResponse:
+    page = Paginator(selectors.games_of_player(user=request.user), 20).get_page(
+        request.GET.get("page")
+    )
+    return render(
+        request,
+        "web/games.html",
+        {
+            "page": page,
+            "games": [selectors.game_state(g) for g in page],
+            "variants": all_variants(),
+        },
+    )
+
+
+def rules_index(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/rules_index.html", {"variants": all_variants()})
+
+
+def rules(request: HttpRequest, variant: str) -> HttpResponse:
+    info = _variant(variant)
+    return render(
+        request,
+        "web/rules.html",
+        {"variant": info, "v": VARIANTS[variant], "variants": all_variants()},
+    )
+
+
+def leaderboards(request: HttpRequest) -> HttpResponse:
+    return render(
+        request, "web/leaderboards.html", {"variants": all_variants(), "today": clock.today()}
+    )
+
+
+def day_board(request: HttpRequest, variant: str, day: str) -> HttpResponse:
+    info = _variant(variant)
+    the_day = _day(day)
+    return render(
+        request,
+        "web/day_board.html",
+        {
+            "variant": info,
+            "day": the_day,
+            "over": daily.day_over(the_day),
+            "today": clock.today(),
+            "seconds_left": clock.seconds_left(the_day),
+        },
+    )
+
+
+ALLTIME_LIMIT = 50
+
+
+def alltime(request: HttpRequest, variant: str) -> HttpResponse:
+    info = _variant(variant)
+    order = request.GET.get("order", "days_won")
+    if order not in boards.ALLTIME_ORDERS:
+        order = "days_won"
+    try:
+        offset = max(0, int(request.GET.get("offset", "0")))
+    except ValueError:
+        offset = 0
+    board = boards.alltime_board(variant=variant, order=order, limit=ALLTIME_LIMIT, offset=offset)
+    return render(
+        request,
+        "web/alltime.html",
+        {
+            "variant": info,
+            "order": order,
+            "orders": boards.ALLTIME_ORDERS,
+            "board": board,
+            "offset": offset,
+            "prev_offset": max(0, offset - ALLTIME_LIMIT) if offset else None,
+        },
+    )
+
+
+def player(request: HttpRequest, username: str) -> HttpResponse:
+    try:
+        user = get_user_model().objects.get(username=username, is_active=True)
+    except get_user_model().DoesNotExist:
+        raise Http404("no such player") from None
+    record = boards.player_record(user=user)
+    for item in record["variants"]:
+        item["info"] = variant_info(item["variant"])
+    return render(request, "web/player.html", {"record": record})
+
+
+def replay(request: HttpRequest, variant: str, day: str, result_id: int) -> HttpResponse:
+    info = _variant(variant)
+    the_day = _day(day)
+    return render(
+        request,
+        "web/replay.html",
+        {
+            "variant": info,
+            "day": the_day,
+            "result_id": result_id,
+            "over": daily.day_over(the_day),
+        },
+    )
+
+
+def login_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/login.html", {"next": _next_url(request)})
+
+
+def register_page(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/register.html", {"next": _next_url(request)})
+
+
+@login_required
+def tokens(request: HttpRequest) -> HttpResponse:
+    return render(request, "web/tokens.html")
