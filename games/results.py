@@ -36,7 +36,8 @@ def result_record(game: Game) -> Result | None:
     if not game.ranked or game.status == Status.PLAYING or game.finished_at is None:
         return None
     won = game.status == Status.WON
-    time_ms = int((game.finished_at - game.started_at).total_seconds() * 1000)
+    # Integer arithmetic: total_seconds() * 1000 truncates e.g. 1.001 s to 1000 ms.
+    time_ms = (game.finished_at - game.started_at) // timedelta(milliseconds=1)
     result = Result.objects.create(
         game=game,
         deal=game.deal,

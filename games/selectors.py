@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -125,7 +126,7 @@ def game_moves(game: Game) -> QuerySet[Move]:
 def elapsed_ms(game: Game) -> int:
     """Server-measured play time so far (or in total, once finished)."""
     end = game.finished_at or clock.now()
-    return max(0, int((end - game.started_at).total_seconds() * 1000))
+    return max(0, (end - game.started_at) // timedelta(milliseconds=1))
 
 
 def deal_reveal(game: Game) -> dict[str, Any] | None:
