@@ -35,6 +35,8 @@ def result_record(game: Game) -> Result | None:
     """Enter the result of a ranked game that has just ended (inside its transaction)."""
     if not game.ranked or game.status == Status.PLAYING or game.finished_at is None:
         return None
+    if game.assisted:  # hints were used: an assisted game is never ranked
+        return None
     won = game.status == Status.WON
     # Integer arithmetic: total_seconds() * 1000 truncates e.g. 1.001 s to 1000 ms.
     time_ms = (game.finished_at - game.started_at) // timedelta(milliseconds=1)
