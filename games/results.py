@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import boards, events
+from games import boards, clock, events
 from games.engine import Status, get_variant
 from games.models import Game, PlayerStats, Result
 
@@ -36,6 +36,9 @@ def result_record(game: Game) -> Result | None:
     if not game.ranked or game.status == Status.PLAYING or game.finished_at is None:
         return None
     if game.assisted:  # hints were used: an assisted game is never ranked
+        return None
+    if game.deal.date is not None and game.finished_at >= clock.day_end(game.deal.date):
+        # Finished after its day was over, when the seed and the replays were public.
         return None
     won = game.status == Status.WON
     # Integer arithmetic: total_seconds() * 1000 truncates e.g. 1.001 s to 1000 ms.
