@@ -8,6 +8,9 @@ the replay of the log (``games.selectors.game_replay``).
 
 from __future__ import annotations
 
+from decimal import Decimal
+from typing import Any
+
 from django.conf import settings
 from django.db import models
 from django.db.models import Q
@@ -19,6 +22,43 @@ STATUS_CHOICES = [(s.value, s.value.capitalize()) for s in Status]
 UNDO = "undo"
 
 
+class SeedField(models.DecimalField):
+    """A deal's seed, 0 <= seed < 2**64, exact on every database (a ``Decimal`` in Python).
+
+    PostgreSQL keeps it as numeric(20, 0). SQLite keeps only 15 significant
+    digits of a decimal, which changes most seeds, so there it is stored as text
+    padded with zeros to 20 digits: text order is number order, so the range
+    check and the unique constraints hold as they do on PostgreSQL.
+    """
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs["max_digits"], kwargs["decimal_places"] = 20, 0
+        super().__init__(*args, **kwargs)
+
+    def deconstruct(self) -> Any:
+        name, path, args, kwargs = super().deconstruct()
+        del kwargs["max_digits"], kwargs["decimal_places"]
+        return name, path, args, kwargs
+
+    def get_internal_type(self) -> str:
+        # Not "DecimalField": SQLite's converter for those rounds to 15 digits.
+        return "SeedField"
+
+    def db_type(self, connection: Any) -> str:
+        if connection.vendor == "sqlite":
+            return "varchar(20)"
+        return connection.data_types["DecimalField"] % self.db_type_parameters(connection)
+
+    def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
+        value = super().get_db_prep_value(value, connection, prepared)
+        if connection.vendor == "sqlite" and value is not None and not hasattr(value, "as_sql"):
+            return f"{int(value):020d}"
+        return value
+
+    def from_db_value(self, value: Any, expression: Any, connection: Any) -> Decimal | None:
+        return None if value is None else Decimal(value)
+
+
 class Deal(models.Model):
     """A dealt deck: a variant and a seed; a daily deal also has its UTC date."""
 
@@ -28,7 +68,7 @@ class Deal(models.Model):
 
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     # Seeds span 0 <= seed < 2**64, beyond a signed 64-bit integer column.
-    seed = models.DecimalField(max_digits=20, decimal_places=0)
+    seed = SeedField()
     kind = models.CharField(max_length=16, choices=Kind.choices, default=Kind.PRACTICE)
     date = models.DateField(null=True, blank=True)
     # Daily deals: which candidate of the HMAC seed sequence was chosen, and the
