@@ -229,7 +229,7 @@ def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[
     elif order == "best_streak":
         qs = qs.filter(best_streak__gt=0).order_by("-best_streak", "-won", "player_id")
     else:
-        qs = qs.filter(last_won__gte=clock.today() - timedelta(days=1)).order_by(
+        qs = qs.filter(streak__gt=0, last_won__gte=clock.today() - timedelta(days=1)).order_by(
             "-streak", "-won", "player_id"
         )
     rows = list(qs[offset : offset + limit + 1])

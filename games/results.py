@@ -84,6 +84,7 @@ def stats_recompute(*, player: AbstractBaseUser, variant: str) -> PlayerStats:
     last_won = None
     for r in rows:
         if not r.won:
+            streak = 0  # a day played and lost ends the run
             continue
         day = r.deal.date
         streak = streak + 1 if last_won is not None and day - last_won == timedelta(days=1) else 1
