@@ -52,7 +52,8 @@ class SeedField(models.DecimalField):
     def get_db_prep_value(self, value: Any, connection: Any, prepared: bool = False) -> Any:
         value = super().get_db_prep_value(value, connection, prepared)
         if connection.vendor == "sqlite" and value is not None and not hasattr(value, "as_sql"):
-            return f"{int(value):020d}"
+            # Longer numbers (all out of range) become 20 nines, so the check refuses them.
+            return f"{min(int(value), 10**20 - 1):020d}"
         return value
 
     def from_db_value(self, value: Any, expression: Any, connection: Any) -> Decimal | None:
