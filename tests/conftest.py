@@ -1,12 +1,107 @@
 """Shared pytest fixtures for the patience test suite."""
 
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
+#: A password that passes Django's validators.
+PASSWORD = "correct-horse-battery-staple-42"
+
 
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
+
+
+@pytest.fixture(autouse=True)
+def _isolated_cache(settings: Any) -> None:
+    """A fresh cache namespace per test, so rate-limit counters never leak between tests.
+
+    A new key prefix (rather than clearing the cache) also keeps a shared Redis
+    untouched when the suite runs with REDIS_URL.
+    """
+    caches = {name: dict(conf) for name, conf in settings.CACHES.items()}
+    for conf in caches.values():
+        conf["KEY_PREFIX"] = f"test-{uuid.uuid4().hex}"
+    settings.CACHES = caches
+
+
+@pytest.fixture(autouse=True)
+def _fast_password_hashing(settings: Any) -> None:
+    """Hash passwords cheaply: the default PBKDF2 costs half a second per user."""
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture
+def password() -> str:
+    return PASSWORD
+
+
+@pytest.fixture
+def make_user(db: None) -> Callable[..., Any]:
+    """Create users: ``make_user("ann")``; every one has the password ``PASSWORD``."""
+    from django.contrib.auth import get_user_model
+
+    def make(username: str | None = None, **extra: Any) -> Any:
+        name = username or f"player-{uuid.uuid4().hex[:8]}"
+        return get_user_model().objects.create_user(username=name, password=PASSWORD, **extra)
+
+    return make
+
+
+@pytest.fixture
+def user(make_user: Callable[..., Any]) -> Any:
+    return make_user("ann")
+
+
+@pytest.fixture
+def other_user(make_user: Callable[..., Any]) -> Any:
+    return make_user("bob")
+
+
+@pytest.fixture
+def token_client(db: None) -> Callable[..., Any]:
+    """An APIClient that authenticates as ``user`` with a fresh personal token."""
+    from rest_framework.test import APIClient
+
+    from games.services import token_create
+
+    def make(user: Any, *, keyword: str = "Token", **client_kwargs: Any) -> Any:
+        _, key = token_create(user=user, name="tests")
+        client = APIClient(**client_kwargs)
+        client.credentials(HTTP_AUTHORIZATION=f"{keyword} {key}")
+        client.token_key = key
+        return client
+
+    return make
+
+
+@pytest.fixture
+def api(token_client: Callable[..., Any], user: Any) -> Any:
+    """A token-authenticated client of ``user``."""
+    return token_client(user)
+
+
+@pytest.fixture
+def assert_consistent() -> Callable[[Any], None]:
+    """Check that a game's stored snapshot and counters equal the replay of its log."""
+    from games.models import Game
+    from games.selectors import game_position, game_replay, game_verify
+
+    def check(game: Any) -> None:
+        fresh = Game.objects.select_related("deal").get(pk=game.pk)
+        assert game_verify(fresh) is None
+        replay = game_replay(fresh)
+        assert replay.position == game_position(fresh)
+        assert replay.position.to_json() == fresh.position
+        assert fresh.ply == fresh.moves.count()
+        assert fresh.score == replay.position.score
+
+    return check
