@@ -1,0 +1,264 @@
+"""Accounts over REST: register, log in and out, CSRF, the current user, personal tokens."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from games.models import ApiToken
+
+pytestmark = pytest.mark.django_db
+
+REGISTER = "/api/v1/auth/register/"
+LOGIN = "/api/v1/auth/login/"
+LOGOUT = "/api/v1/auth/logout/"
+ME = "/api/v1/auth/me/"
+CSRF = "/api/v1/auth/csrf/"
+TOKENS = "/api/v1/auth/tokens/"
+
+
+def error_of(response, status: int) -> dict:
+    """The error envelope of a response, after checking its status and shape."""
+    assert response.status_code == status, response.content
+    body = response.json()
+    assert set(body) == {"error"}
+    assert set(body["error"]) == {"code", "message", "details"}
+    assert body["error"]["message"]
+    return body["error"]
+
+
+# -- register -------------------------------------------------------------------------------
+
+
+def test_register_creates_the_account_and_logs_in(password):
+    client = APIClient()
+    response = client.post(
+        REGISTER,
+        {"username": "carol", "password": password, "email": "c@example.com"},
+        format="json",
+    )
+    assert response.status_code == 201
+    body = response.json()
+    assert body["username"] == "carol"
+    assert body["email"] == "c@example.com"
+    assert set(body) == {"id", "username", "email", "date_joined"}
+    assert "password" not in response.content.decode()
+    assert client.get(ME).json()["username"] == "carol"
+
+
+def test_register_with_a_weak_password_is_a_validation_error():
+    response = APIClient().post(REGISTER, {"username": "carol", "password": "12345"}, format="json")
+    error = error_of(response, 400)
+    assert error["code"] == "validation_error"
+    assert error["details"]["password"]
+    assert not get_user_model().objects.filter(username="carol").exists()
+
+
+def test_register_with_a_taken_username_is_refused(user, password):
+    response = APIClient().post(REGISTER, {"username": "Ann", "password": password}, format="json")
+    error = error_of(response, 400)
+    assert error["code"] == "validation_error"
+    assert error["details"] == {"username": ["taken"]}
+
+
+def test_register_with_missing_or_bad_fields_is_refused(password):
+    error = error_of(APIClient().post(REGISTER, {"password": password}, format="json"), 400)
+    assert error["code"] == "validation_error"
+    assert "username" in error["details"]
+    error = error_of(
+        APIClient().post(REGISTER, {"username": "a b", "password": password}, format="json"), 400
+    )
+    assert "username" in error["details"]
+
+
+# -- log in and out, the current user ---------------------------------------------------------
+
+
+def test_login_and_me_and_logout(user, password):
+    client = APIClient()
+    response = client.post(LOGIN, {"username": "ann", "password": password}, format="json")
+    assert response.status_code == 200
+    assert response.json()["username"] == "ann"
+    assert response.json()["id"] == user.pk
+
+    me = client.get(ME)
+    assert me.status_code == 200
+    assert me.json() == {
+        "id": user.pk,
+        "username": "ann",
+        "email": "",
+        "date_joined": me.json()["date_joined"],
+    }
+
+    assert client.post(LOGOUT).status_code == 204
+    assert error_of(client.get(ME), 401)["code"] == "not_authenticated"
+
+
+def test_login_with_a_wrong_password_is_refused(user):
+    client = APIClient()
+    error = error_of(
+        client.post(LOGIN, {"username": "ann", "password": "wrong"}, format="json"), 400
+    )
+    assert error["code"] == "validation_error"
+    assert error_of(client.get(ME), 401)["code"] == "not_authenticated"
+
+
+def test_login_of_an_unknown_user_or_without_fields_is_refused(db):
+    error = error_of(
+        APIClient().post(LOGIN, {"username": "nobody", "password": "x"}, format="json"), 400
+    )
+    assert error["code"] == "validation_error"
+    error = error_of(APIClient().post(LOGIN, {}, format="json"), 400)
+    assert set(error["details"]) == {"username", "password"}
+
+
+def test_me_unauthenticated_is_401_with_www_authenticate(db):
+    response = APIClient().get(ME)
+    error = error_of(response, 401)
+    assert error["code"] == "not_authenticated"
+    assert response["WWW-Authenticate"] == "Token"
+
+
+# -- CSRF on session-authenticated writes ------------------------------------------------------
+
+
+def csrf_client() -> tuple[APIClient, str]:
+    client = APIClient(enforce_csrf_checks=True)
+    response = client.get(CSRF)
+    assert response.status_code == 200
+    token = response.json()["csrf_token"]
+    assert client.cookies["csrftoken"].value
+    return client, token
+
+
+def test_session_writes_need_the_csrf_token(user, password):
+    client, token = csrf_client()
+    error = error_of(
+        client.post(LOGIN, {"username": "ann", "password": password}, format="json"), 403
+    )
+    assert error["code"] == "permission_denied"
+
+    assert (
+        client.post(
+            LOGIN, {"username": "ann", "password": password}, format="json", HTTP_X_CSRFTOKEN=token
+        ).status_code
+        == 200
+    )
+    # Logging in rotates the CSRF token: fetch the new one.
+    token = client.get(CSRF).json()["csrf_token"]
+
+    error = error_of(client.post("/api/v1/games/", {"variant": "bristol"}, format="json"), 403)
+    assert error["code"] == "permission_denied"
+    assert "CSRF" in error["message"]
+    response = client.post(
+        "/api/v1/games/", {"variant": "bristol"}, format="json", HTTP_X_CSRFTOKEN=token
+    )
+    assert response.status_code == 201
+
+    assert client.post(TOKENS, {"name": "x"}, format="json").status_code == 403
+    assert (
+        client.post(TOKENS, {"name": "x"}, format="json", HTTP_X_CSRFTOKEN=token).status_code == 201
+    )
+
+    assert client.post(LOGOUT).status_code == 403
+    assert client.get(ME).status_code == 200
+    assert client.post(LOGOUT, HTTP_X_CSRFTOKEN=token).status_code == 204
+    assert client.get(ME).status_code == 401
+
+
+def test_register_needs_the_csrf_token(password):
+    client, token = csrf_client()
+    data = {"username": "carol", "password": password}
+    assert error_of(client.post(REGISTER, data, format="json"), 403)["code"] == "permission_denied"
+    assert client.post(REGISTER, data, format="json", HTTP_X_CSRFTOKEN=token).status_code == 201
+
+
+def test_token_requests_need_no_csrf_token(user, token_client):
+    client = token_client(user, enforce_csrf_checks=True)
+    assert client.post("/api/v1/games/", {"variant": "bristol"}, format="json").status_code == 201
+
+
+# -- personal tokens ---------------------------------------------------------------------------
+
+
+def test_token_is_shown_once_and_authenticates(user, password):
+    session = APIClient()
+    session.force_login(user)
+    created = session.post(TOKENS, {"name": "my bot"}, format="json")
+    assert created.status_code == 201
+    body = created.json()
+    key = body["token"]
+    assert body["name"] == "my bot"
+    assert body["prefix"] == key[:10]
+    assert body["last_used_at"] is None
+
+    listed = session.get(TOKENS)
+    assert listed.status_code == 200
+    assert [t["id"] for t in listed.json()] == [body["id"]]
+    assert "token" not in listed.json()[0]
+    assert key not in listed.content.decode()
+
+    for keyword in ("Token", "Bearer", "token"):
+        program = APIClient()
+        program.credentials(HTTP_AUTHORIZATION=f"{keyword} {key}")
+        me = program.get(ME)
+        assert me.status_code == 200, keyword
+        assert me.json()["username"] == "ann"
+    assert ApiToken.objects.get(pk=body["id"]).last_used_at is not None
+
+
+def test_token_list_shows_only_my_active_tokens(user, other_user, token_client):
+    ann = token_client(user)
+    bob = token_client(other_user)
+    mine = ann.post(TOKENS, {"name": "second"}, format="json").json()
+    names = [t["name"] for t in ann.get(TOKENS).json()]
+    assert sorted(names) == ["second", "tests"]
+    assert [t["name"] for t in bob.get(TOKENS).json()] == ["tests"]
+    assert ann.delete(f"{TOKENS}{mine['id']}/").status_code == 204
+    assert [t["name"] for t in ann.get(TOKENS).json()] == ["tests"]
+
+
+def test_revoked_token_is_refused(user, token_client):
+    client = token_client(user)
+    token_id = client.get(TOKENS).json()[0]["id"]
+    assert client.delete(f"{TOKENS}{token_id}/").status_code == 204
+    response = client.get(ME)
+    error = error_of(response, 401)
+    assert error["code"] == "authentication_failed"
+    assert response["WWW-Authenticate"] == "Token"
+
+
+def test_unknown_or_malformed_token_is_refused(db):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION="Token pt_not-a-real-key")
+    assert error_of(client.get(ME), 401)["code"] == "authentication_failed"
+    client.credentials(HTTP_AUTHORIZATION="Token two words")
+    assert error_of(client.get(ME), 401)["code"] == "authentication_failed"
+    client.credentials(HTTP_AUTHORIZATION="Token")
+    assert error_of(client.get(ME), 401)["code"] == "authentication_failed"
+
+
+def test_revoking_someone_elses_token_is_not_found(user, other_user, token_client):
+    ann = token_client(user)
+    bob = token_client(other_user)
+    bob_token = bob.get(TOKENS).json()[0]["id"]
+    error = error_of(ann.delete(f"{TOKENS}{bob_token}/"), 404)
+    assert error["code"] == "not_found"
+    assert bob.get(ME).status_code == 200
+    assert error_of(ann.delete(f"{TOKENS}999999/"), 404)["code"] == "not_found"
+
+
+def test_token_name_is_required(api):
+    error = error_of(api.post(TOKENS, {}, format="json"), 400)
+    assert error["code"] == "validation_error"
+    assert "name" in error["details"]
+
+
+def test_token_endpoints_need_authentication(db):
+    assert error_of(APIClient().get(TOKENS), 401)["code"] == "not_authenticated"
+    assert (
+        error_of(APIClient().post(TOKENS, {"name": "x"}, format="json"), 401)["code"]
+        == "not_authenticated"
+    )
+    assert error_of(APIClient().delete(f"{TOKENS}1/"), 401)["code"] == "not_authenticated"

@@ -1,0 +1,99 @@
+"""Rate limits: per user, per client IP, and for log-in attempts; 429 with Retry-After."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+pytestmark = pytest.mark.django_db
+
+ME = "/api/v1/auth/me/"
+LOGIN = "/api/v1/auth/login/"
+
+
+def rates(**lowered: str) -> dict:
+    """The REST_FRAMEWORK settings with some throttle rates replaced."""
+    conf = dict(settings.REST_FRAMEWORK)
+    conf["DEFAULT_THROTTLE_RATES"] = {**conf["DEFAULT_THROTTLE_RATES"], **lowered}
+    return conf
+
+
+def assert_throttled(response) -> None:
+    assert response.status_code == 429, response.content
+    body = response.json()
+    assert body["error"]["code"] == "throttled"
+    assert set(body["error"]) == {"code", "message", "details"}
+    wait = int(response["Retry-After"])
+    assert 0 < wait <= 60
+
+
+def test_per_user_limit(user, other_user, token_client):
+    ann = token_client(user)
+    bob = token_client(other_user, REMOTE_ADDR="10.0.0.2")
+    with override_settings(REST_FRAMEWORK=rates(user="3/min", ip="1000/min")):
+        for _ in range(3):
+            assert ann.get(ME).status_code == 200
+        assert_throttled(ann.get(ME))
+        assert_throttled(ann.post("/api/v1/games/", {"variant": "bristol"}, format="json"))
+        # Another account is counted on its own.
+        assert bob.get(ME).status_code == 200
+
+
+def test_the_user_limit_follows_the_account_across_addresses(user, token_client):
+    one = token_client(user, REMOTE_ADDR="10.0.0.1")
+    two = token_client(user, REMOTE_ADDR="10.0.0.2")
+    with override_settings(REST_FRAMEWORK=rates(user="2/min", ip="1000/min")):
+        assert one.get(ME).status_code == 200
+        assert two.get(ME).status_code == 200
+        assert_throttled(one.get(ME))
+        assert_throttled(two.get(ME))
+
+
+def test_per_ip_limit_covers_several_accounts(user, other_user, token_client):
+    ann = token_client(user)
+    bob = token_client(other_user)
+    elsewhere = token_client(other_user, REMOTE_ADDR="10.9.9.9")
+    with override_settings(REST_FRAMEWORK=rates(user="1000/min", ip="4/min")):
+        assert ann.get(ME).status_code == 200
+        assert bob.get(ME).status_code == 200
+        assert ann.get(ME).status_code == 200
+        assert bob.get(ME).status_code == 200
+        assert_throttled(ann.get(ME))
+        assert_throttled(bob.get(ME))
+        # The same account from another address is not held back by this one's limit.
+        assert elsewhere.get(ME).status_code == 200
+
+
+def test_anonymous_requests_are_limited_by_address(db):
+    client = APIClient()
+    with override_settings(REST_FRAMEWORK=rates(user="2/min", ip="1000/min")):
+        assert client.get("/api/v1/variants/").status_code == 200
+        assert client.get("/api/v1/variants/").status_code == 200
+        assert_throttled(client.get("/api/v1/variants/"))
+
+
+def test_login_attempts_are_limited(user, password):
+    client = APIClient()
+    other = APIClient(REMOTE_ADDR="10.0.0.7")
+    with override_settings(REST_FRAMEWORK=rates(auth="3/min")):
+        for _ in range(3):
+            response = client.post(LOGIN, {"username": "ann", "password": "guess"}, format="json")
+            assert response.status_code == 400
+        # Even the right password waits now: guessing is capped per address.
+        assert_throttled(
+            client.post(LOGIN, {"username": "ann", "password": password}, format="json")
+        )
+        assert_throttled(
+            client.post(
+                "/api/v1/auth/register/", {"username": "x", "password": password}, format="json"
+            )
+        )
+        response = other.post(LOGIN, {"username": "ann", "password": password}, format="json")
+        assert response.status_code == 200
+
+
+def test_default_rates_do_not_hold_back_normal_play(api):
+    for _ in range(30):
+        assert api.get(ME).status_code == 200
