@@ -1,3 +1,11 @@
-"""WebSocket URL routes (filled in later)."""
+"""WebSocket URL routes (see ``api.consumers`` for messages and close codes)."""
 
-websocket_urlpatterns: list = []
+from django.urls import path, re_path
+
+from api import consumers
+
+websocket_urlpatterns = [
+    path("ws/v1/games/<int:game_id>/", consumers.GameConsumer.as_asgi()),
+    path("ws/v1/daily/<str:variant>/<str:day>/", consumers.DailyBoardConsumer.as_asgi()),
+    re_path(r"^", consumers.NotFoundConsumer.as_asgi()),
+]

@@ -9,17 +9,15 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "patience_site.settings")
 # Initialise Django (app registry) before importing anything that touches models.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
-from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from api.routing import websocket_urlpatterns  # noqa: E402
+from api.ws_auth import WebSocketAuthStack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": AllowedHostsOriginValidator(
-            AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
-        ),
+        # Origin check (browsers), session cookie, then API token: see api/ws_auth.py.
+        "websocket": WebSocketAuthStack(URLRouter(websocket_urlpatterns)),
     }
 )

@@ -1,0 +1,363 @@
+"""WebSocket consumers: live play of one game, and a day's board as it changes.
+
+Thin doors, like the REST views: parse a frame, call the same service function
+as REST (``games.services``), render the public state or the same error
+envelope (``api.errors.error_payload``), so both doors speak the same codes.
+
+``ws/v1/games/<id>/`` (authenticated; see ``api.ws_auth``)
+    Close codes: 4401 not authenticated (no session and no token, or a bad or
+    revoked token); 4404 no game with that id *of yours*: another player's
+    game is refused exactly like an unknown one, as REST answers 404 for both,
+    so ids of other players' games cannot be probed.
+
+    Server -> client, every message with ``ply`` (log entries of the game):
+    ``{"type": "state", "cause": c, "ply": n, "state": {...}}`` where ``state``
+    is the REST game state and ``cause`` is ``connect``, ``move``, ``undo``,
+    ``resign``, ``resync`` (the answer to that request) or ``changed`` (pushed
+    because the game moved on elsewhere: another tab, REST, another server
+    process); answers to ``move`` and ``undo`` add ``"duplicate": bool`` (true
+    for a safe retry of the entry already stored at that ply: nothing applied).
+    ``{"type": "error", "cause": c, "ply": n, "error": {"code", "message",
+    "details"}}``: the REST envelope and codes (``stale_ply`` with the current
+    ply in ``details.ply``, ``illegal_move``, ``bad_notation``, ``game_finished``,
+    ``undo_not_allowed``, ...), or ``bad_message`` for a frame that is not a
+    valid request; ``ply`` is the game's current ply. The socket stays open.
+
+    Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
+    ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``;
+    ``ply`` is the number of log entries the client has seen, as for REST.
+
+``ws/v1/daily/<variant>/<YYYY-MM-DD>/`` (anyone; ``?limit=`` 1..100, default 10)
+    Close codes: 4400 a date that is not YYYY-MM-DD or a bad limit; 4404 an
+    unknown variant or a day that is not out yet. On connect:
+    ``{"type": "board", "variant", "date", "board": {...}}`` (the top of the
+    REST board, with ``me`` and ``around`` for a signed-in listener); then
+    ``{"type": "board.result", "variant", "date", "result": {rank, result_id,
+    player, won, cards_home, moves, time_ms, finished_at}}`` for every result
+    entered, sent only after its transaction commits. ``{"type": "resync"}``
+    asks for the board again.
+
+Database work runs in a small fixed pool of threads, one per connection (so a
+connection's requests stay in order) and one database connection per thread:
+the pool bounds the database connections a server process holds however many
+sockets are open, and lets sockets' requests overlap while others wait on the
+database.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import logging
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.db import connections
+from rest_framework.utils.encoders import JSONEncoder
+
+from api.daily import parse_day, parse_variant
+from api.errors import envelope, error_payload
+from games import boards, daily, selectors, services
+from games.errors import InvalidInput, NotFound, StalePly
+from games.events import daily_group, game_group
+from games.models import UNDO
+
+logger = logging.getLogger(__name__)
+
+CLOSE_BAD_REQUEST = 4400
+CLOSE_UNAUTHENTICATED = 4401
+CLOSE_NOT_FOUND = 4404
+
+#: Longest text frame read; anything longer is a ``bad_message`` unread.
+MAX_FRAME = 4096
+#: Longest move notation, as REST's ``MoveInput``.
+MAX_MOVE = 20
+BOARD_LIMIT = 10
+DB_THREADS = 8
+
+T = TypeVar("T")
+
+# -- database threads ---------------------------------------------------------------------
+
+_executors = [
+    ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ws-db-{i}") for i in range(DB_THREADS)
+]
+_next_executor = itertools.cycle(range(DB_THREADS))
+
+
+def close_db_connections() -> None:
+    """Close the database connections of the consumers' threads (tests, shutdown)."""
+    for executor in _executors:
+        executor.submit(connections.close_all).result()
+
+
+def _dumps(message: dict[str, Any]) -> str:
+    """JSON text as REST renders it (DRF's encoder: same dates, decimals, ...)."""
+    return json.dumps(message, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+
+
+def _bad(message: str) -> dict[str, Any]:
+    return envelope("bad_message", message)
+
+
+class _Consumer(AsyncWebsocketConsumer):
+    """Shared plumbing: this connection's database thread, JSON frames."""
+
+    async def db(self, func: Callable[..., T], *args: Any) -> T:
+        """Run ``func`` on this connection's database thread."""
+        if not hasattr(self, "_executor"):
+            self._executor = _executors[next(_next_executor)]
+        return await database_sync_to_async(func, thread_sensitive=False, executor=self._executor)(
+            *args
+        )
+
+    async def join(self, group: str) -> None:
+        await self.channel_layer.group_add(group, self.channel_name)
+        self.groups.append(group)  # left again on disconnect
+
+    def read_frame(self, text_data: str | None) -> dict[str, Any]:
+        """The request in a text frame; raises ``_BadMessage``."""
+        if text_data is None:
+            raise _BadMessage("send JSON in text frames")
+        if len(text_data) > MAX_FRAME:
+            raise _BadMessage(f"a message has at most {MAX_FRAME} characters")
+        try:
+            data = json.loads(text_data)
+        except ValueError:
+            raise _BadMessage("the message is not JSON") from None
+        if not isinstance(data, dict):
+            raise _BadMessage("the message must be a JSON object")
+        return data
+
+
+class _BadMessage(Exception):
+    pass
+
+
+def _ply_field(data: dict[str, Any]) -> int:
+    ply = data.get("ply")
+    if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
+        raise _BadMessage("'ply' must be an integer >= 0 (the log entries you have seen)")
+    return ply
+
+
+# -- a game -------------------------------------------------------------------------------
+
+#: What a frame was: (text to send, ply and status of the state it carries or None).
+Frame = tuple[str, tuple[int, str] | None]
+
+
+class GameConsumer(_Consumer):
+    """Live play of one of the player's games."""
+
+    REQUESTS = ("move", "undo", "resign", "resync")
+
+    async def connect(self) -> None:
+        self.ready = False
+        #: (ply, status) of the last state sent, to skip events already shown.
+        self.sent: tuple[int, str] | None = None
+        self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
+        self.user = self.scope.get("user")
+        await self.accept()
+        if self.user is None or not self.user.is_authenticated:
+            await self.close(code=CLOSE_UNAUTHENTICATED, reason="not authenticated")
+            return
+        # Join before reading, so no change between the read and the join is missed.
+        await self.join(game_group(self.game_id))
+        try:
+            frame = await self.db(self._current, "connect")
+        except NotFound:
+            await self.close(code=CLOSE_NOT_FOUND, reason="no such game of yours")
+            return
+        self.ready = True
+        await self._send(frame)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.ready:
+            return
+        cause = "message"
+        try:
+            data = self.read_frame(text_data)
+            kind = data.get("type")
+            if kind not in self.REQUESTS:
+                raise _BadMessage(f"'type' must be one of {', '.join(self.REQUESTS)}")
+            cause = kind
+            if kind == "move":
+                move = data.get("move")
+                if not isinstance(move, str) or not 0 < len(move) <= MAX_MOVE:
+                    raise _BadMessage(f"'move' must be a notation of 1 to {MAX_MOVE} characters")
+                call = (self._apply, cause, move, _ply_field(data))
+            elif kind == "undo":
+                call = (self._apply, cause, UNDO, _ply_field(data))
+            elif kind == "resign":
+                call = (self._resign, cause)
+            else:
+                call = (self._current_or_error, cause)
+        except _BadMessage as exc:
+            await self._send((self._error_text(cause, self.sent_ply, _bad(str(exc))), None))
+            return
+        await self._send(await self.db(*call))
+
+    async def game_changed(self, event: dict[str, Any]) -> None:
+        """Group event: the game moved on (maybe in another process); show it if new."""
+        if not self.ready or not self._newer(event["ply"], event["status"]):
+            return
+        frame = await self.db(self._current_or_error, "changed")
+        if frame[1] is None or self._newer(*frame[1]):
+            await self._send(frame)
+
+    # -- helpers --
+
+    @property
+    def sent_ply(self) -> int | None:
+        return self.sent[0] if self.sent is not None else None
+
+    def _newer(self, ply: int, status: str) -> bool:
+        return (
+            self.sent is None
+            or ply > self.sent[0]
+            or (ply == self.sent[0] and status != self.sent[1])
+        )
+
+    async def _send(self, frame: Frame) -> None:
+        text, shown = frame
+        if shown is not None:
+            self.sent = shown
+        await self.send(text_data=text)
+
+    # -- database thread --
+
+    def _state(self, game: Any, position: Any = None, *, cause: str, **extra: Any) -> Frame:
+        message = {
+            "type": "state",
+            "cause": cause,
+            "ply": game.ply,
+            "state": selectors.game_state(game, position),
+            **extra,
+        }
+        return _dumps(message), (game.ply, game.status)
+
+    def _current(self, cause: str) -> Frame:
+        return self._state(
+            selectors.game_for_player(game_id=self.game_id, user=self.user), cause=cause
+        )
+
+    def _current_or_error(self, cause: str) -> Frame:
+        try:
+            return self._current(cause)
+        except Exception as exc:
+            return self._error(cause, exc)
+
+    def _apply(self, cause: str, move: str, ply: int) -> Frame:
+        try:
+            outcome = services.game_apply_move(
+                game_id=self.game_id, user=self.user, move=move, ply=ply
+            )
+        except Exception as exc:
+            return self._error(cause, exc)
+        return self._state(outcome.game, outcome.position, cause=cause, duplicate=outcome.duplicate)
+
+    def _resign(self, cause: str) -> Frame:
+        try:
+            game = services.game_resign(game_id=self.game_id, user=self.user)
+        except Exception as exc:
+            return self._error(cause, exc)
+        return self._state(game, cause=cause)
+
+    def _error(self, cause: str, exc: Exception) -> Frame:
+        payload = error_payload(exc)
+        if payload is None:
+            logger.exception("unhandled error on game socket %s", self.game_id, exc_info=exc)
+            body = envelope("server_error", "internal server error")
+        else:
+            body = payload[1]
+        if isinstance(exc, StalePly):
+            ply = exc.details.get("ply")
+        else:
+            try:
+                ply = selectors.game_for_player(game_id=self.game_id, user=self.user).ply
+            except Exception:
+                ply = self.sent_ply
+        return self._error_text(cause, ply, body), None
+
+    @staticmethod
+    def _error_text(cause: str, ply: int | None, body: dict[str, Any]) -> str:
+        return _dumps({"type": "error", "cause": cause, "ply": ply, **body})
+
+
+# -- a day's board ------------------------------------------------------------------------
+
+
+class DailyBoardConsumer(_Consumer):
+    """A day's board of a variant: its top on connect, then every result entered."""
+
+    async def connect(self) -> None:
+        self.ready = False
+        kwargs = self.scope["url_route"]["kwargs"]
+        await self.accept()
+        try:
+            self.variant = parse_variant(kwargs["variant"])
+            self.day = parse_day(kwargs["day"])
+            self.limit = self._limit()
+        except NotFound as exc:
+            await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
+            return
+        except InvalidInput as exc:
+            await self.close(code=CLOSE_BAD_REQUEST, reason=str(exc)[:100])
+            return
+        # Join before reading, so no result between the read and the join is missed.
+        await self.join(daily_group(self.variant, self.day))
+        try:
+            text = await self.db(self._board)
+        except NotFound as exc:
+            await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
+            return
+        self.ready = True
+        await self.send(text_data=text)
+
+    def _limit(self) -> int:
+        query = self.scope.get("query_string", b"").decode("latin1")
+        for part in query.split("&"):
+            name, _, value = part.partition("=")
+            if name == "limit":
+                if not value.isdigit() or not 1 <= int(value) <= 100:
+                    raise InvalidInput("limit must be a whole number from 1 to 100")
+                return int(value)
+        return BOARD_LIMIT
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.ready:
+            return
+        try:
+            data = self.read_frame(text_data)
+            if data.get("type") != "resync":
+                raise _BadMessage("'type' must be resync")
+        except _BadMessage as exc:
+            await self.send(text_data=_dumps({"type": "error", **_bad(str(exc))}))
+            return
+        await self.send(text_data=await self.db(self._board))
+
+    async def board_result(self, event: dict[str, Any]) -> None:
+        """Group event: a result entered the board (sent after its commit)."""
+        if self.ready:
+            await self.send(text_data=_dumps({**self._where(), **event}))
+
+    def _where(self) -> dict[str, Any]:
+        return {"type": "board.result", "variant": self.variant, "date": self.day}
+
+    def _board(self) -> str:
+        deal = daily.published_deal(self.variant, self.day)
+        user = self.scope.get("user")
+        board = boards.day_board(deal=deal, user=user, limit=self.limit)
+        return _dumps({"type": "board", "variant": self.variant, "date": self.day, "board": board})
+
+
+class NotFoundConsumer(AsyncWebsocketConsumer):
+    """Any other WebSocket path: accepted, then closed with 4404."""
+
+    async def connect(self) -> None:
+        await self.accept()
+        await self.close(code=CLOSE_NOT_FOUND, reason="no WebSocket endpoint here")

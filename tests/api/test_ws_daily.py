@@ -1,0 +1,224 @@
+"""ws/v1/daily/<variant>/<date>/: a day's board, live, with events only after commit."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import SyncToAsync
+from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.db import connections, transaction
+
+from api import consumers
+from games import boards, clock, daily, services
+from games.models import Game
+from patience_site.asgi import application
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+PASSWORD = "correct-horse-battery-staple-42"
+
+
+@pytest.fixture(autouse=True)
+def _channel_layer(settings: Any, transactional_db: None) -> Any:
+    """A Redis prefix of this test alone, so a shared Redis never mixes runs' events."""
+    layers = {}
+    for name, conf in settings.CHANNEL_LAYERS.items():
+        conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
+        if "redis" in conf["BACKEND"].lower():
+            conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
+        layers[name] = conf
+    settings.CHANNEL_LAYERS = layers
+    # The Redis mirror of a board is keyed by deal id, which other test databases (earlier
+    # runs) share: start today's boards from mirrors rebuilt from this database.
+    for deal in daily.dailies_create(first=clock.today(), days=1):
+        boards.board_drop(deal.pk)
+    yield
+    consumers.close_db_connections()
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+def make_player(name: str) -> Any:
+    return get_user_model().objects.create_user(username=name, password=PASSWORD)
+
+
+def today() -> str:
+    return clock.today().isoformat()
+
+
+def board_path(variant: str = "bristol", day: str | None = None, query: str = "") -> str:
+    return f"/ws/v1/daily/{variant}/{day or today()}/{query}"
+
+
+@database_sync_to_async
+def finish_ranked(name: str, variant: str = "bristol") -> Game:
+    """A new player plays today's daily (ranked) and resigns it: one result."""
+    user = make_player(name)
+    game, created = daily.daily_game_start(user=user, variant=variant, day=clock.today())
+    assert created and game.ranked
+    return services.game_resign(game_id=game.pk, user=user)
+
+
+async def open_board(path: str, headers: list | None = None) -> tuple[WebsocketCommunicator, dict]:
+    comm = WebsocketCommunicator(application, path, headers=headers or [])
+    connected, _ = await comm.connect()
+    assert connected
+    return comm, json.loads(await comm.receive_from(3))
+
+
+async def close_code(path: str) -> int:
+    comm = WebsocketCommunicator(application, path)
+    connected, _ = await comm.connect()
+    assert connected
+    out = await comm.receive_output(3)
+    assert out["type"] == "websocket.close"
+    return out["code"]
+
+
+async def recv(comm: WebsocketCommunicator) -> dict[str, Any]:
+    return json.loads(await comm.receive_from(3))
+
+
+async def test_anyone_gets_the_top_of_the_board_on_connect():
+    await finish_ranked("early")
+    comm, first = await open_board(board_path())
+    assert first["type"] == "board"
+    assert (first["variant"], first["date"]) == ("bristol", today())
+    board = first["board"]
+    assert board["total"] == 1
+    assert [r["player"] for r in board["results"]] == ["early"]
+    assert board["results"][0]["rank"] == 1
+    assert board["me"] is None
+    await comm.disconnect()
+
+
+async def test_the_board_is_cut_at_the_limit():
+    for name in ("a1", "a2", "a3"):
+        await finish_ranked(name)
+    comm, first = await open_board(board_path(query="?limit=2"))
+    assert first["board"]["total"] == 3
+    assert len(first["board"]["results"]) == 2
+    assert first["board"]["next"] is not None
+    await comm.disconnect()
+
+
+async def test_a_ranked_result_is_sent_after_commit_with_its_rank():
+    comm, first = await open_board(board_path())
+    assert first["board"]["results"] == []
+    game = await finish_ranked("carol")
+    event = await recv(comm)
+    assert event["type"] == "board.result"
+    assert (event["variant"], event["date"]) == ("bristol", today())
+    result = event["result"]
+    assert set(result) == {
+        "rank",
+        "result_id",
+        "player",
+        "won",
+        "cards_home",
+        "moves",
+        "time_ms",
+        "finished_at",
+    }
+    assert result["player"] == "carol"
+    assert result["rank"] == 1
+    assert result["won"] is False
+    assert result["cards_home"] == game.score
+    assert result["moves"] == 0
+    second = await finish_ranked("dave")
+    event = await recv(comm)
+    assert event["result"]["player"] == "dave"
+    # Same cards home and moves: the earlier finish ranks first (or the quicker player).
+    assert event["result"]["rank"] in (1, 2)
+    assert event["result"]["result_id"] == await database_sync_to_async(lambda: second.result.pk)()
+    assert await comm.receive_nothing(0.3)
+    await comm.disconnect()
+
+
+async def test_a_rolled_back_result_sends_no_event():
+    comm, _ = await open_board(board_path())
+
+    def resign_then_fail() -> None:
+        user = make_player("erin")
+        game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
+        with transaction.atomic():
+            services.game_resign(game_id=game.pk, user=user)
+            raise RuntimeError("rolled back")
+
+    with pytest.raises(RuntimeError):
+        await database_sync_to_async(resign_then_fail)()
+    assert await comm.receive_nothing(0.5)
+    await comm.send_to(text_data=json.dumps({"type": "resync"}))
+    again = await recv(comm)
+    assert again["type"] == "board" and again["board"]["total"] == 0
+    await comm.disconnect()
+
+
+async def test_practice_games_and_other_boards_send_nothing():
+    comm, _ = await open_board(board_path("bristol"))
+
+    def practice_and_other_variant() -> None:
+        user = make_player("fred")
+        game = services.practice_game_start(user=user, variant="bristol", seed=3)
+        services.game_resign(game_id=game.pk, user=user)
+
+    await database_sync_to_async(practice_and_other_variant)()
+    await finish_ranked("gina", variant="belvedere")
+    assert await comm.receive_nothing(0.5)
+    await comm.disconnect()
+
+
+async def test_a_signed_in_listener_sees_its_own_line():
+    await finish_ranked("hank")
+
+    def token() -> str:
+        user = get_user_model().objects.get(username="hank")
+        return services.token_create(user=user, name="ws")[1]
+
+    key = await database_sync_to_async(token)()
+    comm, first = await open_board(board_path(), [(b"authorization", f"Token {key}".encode())])
+    assert first["board"]["me"]["player"] == "hank"
+    await comm.disconnect()
+
+
+async def test_resync_and_bad_messages():
+    comm, first = await open_board(board_path())
+    await comm.send_to(text_data=json.dumps({"type": "resync"}))
+    assert await recv(comm) == first
+    for text in ("nope", json.dumps({"type": "move"}), json.dumps([1])):
+        await comm.send_to(text_data=text)
+        answer = await recv(comm)
+        assert answer["type"] == "error"
+        assert answer["error"]["code"] == "bad_message"
+    await comm.disconnect()
+
+
+async def test_close_codes_for_bad_boards():
+    tomorrow = (clock.today() + timedelta(days=1)).isoformat()
+    assert await close_code(board_path("no-such-variant")) == consumers.CLOSE_NOT_FOUND == 4404
+    assert await close_code(board_path(day=tomorrow)) == 4404
+    assert await close_code(board_path(day="2024-13-01")) == consumers.CLOSE_BAD_REQUEST == 4400
+    assert await close_code(board_path(day="yesterday")) == 4400
+    assert await close_code(board_path(query="?limit=0")) == 4400
+    assert await close_code(board_path(query="?limit=x")) == 4400
+
+
+async def test_a_past_days_board_can_be_watched():
+    yesterday = (clock.today() - timedelta(days=1)).isoformat()
+    comm, first = await open_board(board_path(day=yesterday))
+    assert first["type"] == "board" and first["date"] == yesterday
+    await comm.disconnect()
+
+
+async def test_channel_layer_is_redis_exactly_when_redis_url_is_set(settings):
+    name = type(get_channel_layer()).__name__
+    if settings.REDIS_URL:
+        assert name == "RedisChannelLayer"
+    else:
+        assert name == "InMemoryChannelLayer"
