@@ -106,48 +106,48 @@ const M = 50;
 const R = 72;
 const PIPS = {
   2: [
-    [M, 54],
+    [M, 56],
     [M, 122],
   ],
   3: [
-    [M, 54],
+    [M, 56],
     [M, 88],
     [M, 122],
   ],
   4: [
-    [L, 54],
-    [R, 54],
+    [L, 56],
+    [R, 56],
     [L, 122],
     [R, 122],
   ],
   5: [
-    [L, 54],
-    [R, 54],
+    [L, 56],
+    [R, 56],
     [M, 88],
     [L, 122],
     [R, 122],
   ],
   6: [
-    [L, 54],
-    [R, 54],
+    [L, 56],
+    [R, 56],
     [L, 88],
     [R, 88],
     [L, 122],
     [R, 122],
   ],
   7: [
-    [L, 54],
-    [R, 54],
-    [M, 71],
+    [L, 56],
+    [R, 56],
+    [M, 73],
     [L, 88],
     [R, 88],
     [L, 122],
     [R, 122],
   ],
   8: [
-    [L, 54],
-    [R, 54],
-    [M, 71],
+    [L, 56],
+    [R, 56],
+    [M, 73],
     [L, 88],
     [R, 88],
     [M, 105],
@@ -155,10 +155,10 @@ const PIPS = {
     [R, 122],
   ],
   9: [
-    [L, 52],
-    [R, 52],
-    [L, 75],
-    [R, 75],
+    [L, 55],
+    [R, 55],
+    [L, 77],
+    [R, 77],
     [M, 88],
     [L, 99],
     [R, 99],
@@ -166,11 +166,11 @@ const PIPS = {
     [R, 122],
   ],
   10: [
-    [L, 52],
-    [R, 52],
-    [M, 64],
-    [L, 75],
-    [R, 75],
+    [L, 55],
+    [R, 55],
+    [M, 67],
+    [L, 77],
+    [R, 77],
     [L, 99],
     [R, 99],
     [M, 111],
@@ -244,7 +244,7 @@ export function cardSvg(code) {
     }
   } else {
     // Court card: a framed picture with a crown, the rank letter and the suit.
-    svg.append(svgEl("rect", { x: 16, y: 42, width: 68, height: 88, rx: 5, class: "court-frame", stroke: color }));
+    svg.append(svgEl("rect", { x: 16, y: 46, width: 68, height: 84, rx: 5, class: "court-frame", stroke: color }));
     const points = v === 13 ? "30,66 34,50 42,60 50,46 58,60 66,50 70,66" : v === 12 ? "32,66 38,52 50,62 62,52 68,66" : "34,66 34,54 50,60 66,54 66,66";
     svg.append(svgEl("polygon", { points, class: "court-crown", fill: color }));
     svg.append(

@@ -12,9 +12,11 @@ const moreBtn = document.getElementById("board-more");
 const message = document.getElementById("board-message");
 const base = `/api/v1/daily/${variant}/${day}/board/`;
 
+const PAGE = 50;
 let lines = []; // shown lines in rank order
 let next = null;
 let total = 0;
+let pages = 0; // pages loaded; the socket's board replaces the first page only
 
 function resultText(line) {
   return line.won
@@ -75,16 +77,33 @@ function drawAround(data) {
 
 async function load(after) {
   try {
-    const url = base + "?limit=50" + (after ? "&after=" + encodeURIComponent(after) : "");
+    const url = base + `?limit=${PAGE}` + (after ? "&after=" + encodeURIComponent(after) : "");
     const data = await api("GET", url);
-    lines = after ? lines.concat(data.results) : data.results;
-    next = data.next;
-    total = data.total;
-    draw();
-    if (!after) drawAround(data);
+    if (after) {
+      lines = lines.concat(data.results);
+      pages += 1;
+      next = data.next;
+      total = data.total;
+      draw();
+    } else {
+      firstPage(data);
+    }
   } catch (err) {
     message.textContent = errorText(err);
   }
+}
+
+function firstPage(data) {
+  if (pages > 1) {
+    total = data.total;
+  } else {
+    lines = data.results;
+    next = data.next;
+    total = data.total;
+    pages = 1;
+  }
+  draw();
+  drawAround(data);
 }
 
 // A new line from the socket: put it in its place; the lines below it move down one.
@@ -114,19 +133,14 @@ function live(state) {
 
 load();
 if (!over) {
-  new ReconnectingSocket(`/ws/v1/daily/${variant}/${day}/`, {
-    onOpen: () => {
-      live("live");
-      load(); // anything that happened while the socket was down
-    },
+  // On (re)connect the socket sends the board's first page ("board"), so nothing that
+  // happened while it was down is missed; then one "board.result" per new result.
+  new ReconnectingSocket(`/ws/v1/daily/${variant}/${day}/?limit=${PAGE}`, {
+    onOpen: () => live("live"),
     onClose: () => live("offline"),
     onMessage: (msg) => {
       if (msg.type === "board.result" && msg.result) insert(msg.result);
-      else if (Array.isArray(msg.results) && !next && lines.length <= msg.results.length) {
-        lines = msg.results;
-        if (typeof msg.total === "number") total = msg.total;
-        draw();
-      }
+      else if (msg.type === "board" && msg.board) firstPage(msg.board);
     },
   });
 }

@@ -17,6 +17,7 @@ export class GameClient {
     this.onState = handlers.onState || (() => {});
     this.onError = handlers.onError || (() => {});
     this.onConnection = handlers.onConnection || (() => {});
+    this.onIdle = handlers.onIdle || (() => {});
     this.queue = [];
     this.inflight = null;
     this.live = false;
@@ -62,6 +63,7 @@ export class GameClient {
       if (!this.valid(action)) continue;
       this.send(action);
     }
+    if (!this.inflight && !this.queue.length) this.onIdle();
   }
 
   send(action) {
@@ -169,5 +171,6 @@ export class GameClient {
     const before = this.state;
     this.state = state;
     this.onState(state, before);
+    if (!this.inflight && !this.queue.length) this.onIdle();
   }
 }

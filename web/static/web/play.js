@@ -111,8 +111,8 @@ const client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-s
     if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
     draw();
     if (before.status === "playing" && state.status !== "playing") showEnd(true);
-    autoAces();
   },
+  onIdle: () => autoAces(),
   onError: (err) => say(errorText(err)),
   onConnection: (c) => {
     connEl.dataset.state = c;
