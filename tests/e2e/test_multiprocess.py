@@ -1,0 +1,191 @@
+"""Two daphne processes, one PostgreSQL and one Redis: the service works as several processes.
+
+- A listener of a day's board on process A sees the result of a ranked daily
+  game finished through process B (events cross processes through Redis, after
+  commit).
+- The same move sent through both processes at the same moment is applied once
+  (the row lock and the unique ply of the log), and a change made through one
+  process is pushed to a game socket on the other.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import threading
+import uuid
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import pytest
+import requests
+from websockets.sync.client import ClientConnection, connect
+
+pytestmark = pytest.mark.e2e
+
+REPO = Path(__file__).resolve().parents[2]
+PASSWORD = "correct-horse-battery-staple-42"
+TIMEOUT = 15
+
+
+def ws_url(base: str, path: str) -> str:
+    return base.replace("http://", "ws://", 1) + path
+
+
+def open_socket(base: str, path: str, key: str | None = None) -> ClientConnection:
+    headers = {"Authorization": f"Token {key}"} if key else None
+    return connect(ws_url(base, path), additional_headers=headers, proxy=None, open_timeout=TIMEOUT)
+
+
+def recv(ws: ClientConnection) -> dict[str, Any]:
+    return json.loads(ws.recv(timeout=TIMEOUT))
+
+
+def register(base: str) -> tuple[str, str]:
+    """Register through REST (session + CSRF, as a browser does), then make a token.
+
+    Returns ``(username, token key)``.
+    """
+    name = f"e2e-{uuid.uuid4().hex[:10]}"
+    s = requests.Session()
+    s.trust_env = False
+    s.get(f"{base}/api/v1/auth/csrf/", timeout=TIMEOUT).raise_for_status()
+    r = s.post(
+        f"{base}/api/v1/auth/register/",
+        json={"username": name, "password": PASSWORD},
+        headers={"X-CSRFToken": s.cookies["csrftoken"]},
+        timeout=TIMEOUT,
+    )
+    assert r.status_code == 201, r.text
+    # Logging in rotated the CSRF token: send the new one.
+    r = s.post(
+        f"{base}/api/v1/auth/tokens/",
+        json={"name": "e2e"},
+        headers={"X-CSRFToken": s.cookies["csrftoken"]},
+        timeout=TIMEOUT,
+    )
+    assert r.status_code == 201, r.text
+    return name, r.json()["token"]
+
+
+def token_session(key: str) -> requests.Session:
+    s = requests.Session()
+    s.trust_env = False
+    s.headers["Authorization"] = f"Token {key}"
+    return s
+
+
+def game_verify(env: dict[str, str], game_id: int) -> str:
+    """``games.selectors.game_verify`` of a game, run against the servers' database."""
+    code = (
+        "from games.models import Game; from games.selectors import game_verify; "
+        f"print(repr(game_verify(Game.objects.select_related('deal').get(pk={game_id}))))"
+    )
+    out = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip().splitlines()[-1]
+
+
+def answer_to(ws: ClientConnection, cause: str) -> dict[str, Any]:
+    """The answer to our request, skipping state pushed because of others' changes."""
+    while True:
+        message = recv(ws)
+        if message.get("cause") == cause:
+            return message
+        assert message["cause"] == "changed", message
+
+
+def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_other(servers):
+    a, b = servers
+    today = datetime.now(UTC).date().isoformat()
+    with open_socket(a, f"/ws/v1/daily/bristol/{today}/") as listener:
+        first = recv(listener)
+        assert first["type"] == "board"
+
+        name, key = register(b)
+        api = token_session(key)
+        r = api.post(f"{b}/api/v1/daily/bristol/{today}/play/", timeout=TIMEOUT)
+        assert r.status_code == 201, r.text
+        game = r.json()
+        assert game["ranked"] is True
+        r = api.post(f"{b}/api/v1/games/{game['id']}/resign/", timeout=TIMEOUT)
+        assert r.status_code == 200, r.text
+
+        # Other processes sharing this Redis may finish dailies too: wait for ours.
+        while True:
+            event = recv(listener)
+            if event["type"] == "board.result" and event["result"]["player"] == name:
+                break
+        result = event["result"]
+        assert (event["variant"], event["date"]) == ("bristol", today)
+        assert result["won"] is False
+        assert result["moves"] == 0
+        assert result["rank"] >= 1
+        board = api.get(f"{a}/api/v1/daily/bristol/{today}/board/", timeout=TIMEOUT).json()
+        assert board["me"]["result_id"] == result["result_id"]
+
+
+ROUNDS = 6
+
+
+def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e2e_env):
+    a, b = servers
+    _, key = register(a)
+    api = token_session(key)
+    r = api.post(f"{a}/api/v1/games/", json={"variant": "bristol", "seed": 1}, timeout=TIMEOUT)
+    assert r.status_code == 201, r.text
+    game_id = r.json()["id"]
+    path = f"/ws/v1/games/{game_id}/"
+    with open_socket(a, path, key) as on_a, open_socket(b, path, key) as on_b:
+        sockets = [on_a, on_b]
+        state = [recv(ws) for ws in sockets][0]["state"]
+        for ply in range(ROUNDS):
+            assert state["status"] == "playing"
+            move = state["legal_moves"][ply % len(state["legal_moves"])]
+            barrier = threading.Barrier(2)
+            answers: list[dict[str, Any] | None] = [None, None]
+
+            def play(i: int, move: str = move, ply: int = ply, barrier=barrier, answers=answers):
+                barrier.wait(TIMEOUT)
+                sockets[i].send(json.dumps({"type": "move", "move": move, "ply": ply}))
+                answers[i] = answer_to(sockets[i], "move")
+
+            threads = [threading.Thread(target=play, args=(i,)) for i in range(2)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join(TIMEOUT * 2)
+            assert None not in answers, answers
+            applied = [x for x in answers if x["type"] == "state" and not x["duplicate"]]
+            others = [x for x in answers if x not in applied]
+            assert len(applied) == 1, answers
+            other = others[0]
+            assert (other["type"] == "state" and other["duplicate"] is True) or (
+                other["type"] == "error" and other["error"]["code"] == "stale_ply"
+            ), other
+            assert applied[0]["ply"] == ply + 1 == other["ply"]
+            state = applied[0]["state"]
+
+        log = api.get(f"{b}/api/v1/games/{game_id}/moves/", timeout=TIMEOUT).json()
+        assert [entry["ply"] for entry in log] == list(range(ROUNDS))
+
+        # A change through REST on B is pushed to the socket on A.
+        move = state["legal_moves"][0]
+        r = api.post(
+            f"{b}/api/v1/games/{game_id}/moves/",
+            json={"move": move, "ply": ROUNDS},
+            timeout=TIMEOUT,
+        )
+        assert r.status_code == 200, r.text
+        pushed = answer_to(sockets[0], "changed")
+        assert pushed["ply"] == ROUNDS + 1
+    assert game_verify(e2e_env, game_id) == "None"
