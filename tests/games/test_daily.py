@@ -1,0 +1,454 @@
+"""Daily deals: HMAC seeds, commitments, secrecy until the day ends, ranked attempts,
+server time, the ranked undo rule, create_dailies and replacing a future daily."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from daily_fixtures import (
+    DAY,
+    SECRET,
+    committed,
+    daily,
+    day_where,
+    morning,
+    quiet_move,
+    refill_move,
+)
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+
+from games import clock, selectors, services
+from games import daily as dailies
+from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
+from games.errors import InvalidInput, NotFound, UndoNotAllowed
+from games.models import UNDO, Deal, Game, Result
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
+pytest_plugins = ["daily_fixtures"]
+
+
+def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:
+    """The documented derivation, written out independently of games.daily."""
+    mac = hmac.new(
+        secret.encode(), f"{variant}|{day:%Y-%m-%d}|{index}".encode(), hashlib.sha256
+    ).digest()
+    return int.from_bytes(mac[:8], "big")
+
+
+@pytest.fixture
+def ann(db):
+    return get_user_model().objects.create_user("ann", password="pw-ann-12345")
+
+
+@pytest.fixture
+def bob(db):
+    return get_user_model().objects.create_user("bob", password="pw-bob-12345")
+
+
+def fresh(game: Game) -> Game:
+    return Game.objects.select_related("deal").get(pk=game.pk)
+
+
+def play(game: Game, move: str) -> Game:
+    out = committed(
+        services.game_apply_move, game_id=game.pk, user=game.player, move=move, ply=game.ply
+    )
+    return out.game
+
+
+def resign(game: Game) -> Game:
+    return committed(services.game_resign, game_id=game.pk, user=game.player)
+
+
+def start(user, variant: str = "bristol", day=None) -> tuple[Game, bool]:
+    """Start or resume the player's game of a daily (today's by default)."""
+    day = clock.today() if day is None else day
+    return committed(dailies.daily_game_start, user=user, variant=variant, day=day)
+
+
+def play_day(daily_clock, variant: str = "bristol", test=lambda pos: True):
+    """Make today a day whose daily fits ``test``."""
+    day = day_where(variant, test)
+    daily_clock.set(morning(day))
+    return day
+
+
+def start_position(game: Game):
+    return new_position(game.deal.variant, seed=int(fresh(game).deal.seed))
+
+
+# -- seeds and commitments ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(daily_secret, variant):
+    for index in range(3):
+        assert dailies.daily_seed(variant, DAY, index) == hmac_seed(SECRET, variant, DAY, index)
+
+
+def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, daily_clock):
+    deal = daily("picture-gallery", DAY)
+    assert deal.kind == Deal.Kind.DAILY and deal.date == DAY and deal.seed_index == 0
+    assert int(deal.seed) == hmac_seed(SECRET, "picture-gallery", DAY)
+    assert 0 <= int(deal.seed) < SEED_LIMIT
+    assert deal.commitment == hashlib.sha256(str(int(deal.seed)).encode()).hexdigest()
+    assert dailies.commitment(int(deal.seed)) == deal.commitment
+    # Found again, not created twice.
+    assert daily("picture-gallery", DAY).pk == deal.pk
+    assert Deal.objects.filter(kind="daily").count() == 1
+
+
+def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
+    seeds = {
+        dailies.daily_seed(v, DAY + timedelta(days=d), i)
+        for v in VARIANTS
+        for d in range(5)
+        for i in range(2)
+    }
+    assert len(seeds) == len(VARIANTS) * 5 * 2
+    assert dailies.daily_seed("bristol", DAY) != dailies.daily_seed(
+        "bristol", DAY, secret="another secret"
+    )
+
+
+def test_the_seed_cannot_be_computed_without_the_secret(settings, daily_clock):
+    settings.DAILY_SECRET = SECRET
+    with_secret = daily("bristol", DAY + timedelta(days=3))
+    Deal.objects.all().delete()
+    settings.DAILY_SECRET = "a different secret"
+    other = daily("bristol", DAY + timedelta(days=3))
+    assert int(other.seed) != int(with_secret.seed)
+    assert int(other.seed) == hmac_seed("a different secret", "bristol", DAY + timedelta(days=3))
+    # Nothing public (variant, date, index) gives it away: a guessed secret does not.
+    assert int(with_secret.seed) not in {
+        hmac_seed(guess, "bristol", DAY + timedelta(days=3)) for guess in ("", "secret", "patience")
+    }
+
+
+# -- secrecy until the day is over ---------------------------------------------------------
+
+
+def test_seed_and_deck_stay_hidden_today_and_are_published_after(daily_secret, daily_clock, ann):
+    day = play_day(daily_clock)
+    game, _ = start(ann, "bristol")
+    seen = game.position  # what the player was dealt (full JSON, stock included)
+    deal = Deal.objects.get(pk=game.deal_id)
+    public = dailies.deal_public(deal)
+    assert public["seed"] is None and public["deck"] is None
+    assert public["commitment"] == deal.commitment
+    assert public["seconds_left"] == 16 * 3600
+    overview = {d["variant"]: d for d in dailies.daily_overview(user=ann, day=day)}
+    assert overview["bristol"]["seed"] is None and overview["bristol"]["deck"] is None
+    assert overview["bristol"]["commitment"] == deal.commitment
+
+    # Even the player's own finished ranked game does not reveal it while the day lasts.
+    game = resign(game)
+    assert selectors.game_state(fresh(game))["deal"] is None
+    end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
+    daily_clock.set(end - timedelta(milliseconds=1))
+    assert dailies.deal_public(deal)["seed"] is None
+    assert selectors.game_state(fresh(game))["deal"] is None
+
+    daily_clock.set(end)
+    public = dailies.deal_public(deal)
+    assert public["seconds_left"] == 0
+    assert hashlib.sha256(public["seed"].encode()).hexdigest() == public["commitment"]
+    assert public["deck"] == deck_order("bristol", int(public["seed"]))
+    # The published deck deals exactly the cards the player was given.
+    assert new_position("bristol", deck=public["deck"]).to_json() == seen
+    reveal = selectors.game_state(fresh(game))["deal"]
+    assert reveal == {"seed": public["seed"], "deck": public["deck"]}
+    overview = {d["variant"]: d for d in dailies.daily_overview(user=ann, day=day)}
+    assert overview["bristol"]["seed"] == public["seed"]
+
+
+@pytest.mark.parametrize("variant", ["bristol", "picture-gallery"])
+def test_a_daily_seed_read_back_from_the_database_matches_its_commitment(
+    daily_secret, daily_clock, variant
+):
+    deal = daily(variant, DAY)
+    stored = Deal.objects.get(pk=deal.pk)
+    assert int(stored.seed) == hmac_seed(SECRET, variant, DAY)
+    assert hashlib.sha256(str(int(stored.seed)).encode()).hexdigest() == stored.commitment
+
+
+def test_a_future_daily_is_not_found(daily_secret, daily_clock, ann):
+    tomorrow = DAY + timedelta(days=1)
+    with pytest.raises(NotFound):
+        dailies.published_deal("bristol", tomorrow)
+    with pytest.raises(NotFound):
+        dailies.daily_game_start(user=ann, variant="bristol", day=tomorrow)
+    assert not Game.objects.exists()
+    assert dailies.published_deal("bristol", DAY).date == DAY
+
+
+# -- create_dailies -----------------------------------------------------------------------
+
+
+def test_create_dailies_makes_n_days_of_every_variant_idempotently(daily_secret, daily_clock):
+    call_command("create_dailies", "--days", "3", stdout=_Sink())
+    deals = Deal.objects.filter(kind="daily")
+    assert deals.count() == 3 * len(VARIANTS) == 18
+    assert {(d.variant, d.date) for d in deals} == {
+        (v, DAY + timedelta(days=i)) for v in VARIANTS for i in range(3)
+    }
+    before = {d.pk: (d.seed, d.commitment) for d in deals}
+    for d in deals:
+        seed = hmac_seed(SECRET, d.variant, d.date)
+        assert d.commitment == hashlib.sha256(str(seed).encode()).hexdigest()
+    out = _Sink()
+    call_command("create_dailies", "--days", "4", stdout=out)
+    assert "24 daily deal(s) ready" in out.text
+    after = {d.pk: (d.seed, d.commitment) for d in Deal.objects.filter(kind="daily")}
+    assert len(after) == 24
+    assert {pk: after[pk] for pk in before} == before
+
+
+def test_create_dailies_refuses_fewer_than_one_day(daily_clock):
+    with pytest.raises(SystemExit):
+        call_command("create_dailies", "--days", "0", stdout=_Sink(), stderr=_Sink())
+    assert not Deal.objects.exists()
+
+
+class _Sink:
+    def __init__(self) -> None:
+        self.text = ""
+
+    def write(self, s: str) -> None:
+        self.text += s
+
+    def flush(self) -> None:
+        pass
+
+
+# -- ranked attempts ----------------------------------------------------------------------
+
+
+def test_first_game_of_todays_daily_is_ranked_and_resumes_while_playing(
+    daily_secret, daily_clock, ann
+):
+    game, created = start(ann)
+    assert created and game.ranked and game.deal.kind == "daily" and game.deal.date == DAY
+    again, created = start(ann)
+    assert not created and again.pk == game.pk
+    daily_clock.advance(minutes=5)
+    again, created = start(ann)
+    assert not created and again.pk == game.pk and again.ranked
+
+
+def test_a_second_attempt_after_the_ranked_game_ended_is_practice_and_off_the_board(
+    daily_secret, daily_clock, ann, bob
+):
+    from games.boards import day_board
+
+    play_day(daily_clock)
+    ranked, _ = start(ann)
+    ranked = resign(ranked)
+    assert Result.objects.filter(game=ranked).exists()
+
+    second, created = start(ann)
+    assert created and not second.ranked and second.pk != ranked.pk
+    assert second.deal_id == ranked.deal_id
+    third, created = start(ann)
+    assert created and not third.ranked
+    move = quiet_move(start_position(second))
+    second = play(second, move)
+    resign(second)
+    resign(third)
+    assert Result.objects.filter(player=ann).count() == 1
+    board = day_board(deal=ranked.deal, user=ann)
+    assert board["total"] == 1
+    assert [e["result_id"] for e in board["results"]] == [ranked.result.pk]
+    assert board["me"]["result_id"] == ranked.result.pk
+    # Another player's first game is still ranked.
+    bobs, _ = start(bob)
+    assert bobs.ranked
+
+
+def test_a_past_days_daily_gives_a_practice_game(daily_secret, daily_clock, ann):
+    yesterday = DAY - timedelta(days=1)
+    game, created = start(ann, "mod3", yesterday)
+    assert created and not game.ranked and game.deal.date == yesterday
+    again, created = start(ann, "mod3", yesterday)
+    assert created and again.pk != game.pk and not again.ranked
+    resign(game)
+    assert not Result.objects.exists()
+
+
+def test_yesterdays_unfinished_ranked_game_is_not_ranked_after_the_seed_is_out(
+    daily_secret, daily_clock, ann
+):
+    game, _ = start(ann)
+    daily_clock.next_day()  # the seed and other players' replays are now public
+    assert dailies.deal_public(game.deal)["seed"] is not None
+    resign(game)
+    assert not Result.objects.exists()
+
+
+def test_an_assisted_game_is_not_ranked(daily_secret, daily_clock, ann):
+    game, _ = start(ann)
+    Game.objects.filter(pk=game.pk).update(assisted=True)
+    resign(fresh(game))
+    assert not Result.objects.exists()
+
+
+# -- time is measured on the server ---------------------------------------------------------
+
+
+def test_time_runs_from_the_deal_to_the_final_move_on_the_server_clock(
+    daily_secret, daily_clock, ann
+):
+    day = play_day(daily_clock)
+    t0 = daily_clock.set(morning(day) + timedelta(hours=1, milliseconds=250))
+    game, _ = start(ann)
+    assert game.started_at == t0
+    daily_clock.advance(seconds=7)
+    resumed, _ = start(ann)  # resuming does not restart the clock
+    assert resumed.started_at == t0
+    game = play(game, quiet_move(start_position(game)))
+    t1 = daily_clock.advance(seconds=76, milliseconds=1)
+    game = resign(game)
+    result = Result.objects.get(game=game)
+    assert game.finished_at == t1
+    assert result.time_ms == (t1 - t0) // timedelta(milliseconds=1) == 83_001
+    assert selectors.game_state(fresh(game))["elapsed_ms"] == 83_001
+
+
+@pytest.mark.parametrize("ms", [1, 999, 1001, 4001, 60_003, 3_599_999])
+def test_time_ms_is_exact_to_the_millisecond(daily_secret, daily_clock, ann, ms):
+    game, _ = start(ann)
+    daily_clock.advance(milliseconds=ms)
+    resign(game)
+    assert Result.objects.get(game=game).time_ms == ms
+
+
+# -- the ranked undo rule -----------------------------------------------------------------
+
+
+def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann):
+    play_day(daily_clock, "bristol", lambda p: quiet_move(p.apply("deal")) is not None)
+    game, _ = start(ann)
+    assert game.ranked
+    game = play(game, "deal")
+    assert not selectors.game_state(fresh(game))["can_undo"]
+    with pytest.raises(UndoNotAllowed) as exc:
+        play(game, UNDO)
+    assert exc.value.code == "undo_not_allowed"
+    game = fresh(game)
+    assert game.ply == 1 and game.moves.count() == 1
+
+    # A move that reveals nothing can be undone, and the undo counts as a move.
+    after_deal = start_position(game).apply("deal")
+    game = play(game, quiet_move(after_deal))
+    assert selectors.game_state(fresh(game))["can_undo"]
+    game = play(game, UNDO)
+    assert game.ply == 3 and selectors.game_replay(game).position == after_deal
+    with pytest.raises(UndoNotAllowed):
+        play(game, UNDO)
+
+    game = resign(fresh(game))
+    result = Result.objects.get(game=game)
+    assert result.moves == 3 == game.moves.count() == len(selectors.game_log(game))
+
+
+def test_a_practice_game_may_undo_a_deal(daily_secret, daily_clock, ann):
+    play_day(daily_clock)
+    ranked, _ = start(ann)
+    resign(ranked)
+    practice, _ = start(ann)
+    practice = play(practice, "deal")
+    practice = play(practice, UNDO)
+    assert selectors.game_replay(practice).position.stock_count == 25
+
+
+@pytest.mark.parametrize("variant", ["picture-gallery", "picture-gallery-reversed"])
+def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, ann, variant):
+    def fits(p):
+        move = refill_move(p)
+        return move is not None and quiet_move(p.apply(move)) is not None
+
+    play_day(daily_clock, variant, fits)
+    game, _ = start(ann, variant)
+    pos = start_position(game)
+    refill = refill_move(pos)
+    game = play(game, refill)
+    assert fresh(game).undo_floor == 1
+    with pytest.raises(UndoNotAllowed):
+        play(game, UNDO)
+
+    quiet = quiet_move(pos.apply(refill))
+    game = play(fresh(game), quiet)
+    game = play(game, UNDO)
+    with pytest.raises(UndoNotAllowed):
+        play(game, UNDO)
+    game = play(fresh(game), quiet)
+    game = play(game, "deal")
+    with pytest.raises(UndoNotAllowed):
+        play(game, UNDO)
+    game = resign(fresh(game))
+    assert Result.objects.get(game=game).moves == 5 == game.moves.count()
+
+
+def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, ann):
+    from games.boards import day_board
+
+    play_day(daily_clock, "bristol", lambda p: quiet_move(p) is not None)
+    game, _ = start(ann)
+    move = quiet_move(start_position(game))
+    for _ in range(3):
+        game = play(game, move)
+        game = play(game, UNDO)
+    game = resign(game)
+    result = Result.objects.get(game=game)
+    assert result.moves == 6 == len(selectors.game_log(game))
+    assert day_board(deal=game.deal)["results"][0]["moves"] == 6
+
+
+# -- replacing a future daily ----------------------------------------------------------------
+
+
+def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(daily_secret, daily_clock):
+    future = DAY + timedelta(days=2)
+    deal = daily("royal-parade", future)
+    old = deal.commitment
+    deal = dailies.daily_replace(deal)
+    seed = hmac_seed(SECRET, "royal-parade", future, 1)
+    assert deal.seed_index == 1 and int(deal.seed) == seed
+    stored = Deal.objects.get(pk=deal.pk)
+    assert stored.seed_index == 1
+    assert stored.commitment == hashlib.sha256(str(seed).encode()).hexdigest() != old
+    deal = dailies.daily_replace(deal)
+    seed = hmac_seed(SECRET, "royal-parade", future, 2)
+    assert deal.seed_index == 2 and int(deal.seed) == seed
+    # The replaced deal is the daily from now on.
+    daily_clock.set(datetime.combine(future, datetime.min.time(), tzinfo=UTC))
+    published = dailies.published_deal("royal-parade", future)
+    assert published.pk == deal.pk
+    assert published.commitment == hashlib.sha256(str(seed).encode()).hexdigest()
+
+
+def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, daily_clock, ann):
+    for day in (DAY, DAY - timedelta(days=1)):
+        deal = daily("bristol", day)
+        with pytest.raises(InvalidInput):
+            dailies.daily_replace(deal)
+        deal.refresh_from_db()
+        assert deal.seed_index == 0
+    future = daily("bristol", DAY + timedelta(days=1))
+    services.game_create(user=ann, deal=future)
+    with pytest.raises(InvalidInput, match="played"):
+        dailies.daily_replace(future)
+    future.refresh_from_db()
+    assert future.seed_index == 0
+    assert future.commitment == dailies.commitment(hmac_seed(SECRET, "bristol", future.date))
+
+
+def test_clock_today_follows_the_server_clock(daily_clock):
+    daily_clock.set(datetime(2026, 3, 10, 23, 59, tzinfo=UTC))
+    assert clock.today() == DAY and clock.seconds_left(DAY) == 60
+    daily_clock.set(datetime(2026, 3, 11, 0, 0, tzinfo=UTC))
+    assert clock.today() == DAY + timedelta(days=1) and dailies.day_over(DAY)

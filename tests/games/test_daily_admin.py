@@ -1,0 +1,134 @@
+"""Admin: a day's results per variant; disqualify, restore and remove results; replace a
+future daily nobody has played. Driven as a logged-in staff member posting the actions."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import pytest
+from daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
+from django.contrib.auth import get_user_model
+
+from games import boards, services
+from games import daily as dailies
+from games.models import Deal, PlayerStats, Result
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
+pytest_plugins = ["daily_fixtures"]
+
+RESULTS = "/admin/games/result/"
+DEALS = "/admin/games/deal/"
+
+
+@pytest.fixture
+def staff(client):
+    user = get_user_model().objects.create_user(
+        "staffer", password="pw-staff-12345", is_staff=True, is_superuser=True
+    )
+    client.force_login(user)
+    return client
+
+
+def people(*names):
+    User = get_user_model()
+    return [User.objects.create_user(n, password=f"pw-{n}-12345") for n in names]
+
+
+def board_of(deal):
+    """(size, result ids in rank order) of a day's board."""
+    page = boards.day_board(deal=deal, limit=100)
+    return page["total"], [e["result_id"] for e in page["results"]]
+
+
+def action(client, url: str, name: str, ids) -> str:
+    """Post an admin action; returns the page text after the redirect (with its messages)."""
+    response = committed(
+        client.post, url, {"action": name, "_selected_action": [str(i) for i in ids]}, follow=True
+    )
+    assert response.status_code == 200
+    return response.content.decode()
+
+
+@pytest.fixture
+def day_board(board_backend, daily_clock):
+    deal = daily("bristol", DAY)
+    names = ["ann", "bob", "cid", "dan"]
+    results = [
+        finished_result(deal, p, won=True, moves=100 + i) for i, p in enumerate(people(*names))
+    ]
+    return deal, results
+
+
+def test_results_list_shows_a_days_results_per_variant_in_board_order(staff, day_board):
+    deal, results = day_board
+    other = daily("mod3", DAY)
+    finished_result(other, get_user_model().objects.get(username="ann"), won=False)
+    response = staff.get(RESULTS, {"deal__variant": "bristol", "deal__date": DAY.isoformat()})
+    assert response.status_code == 200
+    shown = list(response.context["cl"].result_list)
+    assert [r.pk for r in shown] == [r.pk for r in results]
+    assert all(r.deal_id == deal.pk for r in shown)
+
+
+def test_disqualify_and_requalify_actions(staff, day_board):
+    deal, results = day_board
+    text = action(staff, RESULTS, "disqualify", [results[1].pk])
+    assert "1 result(s) disqualified" in text
+    assert Result.objects.get(pk=results[1].pk).disqualified
+    total, ids = board_of(deal)
+    assert total == 3 and ids == [results[0].pk, results[2].pk, results[3].pk]
+    assert boards.rank_of(deal.pk, results[3].sort_key) == 3
+    bob = boards.day_board(deal=deal, user=results[1].player)
+    assert bob["me"] is None
+
+    text = action(staff, RESULTS, "requalify", [results[1].pk])
+    assert "1 result(s) restored" in text
+    total, ids = board_of(deal)
+    assert total == 4 and ids == [r.pk for r in results]
+    assert boards.rank_of(deal.pk, results[3].sort_key) == 4
+
+
+def test_remove_players_results_action(staff, day_board):
+    deal, results = day_board
+    cid = results[2].player
+    finished_result(
+        daily("bristol", DAY - timedelta(days=1)),
+        cid,
+        won=True,
+        finished_at=NOON - timedelta(days=1),
+    )
+    text = action(staff, RESULTS, "remove_players_results", [results[2].pk])
+    assert "2 result(s) of 1 player(s) removed" in text
+    assert not Result.objects.filter(player=cid).exists()
+    assert not PlayerStats.objects.filter(player=cid).exists()
+    total, ids = board_of(deal)
+    assert total == 3 and ids == [results[0].pk, results[1].pk, results[3].pk]
+    assert boards.rank_of(deal.pk, results[3].sort_key) == 3
+
+
+def test_replace_daily_action(staff, daily_clock, settings):
+    settings.DAILY_SECRET = SECRET
+    future = daily("bristol", DAY + timedelta(days=2))
+    played = daily("mod3", DAY + timedelta(days=2))
+    today = daily("bristol", DAY)
+    services.game_create(user=people("eve")[0], deal=played)
+    old = future.commitment
+    text = action(staff, DEALS, "replace_daily", [future.pk, played.pk, today.pk])
+    assert "replaced with the next seed" in text
+    assert "somebody has played this daily already" in text
+    assert "only a future daily can be replaced" in text
+    future = Deal.objects.get(pk=future.pk)
+    assert future.seed_index == 1 and future.commitment != old
+    assert future.commitment == dailies.commitment(dailies.daily_seed("bristol", future.date, 1))
+    assert Deal.objects.get(pk=played.pk).seed_index == 0
+    assert Deal.objects.get(pk=today.pk).seed_index == 0
+
+
+def test_the_actions_need_staff(client, day_board):
+    deal, results = day_board
+    client.force_login(people("mallory")[0])
+    response = client.post(
+        RESULTS, {"action": "disqualify", "_selected_action": [str(results[0].pk)]}
+    )
+    assert response.status_code == 302 and "/login/" in response["Location"]
+    assert not Result.objects.get(pk=results[0].pk).disqualified
