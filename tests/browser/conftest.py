@@ -55,8 +55,8 @@ def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 40.0) -> N
 
 
 @pytest.fixture(scope="session")
-def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """Base URL of daphne serving the project against a fresh SQLite database."""
+def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment of the server process: a fresh SQLite file, no Redis (one process)."""
     tmp = tmp_path_factory.mktemp("browser-server")
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
     env.update(
@@ -64,6 +64,7 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         DEBUG="True",
         DJANGO_SETTINGS_MODULE="patience_site.settings",
         PYTHONUNBUFFERED="1",
+        PATIENCE_TEST_TMP=str(tmp),
     )
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
@@ -72,6 +73,14 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         check=True,
         timeout=180,
     )
+    return env
+
+
+@pytest.fixture(scope="session")
+def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
+    """Base URL of daphne serving the project against that database."""
+    env = server_env
+    tmp = Path(env["PATIENCE_TEST_TMP"])
     port = _free_port()
     log = open(tmp / "daphne.log", "w")  # noqa: SIM115 (closed below)
     proc = subprocess.Popen(
@@ -94,6 +103,25 @@ def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
             proc.kill()
             proc.wait()
         log.close()
+
+
+@pytest.fixture
+def django_shell(server_env: dict[str, str]) -> Any:
+    """Run Python in a Django shell on the server's database; returns its stdout."""
+
+    def run(code: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", code],
+            cwd=REPO,
+            env=server_env,
+            check=True,
+            timeout=120,
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout
+
+    return run
 
 
 @pytest.fixture(scope="session")

@@ -165,6 +165,7 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
     expect(dialog).to_be_visible()
     expect(dialog.locator("#end-title")).to_have_text("You resigned this game.")
     expect(dialog.locator("#end-rank")).to_have_text(re.compile(r"^\d+ of \d+$"))
+    shoot(page, artifacts / "bristol-end-dialog.png")
     page.click("#end-close")
 
     # The day's board shows the new result.
@@ -397,3 +398,113 @@ def test_socket_drops_fall_back_to_rest_without_losing_or_doubling_moves(
     assert len(log) == state(page)["ply"]
     assert rest_moves == ["t1-t8", move], "live again: moves go over the socket"
     assert log[:2] == ["t1-t8", move] and log[-1] == moves[0]
+
+
+# -- replay, tokens, log out and in -------------------------------------------------------
+
+PAST_RESULT = """
+from datetime import timedelta
+from unittest import mock
+
+from django.contrib.auth import get_user_model
+
+from games import clock, daily, selectors, services
+
+user = get_user_model().objects.get(username={username!r})
+yesterday = clock.now() - timedelta(days=1)
+with mock.patch("games.clock.now", lambda: yesterday):
+    game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
+    for _ in range(5):
+        moves = selectors.game_state(game)["legal_moves"]
+        cards = [m for m in moves if m != "deal"]
+        move = cards[0] if cards else moves[0]
+        game = services.game_apply_move(
+            game_id=game.id, user=user, move=move, ply=game.ply
+        ).game
+    services.game_resign(game_id=game.id, user=user)
+print(yesterday.date().isoformat())
+"""
+
+
+def test_replay_viewer_steps_through_yesterdays_game(
+    live_server_url: str, page: Any, username: str, django_shell: Any, artifacts: Path
+) -> None:
+    base = live_server_url
+    register(page, base, username)
+    day = django_shell(PAST_RESULT.format(username=username)).strip().splitlines()[-1]
+
+    page.goto(f"{base}/leaderboards/bristol/{day}/")
+    row = page.locator("#board-rows tr", has_text=username)
+    expect(row).to_have_count(1)
+    row.get_by_role("link", name=f"Replay the game of {username}").click()
+    page.wait_for_url(re.compile(r"/replay/\d+/$"))
+
+    step = page.locator("#rp-step")
+    expect(step).to_have_text("Deal (0 of 5)")
+    expect(page.locator('#board [data-pile="t1"] .card').first).to_be_visible()
+    expect(page.locator("#rp-moves li")).to_have_count(5)
+    page.click("#rp-next")
+    expect(step).to_have_text(re.compile(r"^Move 1 of 5: \S+$"))
+    expect(page.locator("#rp-moves li").first).to_have_class(re.compile("current"))
+    page.keyboard.press("End")
+    expect(step).to_have_text(re.compile(r"^Move 5 of 5: "))
+    expect(page.locator("#rp-next")).to_be_disabled()
+    page.keyboard.press("Home")
+    expect(step).to_have_text("Deal (0 of 5)")
+    page.locator("#rp-slider").fill("3")
+    expect(step).to_have_text(re.compile(r"^Move 3 of 5: "))
+    shoot(page, artifacts / "replay.png")
+    page.keyboard.press("ArrowLeft")
+    expect(step).to_have_text(re.compile(r"^Move 2 of 5: "))
+    page.click("#rp-last")
+    expect(step).to_have_text(re.compile(r"^Move 5 of 5: "))
+
+    # The player's statistics show the day.
+    page.goto(f"{base}/players/{username}/")
+    expect(page.locator("h1")).to_have_text(f"Statistics of {username}")
+    expect(page.locator("table.data")).to_contain_text("Bristol")
+
+
+def test_tokens_log_out_and_log_in(live_server_url: str, page: Any, username: str) -> None:
+    base = live_server_url
+    register(page, base, username)
+    page.click("text=API tokens")
+    page.wait_for_url(f"{base}/account/tokens/")
+    expect(page.locator("#no-tokens")).to_be_visible()
+    page.fill("#token-name", "my solver")
+    page.click("#token-form button[type=submit]")
+    key = page.locator("#new-token-key")
+    expect(key).to_have_text(re.compile(r"^pt_\S{20,}$"))
+    rows = page.locator("#token-table tbody tr")
+    expect(rows).to_have_count(1)
+    expect(rows.first).to_contain_text("my solver")
+    # The key works for a program, once.
+    token = key.inner_text()
+    me = page.request.get("/api/v1/auth/me/", headers={"Authorization": f"Token {token}"})
+    assert me.ok and me.json()["username"] == username
+    # It is never shown again.
+    page.reload()
+    expect(page.locator("#new-token")).to_be_hidden()
+    assert token not in page.content()
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Revoke my solver").click()
+    expect(rows).to_have_count(0)
+    revoked = page.request.get("/api/v1/auth/me/", headers={"Authorization": f"Token {token}"})
+    assert revoked.status == 401
+
+    page.click("[data-logout]")
+    page.wait_for_url(base + "/")
+    expect(page.locator(".site-nav")).to_contain_text("Log in")
+    page.goto(f"{base}/account/tokens/")
+    page.wait_for_url(re.compile(r"/login/\?next="))
+    page.fill("#login-form input[name=username]", username)
+    page.fill("#login-form input[name=password]", "wrong password!")
+    page.click("#login-form button[type=submit]")
+    expect(page.locator('#login-form [data-error-for="form"]')).to_have_text(
+        "Wrong username or password."
+    )
+    page.fill("#login-form input[name=password]", PASSWORD)
+    page.click("#login-form button[type=submit]")
+    page.wait_for_url(f"{base}/account/tokens/")
+    expect(page.locator(".site-nav .username")).to_have_text(username)
