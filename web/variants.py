@@ -41,6 +41,7 @@ def variant_info(key: str) -> dict[str, Any]:
         "family": v.family.value,
         "summary": str(SUMMARIES.get(v.key, "")),
         "cards": v.card_count,
+        "aces_removed": v.aces_removed,
     }
 
 

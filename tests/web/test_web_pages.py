@@ -314,3 +314,12 @@ def test_static_files_are_found() -> None:
         "site.js",
     ]:
         assert finders.find(f"web/{name}"), name
+
+
+def test_royal_parade_has_no_ace_pile_controls(logged_in: Any, player: Any) -> None:
+    from games.services import practice_game_start
+
+    game = practice_game_start(user=player, variant="royal-parade", seed=3)
+    html = get_ok(logged_in, f"/play/{game.id}/", **EN)
+    assert "the ace pile (as destination)" not in html
+    assert re.search(r'<p hidden><label><input type="checkbox" id="set-auto-aces">', html)
