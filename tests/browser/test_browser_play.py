@@ -250,6 +250,21 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
 
     shoot(page, artifacts / "gallery-play.png")
 
+    # Tab reaches the piles, focus is visible, Enter chooses, Esc cancels.
+    source = next(m for m in card_moves(state(page))).split("-")[0]
+    page.locator(f'[data-pile="{source}"] .handle').focus()
+    page.keyboard.press("Shift+Tab")
+    page.keyboard.press("Tab")
+    focused = page.evaluate("document.activeElement.closest('[data-pile]').dataset.pile")
+    assert focused == source
+    ring = page.evaluate("getComputedStyle(document.activeElement).boxShadow")
+    assert "rgb(11, 61, 145)" in ring, f"no visible focus ring: {ring}"
+    page.keyboard.press("Enter")
+    expect(page.locator(f'[data-pile="{source}"]')).to_have_class(re.compile(r"\bselected\b"))
+    expect(page.locator("#status-line")).to_contain_text("selected: choose where it goes")
+    page.keyboard.press("Escape")
+    expect(page.locator(f'[data-pile="{source}"]')).not_to_have_class(re.compile(r"\bselected\b"))
+
     # The same game at phone width.
     phone = browser.new_context(
         viewport={"width": 390, "height": 844},
