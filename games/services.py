@@ -112,7 +112,13 @@ def practice_game_start(*, user: AbstractBaseUser, variant: str, seed: int | Non
 
 def _locked_game(game_id: int, user: AbstractBaseUser) -> Game:
     try:
-        return Game.objects.select_for_update().select_related("deal").get(pk=game_id, player=user)
+        # Lock the game row only: a bare FOR UPDATE would also lock the joined deal, which
+        # every player of a daily shares, and serialize all their moves.
+        return (
+            Game.objects.select_for_update(of=("self",))
+            .select_related("deal")
+            .get(pk=game_id, player=user)
+        )
     except Game.DoesNotExist:
         raise NotFound(f"no game {game_id} of yours") from None
 
