@@ -308,6 +308,7 @@ def test_bristol_at_phone_width(live_server_url: str, browser: Any, artifacts: P
         page.fill("#practice-seed", "7")
         page.click("#practice-form button[type=submit]")
         page.wait_for_url(re.compile(r"/play/\d+/$"))
+        expect(page.locator("#conn")).to_have_text("Live")
         expect(page.locator('[data-pile="t8"] .handle')).to_be_visible()
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
         box = page.locator('[data-pile="t8"] .handle').bounding_box()

@@ -108,6 +108,8 @@ function say(text) {
 const client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state"), {
   onState: (state, before) => {
     receivedAt = performance.now();
+    // The same position again (a reconnect, a resync): only the clock needs the news.
+    if (state.ply === before.ply && state.status === before.status) return tick();
     if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
     draw();
     if (before.status === "playing" && state.status !== "playing") showEnd(true);
