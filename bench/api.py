@@ -1,0 +1,421 @@
+"""REST play benchmark: concurrent clients play practice games to the end over HTTP.
+
+    python bench/api.py                       # own daphne server on PostgreSQL, 20 clients
+    python bench/api.py --clients 40 --seconds 30
+    python bench/api.py --games 5             # each client plays 5 games, then stops
+    python bench/api.py --url http://127.0.0.1:8000   # an already running server
+
+Without ``--url`` it creates a fresh PostgreSQL database ``patience_bench_<pid>``
+(server given by ``--pg-url``), migrates it, starts one daphne process on a free
+port with production settings (DEBUG=False, Redis for the cache and channel layer
+when ``--redis-url`` answers, rate limits raised out of the way), and drops the
+database at the end.
+
+Each client (a thread with its own ``requests.Session``) registers its own user
+(CSRF dance, like a browser), creates a personal API token, then plays practice
+Bristol games with random legal moves taken from each response (a move home
+first when there is one), until the game is won or lost, or resigns it after
+``--cap`` moves. Every move request is timed; a move counts as validated when
+the server answers 200 with the next ply. Printed: moves/s, p50/p90/p99/max
+latency, games finished, and the count of errors (any other answer).
+
+Targets on the development machine (issue 3): >= 300 validated moves/s,
+p50 <= 10 ms, no errors. The exit status is 1 when one is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import requests
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TARGET_MOVES_PER_S = 300.0
+TARGET_P50_MS = 10.0
+PASSWORD = "bench-password-Quokka-42"
+
+
+# -- the clients ------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """What one client measured."""
+
+    latencies_ms: list[float] = field(default_factory=list)
+    games_started: int = 0
+    games_ended: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+    def error(self, what: str, response: requests.Response | None = None) -> None:
+        if response is not None:
+            what = f"{what}: HTTP {response.status_code} {response.text[:200]}"
+        self.errors.append(what)
+
+
+def register(session: requests.Session, base: str, name: str) -> str:
+    """Register like a browser (CSRF token, session), then create a personal token."""
+    r = session.get(f"{base}/api/v1/auth/csrf/", timeout=30)
+    r.raise_for_status()
+    jar = dict(r.cookies)
+    # Production cookies are Secure and would not be sent back over plain HTTP: send them.
+    headers = {
+        "X-CSRFToken": r.json()["csrf_token"],
+        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
+    }
+    r = session.post(
+        f"{base}/api/v1/auth/register/",
+        json={"username": name, "password": PASSWORD},
+        headers=headers,
+        timeout=600,  # password hashing is slow on purpose, and 20 clients register at once
+    )
+    if r.status_code != 201:
+        raise RuntimeError(f"register: HTTP {r.status_code} {r.text[:300]}")
+    jar.update(dict(r.cookies))  # the session, and the CSRF token rotated by the login
+    headers = {
+        "X-CSRFToken": jar["csrftoken"],
+        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
+    }
+    r = session.post(
+        f"{base}/api/v1/auth/tokens/", json={"name": "bench"}, headers=headers, timeout=30
+    )
+    if r.status_code != 201:
+        raise RuntimeError(f"token: HTTP {r.status_code} {r.text[:300]}")
+    session.cookies.clear()
+    return r.json()["token"]
+
+
+def choose(legal: list[str], rng: random.Random) -> str:
+    """A random legal move; a move to a foundation when there is one (games then end)."""
+    home = [m for m in legal if m.endswith("-f") or m.endswith("-a")]
+    return rng.choice(home or legal)
+
+
+def play(
+    base: str,
+    index: int,
+    args: argparse.Namespace,
+    start_line: threading.Barrier,
+    deadline: list[float],
+) -> Tally:
+    """One client: register, then play games until the deadline or the game count."""
+    tally = Tally()
+    rng = random.Random(args.seed * 1000 + index)
+    session = requests.Session()
+    try:
+        token = register(session, base, f"bench-{uuid.uuid4().hex[:12]}")
+    except (RuntimeError, requests.RequestException) as exc:
+        tally.error(f"register: {exc}")
+        start_line.wait()
+        return tally
+    session.headers["Authorization"] = f"Token {token}"
+    start_line.wait()
+    games = 0
+    while time.perf_counter() < deadline[0] and (args.games is None or games < args.games):
+        r = session.post(f"{base}/api/v1/games/", json={"variant": args.variant}, timeout=30)
+        if r.status_code != 201:
+            tally.error("start", r)
+            continue
+        games += 1
+        tally.games_started += 1
+        state = r.json()
+        game_url = f"{base}/api/v1/games/{state['id']}"
+        while state["status"] == "playing" and time.perf_counter() < deadline[0]:
+            if state["ply"] >= args.cap:
+                r = session.post(f"{game_url}/resign/", timeout=30)
+                if r.status_code != 200:
+                    tally.error("resign", r)
+                    break
+                state = r.json()
+                break
+            body = {"move": choose(state["legal_moves"], rng), "ply": state["ply"]}
+            t0 = time.perf_counter()
+            try:
+                r = session.post(f"{game_url}/moves/", json=body, timeout=30)
+            except requests.RequestException as exc:
+                tally.error(f"move: {exc!r}")
+                break
+            elapsed = (time.perf_counter() - t0) * 1000
+            if r.status_code != 200:
+                tally.error("move", r)
+                break
+            after = r.json()
+            if after["ply"] != body["ply"] + 1 or after["duplicate"]:
+                tally.error(f"move: ply {body['ply']} answered with ply {after['ply']}")
+                break
+            tally.latencies_ms.append(elapsed)
+            state = after
+        if state["status"] != "playing":
+            tally.games_ended[state["status"]] = tally.games_ended.get(state["status"], 0) + 1
+    return tally
+
+
+def run_clients(
+    base: str, args: argparse.Namespace, server_pid: int | None = None
+) -> tuple[list[Tally], float, float | None]:
+    """Register every client, then let them all play at once.
+
+    Returns the tallies, the wall time of the play, and the server's CPU seconds
+    in that time (when the server is a local process).
+    """
+    start_line = threading.Barrier(args.clients + 1)
+    deadline = [float("inf")]
+    with ThreadPoolExecutor(max_workers=args.clients) as pool:
+        futures = [
+            pool.submit(play, base, i, args, start_line, deadline) for i in range(args.clients)
+        ]
+        start_line.wait(timeout=600)
+        cpu_before = cpu_seconds(server_pid) if server_pid else None
+        began = time.perf_counter()
+        deadline[0] = began + args.seconds if args.seconds else float("inf")
+        tallies = [f.result() for f in futures]
+        wall = time.perf_counter() - began
+        cpu_after = cpu_seconds(server_pid) if server_pid else None
+    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
+    return tallies, wall, cpu
+
+
+# -- the server -------------------------------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """User + system CPU time of a process so far (Linux), or None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_answers(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def pg_admin(pg_url: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{pg_url}/postgres", autocommit=True) as conn:
+        conn.execute(sql)
+
+
+@contextmanager
+def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]:
+    """A fresh database and one daphne process; both are removed afterwards."""
+    db = f"patience_bench_{os.getpid()}"
+    pg_admin(args.pg_url, f'CREATE DATABASE "{db}"')
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": args.settings,
+        "DATABASE_URL": f"{args.pg_url}/{db}",
+        "DEBUG": "False",
+        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
+        "DAILY_SECRET": "bench-" + uuid.uuid4().hex,
+        "SECURE_SSL_REDIRECT": "False",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "THROTTLE_RATE_USER": "1000000/min",
+        "THROTTLE_RATE_IP": "1000000/min",
+        "THROTTLE_RATE_AUTH": "1000000/min",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("REDIS_URL", None)
+    if args.redis_url and redis_answers(args.redis_url):
+        env["REDIS_URL"] = args.redis_url
+    server = None
+    try:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=REPO_ROOT,
+            env=env,
+            check=True,
+        )
+        port = free_port()
+        log = open(args.server_log, "wb") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "patience_site.asgi:application",
+            ],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            if server.poll() is not None:
+                raise RuntimeError(f"daphne exited with status {server.returncode}")
+            try:
+                if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("daphne did not answer within 30 s")
+        yield (
+            base,
+            {
+                "database": db,
+                "redis": env.get("REDIS_URL", "(none: in-process)"),
+                "pid": server.pid,
+            },
+        )
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        if not args.keep_db:
+            pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+
+
+# -- report -----------------------------------------------------------------------------
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[k]
+
+
+def report(
+    tallies: list[Tally], wall: float, cpu: float | None, args: argparse.Namespace, info: dict
+) -> bool:
+    latencies = sorted(x for t in tallies for x in t.latencies_ms)
+    errors = [e for t in tallies for e in t.errors]
+    ended: dict[str, int] = {}
+    for t in tallies:
+        for k, v in t.games_ended.items():
+            ended[k] = ended.get(k, 0) + v
+    moves = len(latencies)
+    rate = moves / wall if wall else 0.0
+    p50 = percentile(latencies, 0.50)
+    figures = {
+        "clients": args.clients,
+        "variant": args.variant,
+        "seconds": round(wall, 2),
+        "moves": moves,
+        "moves_per_s": round(rate, 1),
+        "p50_ms": round(p50, 2),
+        "p90_ms": round(percentile(latencies, 0.90), 2),
+        "p99_ms": round(percentile(latencies, 0.99), 2),
+        "max_ms": round(latencies[-1], 2) if latencies else None,
+        "mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
+        "games_started": sum(t.games_started for t in tallies),
+        "games_ended": ended,
+        "errors": len(errors),
+        "server_cpu_s": round(cpu, 2) if cpu is not None else None,
+        "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if cpu and moves else None,
+        **{k: v for k, v in info.items() if k != "pid"},
+    }
+    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
+    print(f"REST play benchmark ({platform.python_version()}, {os.cpu_count()} CPUs, load {load})")
+    print(f"  server     {info.get('server')}  database {info.get('database', '-')}")
+    print(f"  redis      {info.get('redis', '-')}")
+    print(f"  clients    {args.clients} x {args.variant}, {wall:.1f} s")
+    print(
+        f"  moves      {moves} validated, {rate:.1f} moves/s   (target >= {TARGET_MOVES_PER_S:g})"
+    )
+    print(
+        f"  latency    p50 {p50:.2f} ms (target <= {TARGET_P50_MS:g})   "
+        f"p90 {figures['p90_ms']} ms   p99 {figures['p99_ms']} ms   max {figures['max_ms']} ms"
+    )
+    if cpu is not None and moves:
+        print(
+            f"  server CPU {cpu:.1f} s = {1000 * cpu / moves:.2f} ms per move "
+            f"(all requests of the run, divided by the moves)"
+        )
+    print(f"  games      {figures['games_started']} started, ended: {ended}")
+    print(f"  errors     {len(errors)}")
+    for e in errors[:5]:
+        print(f"    {e}")
+    ok = rate >= TARGET_MOVES_PER_S and p50 <= TARGET_P50_MS and not errors and moves > 0
+    print("PASS" if ok else "FAIL")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="base URL of a running server (default: start one)")
+    parser.add_argument("--clients", type=int, default=20, help="concurrent clients (20)")
+    parser.add_argument("--games", type=int, help="games per client (default: no limit)")
+    parser.add_argument(
+        "--seconds", type=float, help="stop after this long (default: 20 s unless --games)"
+    )
+    parser.add_argument("--variant", default="bristol")
+    parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
+    parser.add_argument(
+        "--pg-url",
+        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
+        help="PostgreSQL server for the benchmark database (no database name)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"),
+        help="Redis for the server's cache and channel layer, if it answers ('' for none)",
+    )
+    parser.add_argument(
+        "--settings", default="patience_site.settings", help="the server's settings module"
+    )
+    parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
+    parser.add_argument("--server-log", help="write daphne's output to this file")
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    if args.seconds is None and args.games is None:
+        args.seconds = 20.0
+
+    if args.url:
+        base = args.url.rstrip("/")
+        tallies, wall, cpu = run_clients(base, args)
+        ok = report(tallies, wall, cpu, args, {"server": base})
+    else:
+        with own_server(args) as (base, info):
+            tallies, wall, cpu = run_clients(base, args, info["pid"])
+            ok = report(tallies, wall, cpu, args, {"server": f"daphne at {base}", **info})
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
