@@ -84,8 +84,14 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=60)
+    # Under ASGI (daphne) every request runs in a thread of its own, so persistent
+    # connections are never reused: they pile up until PostgreSQL refuses clients.
+    # The default is therefore psycopg's connection pool (CONN_MAX_AGE=0); a
+    # positive CONN_MAX_AGE gives persistent connections instead (WSGI only).
+    DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    if DATABASES["default"]["CONN_MAX_AGE"] == 0:
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 2, "max_size": 20}
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
