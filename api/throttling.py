@@ -2,12 +2,24 @@
 
 DRF's throttles read their rates once at import, which makes them impossible to
 change in tests or per deployment; these look the rate up on every request.
+
+They count requests in fixed windows: one integer per client in the cache
+(Redis when REDIS_URL is set, so every server process shares the counts), which
+costs the same on every request. DRF's SimpleRateThrottle instead reads and
+rewrites the list of every request time in the window, which grows with the
+traffic (thousands of timestamps for a busy address, all pickled twice per
+request) and loses counts when requests of one client overlap. A window starts
+with a client's first request and lasts the rate's period; Retry-After is the
+time left in it.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
+from django.core.cache import DEFAULT_CACHE_ALIAS, BaseCache, caches
+from django.core.signals import setting_changed
+from django.dispatch import receiver
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -15,10 +27,58 @@ from rest_framework.throttling import SimpleRateThrottle
 if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime import.
     from rest_framework.views import APIView
 
+_cache: BaseCache | None = None
+
+
+def throttle_cache() -> BaseCache:
+    """One cache client for the whole process.
+
+    Under ASGI Django makes a new cache object for every request, and with Redis
+    that is a new connection per request; the counters need none of that.
+    """
+    global _cache
+    if _cache is None:
+        _cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
+    return _cache
+
+
+@receiver(setting_changed)
+def _forget_cache(*, setting: str, **kwargs: Any) -> None:
+    global _cache
+    if setting == "CACHES":
+        _cache = None
+
 
 class _SettingsRateThrottle(SimpleRateThrottle):
     def get_rate(self) -> str | None:
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        if self.rate is None:
+            return True
+        self.key = self.get_cache_key(request, view)
+        if self.key is None:
+            return True
+        cache = throttle_cache()
+        self.now = self.timer()
+        start_key = f"{self.key}:start"
+        if cache.add(self.key, 1, timeout=self.duration):
+            cache.set(start_key, self.now, timeout=self.duration)
+            return True
+        try:
+            count = cache.incr(self.key)
+        except ValueError:  # the window ended between the two calls: a new one starts
+            cache.set(self.key, 1, timeout=self.duration)
+            cache.set(start_key, self.now, timeout=self.duration)
+            return True
+        if count <= self.num_requests:
+            return True
+        start = cache.get(start_key, self.now)
+        self.left = max(start + self.duration - self.now, 0.001)
+        return False
+
+    def wait(self) -> float:
+        return self.left
 
 
 class UserThrottle(_SettingsRateThrottle):
