@@ -97,3 +97,63 @@ def test_login_attempts_are_limited(user, password):
 def test_default_rates_do_not_hold_back_normal_play(api):
     for _ in range(30):
         assert api.get(ME).status_code == 200
+
+
+def test_each_client_costs_one_counter_in_the_cache(user, token_client):
+    from api.throttling import UserThrottle, throttle_cache
+
+    api = token_client(user)
+    for _ in range(25):
+        assert api.get(ME).status_code == 200
+    key = UserThrottle.cache_format % {"scope": "user", "ident": user.pk}
+    assert throttle_cache().get(key) == 25  # a number, not a list of request times
+
+
+def test_overlapping_requests_are_all_counted():
+    """Concurrent requests of one client: exactly the rate gets through, no count is lost."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from api.throttling import UserThrottle
+
+    class OneClient(UserThrottle):
+        def get_cache_key(self, request, view):
+            return "throttle_test_one_client"
+
+    with override_settings(REST_FRAMEWORK=rates(user="30/min")):
+
+        def attempt(_: int) -> bool:
+            return OneClient().allow_request(None, None)
+
+        with ThreadPoolExecutor(max_workers=8) as pool:
+            allowed = list(pool.map(attempt, range(48)))
+    assert allowed.count(True) == 30
+
+
+def test_a_new_window_starts_when_the_old_one_ends(user, token_client, monkeypatch):
+    from api import throttling
+
+    api = token_client(user)
+    clock = [1000.0]
+    monkeypatch.setattr(throttling.UserThrottle, "timer", lambda self: clock[0])
+    with override_settings(REST_FRAMEWORK=rates(user="2/min", ip="1000/min")):
+        assert api.get(ME).status_code == 200
+        clock[0] += 10
+        assert api.get(ME).status_code == 200
+        clock[0] += 10
+        response = api.get(ME)
+        assert_throttled(response)
+        assert response["Retry-After"] == "40"  # the window opened 20 s ago
+
+
+def test_the_limit_lifts_when_the_window_ends(user, token_client):
+    import time
+
+    api = token_client(user)
+    with override_settings(REST_FRAMEWORK=rates(user="2/s", ip="1000/min")):
+        assert api.get(ME).status_code == 200
+        assert api.get(ME).status_code == 200
+        response = api.get(ME)
+        assert response.status_code == 429
+        assert response["Retry-After"] == "1"
+        time.sleep(1.1)
+        assert api.get(ME).status_code == 200
