@@ -49,11 +49,14 @@ from __future__ import annotations
 import itertools
 import json
 import logging
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from channels.db import database_sync_to_async
+from asgiref.sync import sync_to_async
+from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.db import connections
 from rest_framework.utils.encoders import JSONEncoder
@@ -77,6 +80,8 @@ MAX_FRAME = 4096
 MAX_MOVE = 20
 BOARD_LIMIT = 10
 DB_THREADS = 8
+#: A database connection idle for longer is health-checked before its next use.
+IDLE_CHECK_S = 5.0
 
 T = TypeVar("T")
 
@@ -86,6 +91,40 @@ _executors = [
     ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ws-db-{i}") for i in range(DB_THREADS)
 ]
 _next_executor = itertools.cycle(range(DB_THREADS))
+_last_use = threading.local()
+
+
+def _upkeep() -> None:
+    """Django's ``close_old_connections``, without a health check on every call.
+
+    ``close_old_connections`` (what ``database_sync_to_async`` runs around each
+    call) makes the next query of a persistent connection with health checks
+    send a ``SELECT 1`` first: one more database round trip per move. Here a
+    connection is checked only when it has been idle for a while, had an error,
+    or must be closed (its ``CONN_MAX_AGE`` is over: at once with 0, which hands
+    a pooled connection back to the pool after every call).
+    """
+    now = time.monotonic()
+    for conn in connections.all(initialized_only=True):
+        if conn.connection is None:
+            continue
+        idle = now - getattr(_last_use, conn.alias, now) > IDLE_CHECK_S
+        if (
+            idle
+            or conn.errors_occurred
+            or (conn.close_at is not None and now >= conn.close_at)
+            or conn.get_autocommit() != conn.settings_dict["AUTOCOMMIT"]
+        ):
+            conn.close_if_unusable_or_obsolete()
+        setattr(_last_use, conn.alias, now)
+
+
+def _in_db_thread(func: Callable[..., T], *args: Any) -> T:
+    _upkeep()
+    try:
+        return func(*args)
+    finally:
+        _upkeep()
 
 
 def close_db_connections() -> None:
@@ -110,9 +149,20 @@ class _Consumer(AsyncWebsocketConsumer):
         """Run ``func`` on this connection's database thread."""
         if not hasattr(self, "_executor"):
             self._executor = _executors[next(_next_executor)]
-        return await database_sync_to_async(func, thread_sensitive=False, executor=self._executor)(
-            *args
-        )
+        run = sync_to_async(_in_db_thread, thread_sensitive=False, executor=self._executor)
+        return await run(func, *args)
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        """Channels' dispatch without its ``aclose_old_connections`` before every message.
+
+        That call costs two thread hops per frame and per group event, and tidies
+        only the connection of Channels' shared thread; these consumers use the
+        database in their own threads only, which tidy up after each call (``_upkeep``).
+        """
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"no handler for message type {message['type']}")
+        await handler(message)
 
     async def join(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)

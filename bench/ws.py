@@ -1,0 +1,439 @@
+"""WebSocket play benchmark: concurrent players play practice games to the end over sockets.
+
+    python bench/ws.py                        # own daphne server on PostgreSQL, 20 players
+    python bench/ws.py --players 40 --seconds 30
+    python bench/ws.py --games 3              # each player plays 3 games, then stops
+    python bench/ws.py --url http://127.0.0.1:8000   # an already running server
+
+Without ``--url`` it creates a fresh PostgreSQL database ``patience_wsbench_<pid>``
+(server given by ``--pg-url``), migrates it, starts one daphne process on a free
+port with production settings (DEBUG=False; Redis for the cache and the channel
+layer when ``--redis-url`` answers, else the in-memory layer; rate limits
+raised out of the way), and drops the database at the end. Against ``--url``,
+the server's rate limits must allow the players' registrations.
+
+Each player registers its own user over REST (CSRF dance, like a browser),
+creates a personal API token, then plays practice Bristol games: it starts a
+game over REST, opens ``ws/v1/games/<id>/`` with its token and sends random
+legal moves (a move home first when there is one) taken from each answer,
+until the game is won or lost, or resigns over the socket after ``--cap``
+moves. The round trip of every move (send to answer) is timed; a move counts
+when the answer is the next state. Printed: moves/s over the playing time
+(game starts included), p50/p90/p99/max round trip, games finished, errors
+(any other answer, or a broken socket).
+
+Targets on the development machine (issue 5): >= 600 moves/s, p50 <= 5 ms, no
+errors. The exit status is 1 when one is missed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import requests
+from websockets.asyncio.client import connect
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TARGET_MOVES_PER_S = 600.0
+TARGET_P50_MS = 5.0
+PASSWORD = "bench-password-Quokka-42"
+
+
+# -- the players ------------------------------------------------------------------------
+
+
+@dataclass
+class Tally:
+    """What one player measured."""
+
+    rtt_ms: list[float] = field(default_factory=list)
+    games_started: int = 0
+    games_ended: dict[str, int] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+
+
+def register(base: str, name: str) -> str:
+    """Register like a browser (CSRF token, session), then create a personal token."""
+    s = requests.Session()
+    s.trust_env = False
+    r = s.get(f"{base}/api/v1/auth/csrf/", timeout=60)
+    r.raise_for_status()
+    jar = dict(r.cookies)
+    # Production cookies are Secure and would not be sent back over plain HTTP: send them.
+    headers = {
+        "X-CSRFToken": r.json()["csrf_token"],
+        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
+    }
+    r = s.post(
+        f"{base}/api/v1/auth/register/",
+        json={"username": name, "password": PASSWORD},
+        headers=headers,
+        timeout=60,
+    )
+    if r.status_code != 201:
+        raise RuntimeError(f"register: HTTP {r.status_code} {r.text[:300]}")
+    jar.update(dict(r.cookies))  # the session, and the CSRF token rotated by the login
+    headers = {
+        "X-CSRFToken": jar["csrftoken"],
+        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
+    }
+    r = s.post(f"{base}/api/v1/auth/tokens/", json={"name": "bench"}, headers=headers, timeout=60)
+    if r.status_code != 201:
+        raise RuntimeError(f"token: HTTP {r.status_code} {r.text[:300]}")
+    return r.json()["token"]
+
+
+def choose(legal: list[str], rng: random.Random) -> str:
+    """A random legal move; a move to a foundation when there is one (games then end)."""
+    home = [m for m in legal if m.endswith("-f") or m.endswith("-a")]
+    return rng.choice(home or legal)
+
+
+class Player:
+    """One player: a REST session to start games, a socket per game to play it."""
+
+    def __init__(self, base: str, index: int, args: argparse.Namespace) -> None:
+        self.base = base
+        self.args = args
+        self.rng = random.Random(args.seed * 1000 + index)
+        self.tally = Tally()
+        self.http = requests.Session()
+        self.http.trust_env = False
+
+    def sign_up(self) -> None:
+        self.token = register(self.base, f"wsbench-{uuid.uuid4().hex[:12]}")
+        self.http.headers["Authorization"] = f"Token {self.token}"
+
+    def start_game(self) -> int | None:
+        r = self.http.post(
+            f"{self.base}/api/v1/games/", json={"variant": self.args.variant}, timeout=60
+        )
+        if r.status_code != 201:
+            self.tally.errors.append(f"start: HTTP {r.status_code} {r.text[:200]}")
+            return None
+        return r.json()["id"]
+
+    async def play(self, start_line: asyncio.Event, deadline: list[float]) -> Tally:
+        await start_line.wait()
+        games = 0
+        while time.perf_counter() < deadline[0] and (
+            self.args.games is None or games < self.args.games
+        ):
+            game_id = await asyncio.to_thread(self.start_game)
+            if game_id is None:
+                await asyncio.sleep(0.05)
+                continue
+            games += 1
+            self.tally.games_started += 1
+            try:
+                await self.play_game(game_id, deadline)
+            except Exception as exc:  # a broken socket is an error, then the next game
+                self.tally.errors.append(f"game {game_id}: {exc!r}")
+        return self.tally
+
+    async def play_game(self, game_id: int, deadline: list[float]) -> None:
+        url = self.base.replace("http", "ws", 1) + f"/ws/v1/games/{game_id}/"
+        headers = {"Authorization": f"Token {self.token}"}
+        async with connect(url, additional_headers=headers, proxy=None, compression=None) as ws:
+            first = json.loads(await ws.recv())
+            if first.get("type") != "state":
+                self.tally.errors.append(f"connect: {first}")
+                return
+            state = first["state"]
+            while state["status"] == "playing" and time.perf_counter() < deadline[0]:
+                if state["ply"] >= self.args.cap:
+                    answer = await self.ask(ws, {"type": "resign"})
+                    if answer["type"] != "state":
+                        self.tally.errors.append(f"resign: {answer}")
+                        return
+                    state = answer["state"]
+                    break
+                ply = state["ply"]
+                request = {
+                    "type": "move",
+                    "move": choose(state["legal_moves"], self.rng),
+                    "ply": ply,
+                }
+                t0 = time.perf_counter()
+                answer = await self.ask(ws, request)
+                elapsed = (time.perf_counter() - t0) * 1000
+                if answer["type"] != "state" or answer["ply"] != ply + 1 or answer["duplicate"]:
+                    self.tally.errors.append(f"move {request}: {json.dumps(answer)[:300]}")
+                    return
+                self.tally.rtt_ms.append(elapsed)
+                state = answer["state"]
+            if state["status"] != "playing":
+                ended = self.tally.games_ended
+                ended[state["status"]] = ended.get(state["status"], 0) + 1
+
+    @staticmethod
+    async def ask(ws: object, request: dict) -> dict:
+        await ws.send(json.dumps(request))
+        while True:
+            answer = json.loads(await ws.recv())
+            if answer.get("cause") != "changed":  # a push about another tab: none here
+                return answer
+
+
+def cpu_seconds(pid: int | None) -> tuple[float, float] | None:
+    """User and system CPU time of a local process so far (Linux), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError, TypeError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+async def run_players(
+    base: str, args: argparse.Namespace, server_pid: int | None = None
+) -> tuple[list[Tally], float, tuple[float, float] | None]:
+    """Register every player, then let them all play at once.
+
+    Returns the tallies, the playing time and the server's CPU time in it (own server).
+    """
+    players = [Player(base, i, args) for i in range(args.players)]
+    # Registration hashes a password on the server: a few at a time.
+    gate = asyncio.Semaphore(4)
+
+    async def sign_up(p: Player) -> None:
+        async with gate:
+            await asyncio.to_thread(p.sign_up)
+
+    await asyncio.gather(*(sign_up(p) for p in players))
+    start_line = asyncio.Event()
+    deadline = [float("inf")]
+    tasks = [asyncio.create_task(p.play(start_line, deadline)) for p in players]
+    cpu0 = cpu_seconds(server_pid)
+    began = time.perf_counter()
+    deadline[0] = began + args.seconds if args.seconds else float("inf")
+    start_line.set()
+    tallies = await asyncio.gather(*tasks)
+    wall = time.perf_counter() - began
+    cpu1 = cpu_seconds(server_pid)
+    cpu = None
+    if cpu0 is not None and cpu1 is not None:
+        cpu = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
+    return list(tallies), wall, cpu
+
+
+# -- the server -------------------------------------------------------------------------
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_answers(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def pg_admin(pg_url: str, sql: str) -> None:
+    import psycopg
+
+    with psycopg.connect(f"{pg_url}/postgres", autocommit=True) as conn:
+        conn.execute(sql)
+
+
+@contextmanager
+def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]:
+    """A fresh database and one daphne process; both are removed afterwards."""
+    db = f"patience_wsbench_{os.getpid()}"
+    pg_admin(args.pg_url, f'CREATE DATABASE "{db}"')
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "patience_site.settings",
+        "DATABASE_URL": f"{args.pg_url}/{db}",
+        "DEBUG": "False",
+        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
+        "DAILY_SECRET": "bench-" + uuid.uuid4().hex,
+        "SECURE_SSL_REDIRECT": "False",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "THROTTLE_RATE_USER": "1000000/min",
+        "THROTTLE_RATE_IP": "1000000/min",
+        "THROTTLE_RATE_AUTH": "1000000/min",
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("REDIS_URL", None)
+    if args.redis_url and redis_answers(args.redis_url):
+        env["REDIS_URL"] = args.redis_url
+    server = None
+    try:
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=REPO_ROOT,
+            env=env,
+            check=True,
+        )
+        port = free_port()
+        log = open(args.server_log, "wb") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
+        cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+        server = subprocess.Popen(
+            [*cmd, "patience_site.asgi:application"],
+            cwd=REPO_ROOT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
+        for _ in range(300):
+            if server.poll() is not None:
+                raise RuntimeError(f"daphne exited with status {server.returncode}")
+            try:
+                if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
+                    break
+            except requests.RequestException:
+                pass
+            time.sleep(0.1)
+        else:
+            raise RuntimeError("daphne did not answer within 30 s")
+        info = {"database": db, "redis": env.get("REDIS_URL", "(none: in-memory layer)")}
+        info["pid"] = str(server.pid)
+        yield base, info
+    finally:
+        if server is not None:
+            server.terminate()
+            try:
+                server.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+        if not args.keep_db:
+            pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+
+
+# -- report -----------------------------------------------------------------------------
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[k]
+
+
+def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: dict) -> bool:
+    rtts = sorted(x for t in tallies for x in t.rtt_ms)
+    errors = [e for t in tallies for e in t.errors]
+    ended: dict[str, int] = {}
+    for t in tallies:
+        for k, v in t.games_ended.items():
+            ended[k] = ended.get(k, 0) + v
+    moves = len(rtts)
+    rate = moves / wall if wall else 0.0
+    p50 = percentile(rtts, 0.50)
+    figures = {
+        "players": args.players,
+        "variant": args.variant,
+        "seconds": round(wall, 2),
+        "moves": moves,
+        "moves_per_s": round(rate, 1),
+        "p50_ms": round(p50, 2),
+        "p90_ms": round(percentile(rtts, 0.90), 2),
+        "p99_ms": round(percentile(rtts, 0.99), 2),
+        "max_ms": round(rtts[-1], 2) if rtts else None,
+        "mean_ms": round(statistics.fmean(rtts), 2) if rtts else None,
+        "games_started": sum(t.games_started for t in tallies),
+        "games_ended": ended,
+        "errors": len(errors),
+        **info,
+    }
+    load = tuple(round(x, 2) for x in os.getloadavg())
+    cpu = info.pop("server_cpu_s", None)
+    if cpu is not None and moves:
+        figures["server_cpu_ms_per_move"] = round(sum(cpu) * 1000 / moves, 3)
+        figures["server_cpu_user_s"], figures["server_cpu_sys_s"] = cpu
+    machine = f"{platform.python_version()}, {os.cpu_count()} CPUs, load {load}"
+    print(f"WebSocket play benchmark ({machine})")
+    print(f"  server     {info.get('server')}  database {info.get('database', '-')}")
+    print(f"  redis      {info.get('redis', '-')}")
+    print(f"  players    {args.players} x {args.variant}, {wall:.1f} s")
+    print(f"  moves      {moves}, {rate:.1f} moves/s   (target >= {TARGET_MOVES_PER_S:g})")
+    print(
+        f"  round trip p50 {p50:.2f} ms (target <= {TARGET_P50_MS:g})   "
+        f"p90 {figures['p90_ms']} ms   p99 {figures['p99_ms']} ms   max {figures['max_ms']} ms"
+    )
+    print(f"  games      {figures['games_started']} started, ended: {ended}")
+    if "server_cpu_ms_per_move" in figures:
+        print(
+            f"  server CPU {sum(cpu):.1f} s (user {cpu[0]:.1f}, sys {cpu[1]:.1f}) while playing, "
+            f"{figures['server_cpu_ms_per_move']} ms a move (game starts included)"
+        )
+    print(f"  errors     {len(errors)}")
+    for e in errors[:5]:
+        print(f"    {e}")
+    ok = rate >= TARGET_MOVES_PER_S and p50 <= TARGET_P50_MS and not errors and moves > 0
+    print("PASS" if ok else "FAIL")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2))
+    return ok
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--url", help="base URL of a running server (default: start one)")
+    parser.add_argument(
+        "--players", "--clients", type=int, default=20, help="concurrent players (20)"
+    )
+    parser.add_argument("--games", type=int, help="games per player (default: no limit)")
+    parser.add_argument(
+        "--seconds", type=float, help="stop after this long (default: 20 s unless --games)"
+    )
+    parser.add_argument("--variant", default="bristol")
+    parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
+    parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")
+    parser.add_argument(
+        "--pg-url",
+        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
+        help="PostgreSQL server for the benchmark database (no database name)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
+        help="Redis for the server's cache and channel layer, if it answers ('' for none)",
+    )
+    parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
+    parser.add_argument("--server-log", help="write daphne's output to this file")
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    if args.seconds is None and args.games is None:
+        args.seconds = 20.0
+
+    if args.url:
+        base = args.url.rstrip("/")
+        tallies, wall, _ = asyncio.run(run_players(base, args))
+        ok = report(tallies, wall, args, {"server": base})
+    else:
+        with own_server(args) as (base, info):
+            tallies, wall, cpu = asyncio.run(run_players(base, args, int(info["pid"])))
+            info["server_cpu_s"] = cpu
+            ok = report(tallies, wall, args, {"server": f"daphne at {base}", **info})
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
