@@ -112,3 +112,23 @@ def test_placeholders_survive_translation() -> None:
             want = sorted(re.findall(r"%\(\w+\)s", e["msgid_plural"] or e["msgid"]))
             for text in e["msgstr"].values():
                 assert sorted(re.findall(r"%\(\w+\)s", text)) == want, e["msgid"]
+
+
+def test_every_literal_text_of_the_pages_is_in_a_catalog() -> None:
+    """A {% trans %} in a template or a gettext() in a script that makemessages missed."""
+    import re
+
+    web = Path(__file__).resolve().parents[2] / "web"
+    known = {e["msgid"] for d in DOMAINS for e in po_entries(LOCALE / f"{d}.po")}
+    missing = []
+    for path in (web / "templates").rglob("*.html"):
+        for text in re.findall(r'{%\s*trans\s+"([^"]+)"', path.read_text(encoding="utf-8")):
+            if text not in known:
+                missing.append((path.name, text))
+    calls = r'(?:gettext|ngettext)\(\s*"((?:[^"\\]|\\.)*)"|pgettext\(\s*"[^"]*",\s*"([^"]*)"'
+    for path in (web / "static").rglob("*.js"):
+        for a, b in re.findall(calls, path.read_text(encoding="utf-8")):
+            text = a or b
+            if text and text not in known:
+                missing.append((path.name, text))
+    assert not missing, f"run makemessages and translate: {missing}"

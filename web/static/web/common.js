@@ -10,7 +10,7 @@ if (typeof window.gettext !== "function") {
   window.interpolate = (s, obj) => s.replace(/%\((\w+)\)s/g, (_, k) => String(obj[k]));
 }
 
-// Named interpolation: fmt(gettext("%(n)s cards"), {n: 3}).
+// Named interpolation: fmt(translatedText, {n: 3}) fills "%(n)s".
 export const fmt = (s, obj) => interpolate(s, obj, true);
 
 export class ApiError extends Error {
