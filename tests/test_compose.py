@@ -74,3 +74,78 @@ def test_required_env_matches_settings():
     assert read >= REQUIRED_ENV, f"settings.py does not read {REQUIRED_ENV - read}"
     unexpected = read - REQUIRED_ENV - OPTIONAL_ENV
     assert not unexpected, f"settings.py reads {unexpected}: add them to compose and this test"
+
+
+# -- several web replicas behind one entry point -----------------------------------------
+
+NGINX_CONF = REPO_ROOT / "deploy" / "nginx.conf"
+
+
+def _proxy() -> dict:
+    services = _compose()["services"]
+    assert "proxy" in services, "an entry point (nginx) must sit in front of the web replicas"
+    return services["proxy"]
+
+
+def _nginx_conf() -> str:
+    lines = NGINX_CONF.read_text().splitlines()
+    return "\n".join(line.split("#", 1)[0] for line in lines)
+
+
+def test_web_runs_several_daphne_replicas():
+    web = _compose()["services"]["web"]
+    replicas = web.get("deploy", {}).get("replicas", web.get("scale", 1))
+    assert replicas > 1
+    command = web.get("command")
+    command = " ".join(command) if isinstance(command, list) else command or ""
+    assert "daphne" in command and "patience_site.asgi:application" in command
+
+
+def test_replicas_publish_no_host_port_and_share_redis():
+    web = _compose()["services"]["web"]
+    # Several replicas cannot all bind one host port: only the proxy publishes one.
+    assert not web.get("ports")
+    env = web["environment"]
+    assert env["REDIS_URL"].startswith("redis://redis:")
+    assert env["DATABASE_URL"].startswith("postgres://")
+    assert env["NUM_PROXIES"] == "1"
+
+
+def test_proxy_is_the_one_entry_point():
+    proxy = _proxy()
+    assert proxy["image"].startswith("nginx")
+    assert any(str(p).endswith(":80") for p in proxy["ports"])
+    assert "web" in proxy["depends_on"]
+    mounts = [str(v) for v in proxy["volumes"]]
+    assert any(m.startswith("./deploy/nginx.conf:") for m in mounts)
+    assert NGINX_CONF.is_file()
+    published = [s for s, conf in _compose()["services"].items() if conf.get("ports")]
+    assert published == ["proxy"]
+
+
+def test_nginx_proxies_to_the_web_service_by_docker_dns():
+    conf = _nginx_conf()
+    assert "resolver 127.0.0.11" in conf
+    assert "server web:8000" in conf
+    assert "proxy_pass http://patience_web;" in conf
+
+
+def test_nginx_passes_websocket_upgrades():
+    conf = _nginx_conf()
+    assert "proxy_http_version 1.1;" in conf
+    assert "proxy_set_header Upgrade $http_upgrade;" in conf
+    assert "proxy_set_header Connection $connection_upgrade;" in conf
+    assert "map $http_upgrade $connection_upgrade" in conf
+    ws = conf.split("location /ws/", 1)[1].split("}", 1)[0]
+    assert "Upgrade" in ws and "proxy_read_timeout" in ws
+
+
+def test_every_nginx_location_forwards_host_and_client_address():
+    """A location that sets any proxy header inherits none: each must set them all."""
+    conf = _nginx_conf()
+    locations = conf.split("location ")[1:]
+    assert len(locations) >= 2
+    for block in locations:
+        block = block.split("}", 1)[0]
+        assert "proxy_set_header Host $http_host;" in block, block
+        assert "X-Forwarded-For $proxy_add_x_forwarded_for" in block, block
