@@ -12,6 +12,8 @@ COPY manage.py ./
 COPY patience_site ./patience_site
 COPY games ./games
 COPY api ./api
+COPY web ./web
+COPY locale ./locale
 RUN pip install .
 
 # collectstatic needs settings that load outside DEBUG; these values are build-time only.
