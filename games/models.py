@@ -241,10 +241,20 @@ class PlayerStats(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["player", "variant"], name="one_stats_per_variant")
         ]
+        # In the exact order of each all-time board (games.boards.alltime_board), so a page
+        # is an index scan that stops after it, never a sort of every player's record.
         indexes = [
-            models.Index(fields=["variant", "-won", "player"], name="alltime_days_won"),
-            models.Index(fields=["variant", "-best_streak", "player"], name="alltime_best_streak"),
-            models.Index(fields=["variant", "-last_won", "-streak"], name="alltime_streak"),
+            models.Index(
+                fields=["variant", "-won", "-best_streak", "player"], name="alltime_days_won"
+            ),
+            models.Index(
+                fields=["variant", "-best_streak", "-won", "player"], name="alltime_best_streak"
+            ),
+            models.Index(
+                fields=["variant", "-streak", "-won", "player"],
+                condition=Q(streak__gt=0),
+                name="alltime_streak",
+            ),
         ]
 
     def __str__(self) -> str:
