@@ -51,6 +51,9 @@ def _forget_cache(*, setting: str, **kwargs: Any) -> None:
 
 
 class _SettingsRateThrottle(SimpleRateThrottle):
+    # Not DRF's "throttle_%(scope)s_%(ident)s": those keys hold lists of request times.
+    cache_format = "throttle:%(scope)s:%(ident)s"
+
     def get_rate(self) -> str | None:
         return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
 
