@@ -89,9 +89,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # The default is therefore psycopg's connection pool (CONN_MAX_AGE=0); a
     # positive CONN_MAX_AGE gives persistent connections instead (WSGI only).
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     if DATABASES["default"]["CONN_MAX_AGE"] == 0:
+        # No check query on every checkout (a round trip per request): the pool
+        # drops a connection found broken when it comes back.
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 2, "max_size": 20}
+    else:
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
