@@ -34,7 +34,6 @@ import socket
 import statistics
 import subprocess
 import sys
-import threading
 import time
 import uuid
 from collections.abc import Iterator
@@ -108,27 +107,25 @@ def choose(legal: list[str], rng: random.Random) -> str:
     return rng.choice(home or legal)
 
 
-def play(
-    base: str,
-    index: int,
-    args: argparse.Namespace,
-    start_line: threading.Barrier,
-    deadline: list[float],
-) -> Tally:
-    """One client: register, then play games until the deadline or the game count."""
-    tally = Tally()
-    rng = random.Random(args.seed * 1000 + index)
+def client_session(base: str) -> tuple[requests.Session | None, str | None]:
+    """A session of a newly registered user that sends its personal token."""
     session = requests.Session()
     try:
         token = register(session, base, f"bench-{uuid.uuid4().hex[:12]}")
     except (RuntimeError, requests.RequestException) as exc:
-        tally.error(f"register: {exc}")
-        start_line.wait()
-        return tally
+        return None, f"register: {exc}"
     session.headers["Authorization"] = f"Token {token}"
-    start_line.wait()
+    return session, None
+
+
+def play(
+    base: str, index: int, session: requests.Session, args: argparse.Namespace, deadline: float
+) -> Tally:
+    """One client: play games until the deadline or the game count."""
+    tally = Tally()
+    rng = random.Random(args.seed * 1000 + index)
     games = 0
-    while time.perf_counter() < deadline[0] and (args.games is None or games < args.games):
+    while time.perf_counter() < deadline and (args.games is None or games < args.games):
         r = session.post(f"{base}/api/v1/games/", json={"variant": args.variant}, timeout=30)
         if r.status_code != 201:
             tally.error("start", r)
@@ -137,7 +134,7 @@ def play(
         tally.games_started += 1
         state = r.json()
         game_url = f"{base}/api/v1/games/{state['id']}"
-        while state["status"] == "playing" and time.perf_counter() < deadline[0]:
+        while state["status"] == "playing" and time.perf_counter() < deadline:
             if state["ply"] >= args.cap:
                 r = session.post(f"{game_url}/resign/", timeout=30)
                 if r.status_code != 200:
@@ -167,29 +164,58 @@ def play(
     return tally
 
 
+def fetch_variants(base: str, session: requests.Session, deadline: float) -> Tally:
+    """The baseline: the cheapest authenticated request (no database), again and again."""
+    tally = Tally()
+    while time.perf_counter() < deadline:
+        t0 = time.perf_counter()
+        r = session.get(f"{base}/api/v1/variants/", timeout=30)
+        if r.status_code != 200:
+            tally.error("variants", r)
+            continue
+        tally.latencies_ms.append((time.perf_counter() - t0) * 1000)
+    return tally
+
+
+@dataclass
+class Phase:
+    """One timed phase of all clients at once."""
+
+    tallies: list[Tally]
+    wall: float
+    server_cpu: float | None
+    client_cpu: float
+
+
+def timed(pool: ThreadPoolExecutor, jobs: list, server_pid: int | None) -> Phase:
+    cpu_before = cpu_seconds(server_pid) if server_pid else None
+    client_before = time.process_time()
+    began = time.perf_counter()
+    tallies = [f.result() for f in [pool.submit(job) for job in jobs]]
+    wall = time.perf_counter() - began
+    cpu_after = cpu_seconds(server_pid) if server_pid else None
+    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
+    return Phase(tallies, wall, cpu, time.process_time() - client_before)
+
+
 def run_clients(
     base: str, args: argparse.Namespace, server_pid: int | None = None
-) -> tuple[list[Tally], float, float | None]:
-    """Register every client, then let them all play at once.
-
-    Returns the tallies, the wall time of the play, and the server's CPU seconds
-    in that time (when the server is a local process).
-    """
-    start_line = threading.Barrier(args.clients + 1)
-    deadline = [float("inf")]
+) -> tuple[Phase, Phase | None]:
+    """Register every client, optionally time the baseline, then let them all play at once."""
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
-        futures = [
-            pool.submit(play, base, i, args, start_line, deadline) for i in range(args.clients)
-        ]
-        start_line.wait(timeout=600)
-        cpu_before = cpu_seconds(server_pid) if server_pid else None
-        began = time.perf_counter()
-        deadline[0] = began + args.seconds if args.seconds else float("inf")
-        tallies = [f.result() for f in futures]
-        wall = time.perf_counter() - began
-        cpu_after = cpu_seconds(server_pid) if server_pid else None
-    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
-    return tallies, wall, cpu
+        made = list(pool.map(lambda _: client_session(base), range(args.clients)))
+        sessions = [(i, session) for i, (session, _) in enumerate(made) if session]
+        failed = Tally(errors=[error for _, error in made if error])
+        base_phase = None
+        if args.baseline:
+            deadline = time.perf_counter() + args.baseline
+            jobs = [lambda s=s: fetch_variants(base, s, deadline) for _, s in sessions]
+            base_phase = timed(pool, jobs, server_pid)
+        deadline = time.perf_counter() + args.seconds if args.seconds else float("inf")
+        jobs = [lambda i=i, s=s: play(base, i, s, args, deadline) for i, s in sessions]
+        phase = timed(pool, jobs, server_pid)
+        phase.tallies.append(failed)
+    return phase, base_phase
 
 
 # -- the server -------------------------------------------------------------------------
@@ -317,9 +343,8 @@ def percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[k]
 
 
-def report(
-    tallies: list[Tally], wall: float, cpu: float | None, args: argparse.Namespace, info: dict
-) -> bool:
+def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, info: dict) -> bool:
+    tallies, wall, cpu = phase.tallies, phase.wall, phase.server_cpu
     latencies = sorted(x for t in tallies for x in t.latencies_ms)
     errors = [e for t in tallies for e in t.errors]
     ended: dict[str, int] = {}
@@ -345,6 +370,7 @@ def report(
         "errors": len(errors),
         "server_cpu_s": round(cpu, 2) if cpu is not None else None,
         "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if cpu and moves else None,
+        "client_cpu_s": round(phase.client_cpu, 2),
         **{k: v for k, v in info.items() if k != "pid"},
     }
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
@@ -363,6 +389,18 @@ def report(
         print(
             f"  server CPU {cpu:.1f} s = {1000 * cpu / moves:.2f} ms per move "
             f"(all requests of the run, divided by the moves)"
+        )
+    print(f"  client CPU {phase.client_cpu:.1f} s (this process: the clients' threads)")
+    if base_phase is not None:
+        done = sorted(x for t in base_phase.tallies for x in t.latencies_ms)
+        rate_base = len(done) / base_phase.wall if base_phase.wall else 0.0
+        figures["baseline_requests_per_s"] = round(rate_base, 1)
+        figures["baseline_p50_ms"] = round(percentile(done, 0.5), 2)
+        per = f" = {1000 * base_phase.server_cpu / len(done):.2f} ms" if done else ""
+        cpu_text = f", server CPU{per} per request" if base_phase.server_cpu is not None else ""
+        print(
+            f"  baseline   GET /api/v1/variants/ (no database): {rate_base:.1f} requests/s, "
+            f"p50 {percentile(done, 0.5):.2f} ms{cpu_text}"
         )
     print(f"  games      {figures['games_started']} started, ended: {ended}")
     print(f"  errors     {len(errors)}")
@@ -384,6 +422,13 @@ def main(argv: list[str] | None = None) -> int:
         "--seconds", type=float, help="stop after this long (default: 20 s unless --games)"
     )
     parser.add_argument("--variant", default="bristol")
+    parser.add_argument(
+        "--baseline",
+        type=float,
+        default=0,
+        metavar="SECONDS",
+        help="first time the cheapest request (GET variants) for this long: the stack's ceiling",
+    )
     parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
     parser.add_argument(
@@ -408,12 +453,12 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.url:
         base = args.url.rstrip("/")
-        tallies, wall, cpu = run_clients(base, args)
-        ok = report(tallies, wall, cpu, args, {"server": base})
+        phase, base_phase = run_clients(base, args)
+        ok = report(phase, base_phase, args, {"server": base})
     else:
         with own_server(args) as (base, info):
-            tallies, wall, cpu = run_clients(base, args, info["pid"])
-            ok = report(tallies, wall, cpu, args, {"server": f"daphne at {base}", **info})
+            phase, base_phase = run_clients(base, args, info["pid"])
+            ok = report(phase, base_phase, args, {"server": f"daphne at {base}", **info})
     return 0 if ok else 1
 
 
