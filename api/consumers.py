@@ -21,7 +21,10 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     "details"}}``: the REST envelope and codes (``stale_ply`` with the current
     ply in ``details.ply``, ``illegal_move``, ``bad_notation``, ``game_finished``,
     ``undo_not_allowed``, ...), or ``bad_message`` for a frame that is not a
-    valid request; ``ply`` is the game's current ply. The socket stays open.
+    valid request (``cause`` is then ``message`` when the frame has no valid
+    ``type``); ``ply`` is the game's current ply (the last one this socket sent,
+    for ``bad_message``). The socket stays open. The session or token is
+    checked once, at the handshake.
 
     Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
     ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``;
@@ -37,8 +40,8 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     entered, sent only after its transaction commits. ``{"type": "resync"}``
     asks for the board again.
 
-Database work runs in a small fixed pool of threads, one per connection (so a
-connection's requests stay in order) and one database connection per thread:
+Database work runs in a small fixed pool of threads, each connection bound to
+one (so its requests stay in order), with one database connection per thread:
 the pool bounds the database connections a server process holds however many
 sockets are open, and lets sockets' requests overlap while others wait on the
 database.
@@ -147,10 +150,10 @@ class _Consumer(AsyncWebsocketConsumer):
 
     async def db(self, func: Callable[..., T], *args: Any) -> T:
         """Run ``func`` on this connection's database thread."""
-        if not hasattr(self, "_executor"):
-            self._executor = _executors[next(_next_executor)]
-        run = sync_to_async(_in_db_thread, thread_sensitive=False, executor=self._executor)
-        return await run(func, *args)
+        if not hasattr(self, "_run"):
+            executor = _executors[next(_next_executor)]
+            self._run = sync_to_async(_in_db_thread, thread_sensitive=False, executor=executor)
+        return await self._run(func, *args)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
         """Channels' dispatch without its ``aclose_old_connections`` before every message.

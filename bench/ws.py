@@ -3,6 +3,7 @@
     python bench/ws.py                        # own daphne server on PostgreSQL, 20 players
     python bench/ws.py --players 40 --seconds 30
     python bench/ws.py --games 3              # each player plays 3 games, then stops
+    python bench/ws.py --servers 2            # two daphne processes sharing PostgreSQL + Redis
     python bench/ws.py --url http://127.0.0.1:8000   # an already running server
 
 Without ``--url`` it creates a fresh PostgreSQL database ``patience_wsbench_<pid>``
@@ -20,7 +21,8 @@ until the game is won or lost, or resigns over the socket after ``--cap``
 moves. The round trip of every move (send to answer) is timed; a move counts
 when the answer is the next state. Printed: moves/s over the playing time
 (game starts included), p50/p90/p99/max round trip, games finished, errors
-(any other answer, or a broken socket).
+(any other answer, or a broken socket), and for its own servers their CPU time
+per move (from /proc: load from other programs does not inflate it).
 
 Targets on the development machine (issue 5): >= 600 moves/s, p50 <= 5 ms, no
 errors. The exit status is 1 when one is missed.
@@ -44,6 +46,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 import requests
@@ -201,14 +204,23 @@ def cpu_seconds(pid: int | None) -> tuple[float, float] | None:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def total_cpu(pids: list[int]) -> tuple[float, float] | None:
+    times = [cpu_seconds(pid) for pid in pids]
+    if not pids or None in times:
+        return None
+    return sum(t[0] for t in times), sum(t[1] for t in times)
+
+
 async def run_players(
-    base: str, args: argparse.Namespace, server_pid: int | None = None
+    bases: list[str], args: argparse.Namespace, server_pids: list[int] | None = None
 ) -> tuple[list[Tally], float, tuple[float, float] | None]:
     """Register every player, then let them all play at once.
 
-    Returns the tallies, the playing time and the server's CPU time in it (own server).
+    Player ``i`` uses server ``bases[i % len(bases)]``. Returns the tallies, the
+    playing time and the servers' CPU time in it (own servers only).
     """
-    players = [Player(base, i, args) for i in range(args.players)]
+    pids = server_pids or []
+    players = [Player(bases[i % len(bases)], i, args) for i in range(args.players)]
     # Registration hashes a password on the server: a few at a time.
     gate = asyncio.Semaphore(4)
 
@@ -220,13 +232,13 @@ async def run_players(
     start_line = asyncio.Event()
     deadline = [float("inf")]
     tasks = [asyncio.create_task(p.play(start_line, deadline)) for p in players]
-    cpu0 = cpu_seconds(server_pid)
+    cpu0 = total_cpu(pids)
     began = time.perf_counter()
     deadline[0] = began + args.seconds if args.seconds else float("inf")
     start_line.set()
     tallies = await asyncio.gather(*tasks)
     wall = time.perf_counter() - began
-    cpu1 = cpu_seconds(server_pid)
+    cpu1 = total_cpu(pids)
     cpu = None
     if cpu0 is not None and cpu1 is not None:
         cpu = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
@@ -259,14 +271,40 @@ def pg_admin(pg_url: str, sql: str) -> None:
         conn.execute(sql)
 
 
+def start_daphne(env: dict[str, str], log: Any) -> tuple[subprocess.Popen, str]:
+    port = free_port()
+    cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    server = subprocess.Popen(
+        [*cmd, "patience_site.asgi:application"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    return server, f"http://127.0.0.1:{port}"
+
+
+def wait_until_up(server: subprocess.Popen, base: str) -> None:
+    for _ in range(600):
+        if server.poll() is not None:
+            raise RuntimeError(f"daphne exited with status {server.returncode}")
+        try:
+            if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError("daphne did not answer within 60 s")
+
+
 @contextmanager
-def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]:
-    """A fresh database and one daphne process; both are removed afterwards."""
+def own_servers(args: argparse.Namespace) -> Iterator[tuple[list[str], dict[str, Any]]]:
+    """A fresh database and ``--servers`` daphne processes; all removed afterwards."""
     db = f"patience_wsbench_{os.getpid()}"
     pg_admin(args.pg_url, f'CREATE DATABASE "{db}"')
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "patience_site.settings",
+        "DJANGO_SETTINGS_MODULE": args.settings,
         "DATABASE_URL": f"{args.pg_url}/{db}",
         "DEBUG": "False",
         "SECRET_KEY": "bench-" + uuid.uuid4().hex,
@@ -281,7 +319,10 @@ def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]
     env.pop("REDIS_URL", None)
     if args.redis_url and redis_answers(args.redis_url):
         env["REDIS_URL"] = args.redis_url
-    server = None
+    elif args.servers > 1:
+        raise SystemExit("several servers need Redis (--redis-url) to share the channel layer")
+    servers: list[subprocess.Popen] = []
+    log = open(args.server_log, "wb") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
     try:
         subprocess.run(
             [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
@@ -289,39 +330,32 @@ def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]
             env=env,
             check=True,
         )
-        port = free_port()
-        log = open(args.server_log, "wb") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
-        cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        server = subprocess.Popen(
-            [*cmd, "patience_site.asgi:application"],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
+        bases = []
+        for _ in range(args.servers):
+            server, base = start_daphne(env, log)
+            servers.append(server)
+            bases.append(base)
+        for server, base in zip(servers, bases, strict=True):
+            wait_until_up(server, base)
+        yield (
+            bases,
+            {
+                "database": db,
+                "redis": env.get("REDIS_URL", "(none: in-memory layer)"),
+                "pids": [s.pid for s in servers],
+            },
         )
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            if server.poll() is not None:
-                raise RuntimeError(f"daphne exited with status {server.returncode}")
-            try:
-                if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            time.sleep(0.1)
-        else:
-            raise RuntimeError("daphne did not answer within 30 s")
-        info = {"database": db, "redis": env.get("REDIS_URL", "(none: in-memory layer)")}
-        info["pid"] = str(server.pid)
-        yield base, info
     finally:
-        if server is not None:
+        for server in servers:
             server.terminate()
+        for server in servers:
             try:
                 server.wait(timeout=15)
             except subprocess.TimeoutExpired:
                 server.kill()
                 server.wait()
+        if log is not subprocess.DEVNULL:
+            log.close()
         if not args.keep_db:
             pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
 
@@ -395,13 +429,24 @@ def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: di
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--url", help="base URL of a running server (default: start one)")
+    parser.add_argument(
+        "--url", help="base URL of a running server, or several, comma-separated (default: own)"
+    )
+    parser.add_argument(
+        "--servers", type=int, default=1, help="own daphne processes, players spread over them (1)"
+    )
     parser.add_argument(
         "--players", "--clients", type=int, default=20, help="concurrent players (20)"
     )
     parser.add_argument("--games", type=int, help="games per player (default: no limit)")
     parser.add_argument(
         "--seconds", type=float, help="stop after this long (default: 20 s unless --games)"
+    )
+    parser.add_argument(
+        "--settings",
+        default="patience_site.settings",
+        help="settings module of own servers, to try a change (importable from the repo root "
+        "or PYTHONPATH)",
     )
     parser.add_argument("--variant", default="bristol")
     parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
@@ -424,14 +469,17 @@ def main(argv: list[str] | None = None) -> int:
         args.seconds = 20.0
 
     if args.url:
-        base = args.url.rstrip("/")
-        tallies, wall, _ = asyncio.run(run_players(base, args))
-        ok = report(tallies, wall, args, {"server": base})
+        bases = [u.rstrip("/") for u in args.url.split(",")]
+        tallies, wall, _ = asyncio.run(run_players(bases, args))
+        ok = report(tallies, wall, args, {"server": ", ".join(bases)})
     else:
-        with own_server(args) as (base, info):
-            tallies, wall, cpu = asyncio.run(run_players(base, args, int(info["pid"])))
+        with own_servers(args) as (bases, info):
+            tallies, wall, cpu = asyncio.run(run_players(bases, args, info.pop("pids")))
             info["server_cpu_s"] = cpu
-            ok = report(tallies, wall, args, {"server": f"daphne at {base}", **info})
+            where = (
+                f"{len(bases)} daphne process{'es' if len(bases) > 1 else ''} at {', '.join(bases)}"
+            )
+            ok = report(tallies, wall, args, {"server": where, **info})
     return 0 if ok else 1
 
 
