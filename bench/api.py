@@ -4,6 +4,7 @@
     python bench/api.py --clients 40 --seconds 30
     python bench/api.py --games 5             # each client plays 5 games, then stops
     python bench/api.py --url http://127.0.0.1:8000   # an already running server
+    python bench/api.py --baseline 10         # first 10 s of the cheapest request
 
 Without ``--url`` it creates a fresh PostgreSQL database ``patience_bench_<pid>``
 (server given by ``--pg-url``), migrates it, starts one daphne process on a free
@@ -17,7 +18,12 @@ Bristol games with random legal moves taken from each response (a move home
 first when there is one), until the game is won or lost, or resigns it after
 ``--cap`` moves. Every move request is timed; a move counts as validated when
 the server answers 200 with the next ply. Printed: moves/s, p50/p90/p99/max
-latency, games finished, and the count of errors (any other answer).
+latency, games finished, and the count of errors (any other answer), with the
+server's CPU time per move (from /proc: less sensitive to other load on the
+machine than the wall-clock figures). ``--baseline SECONDS`` first times the
+cheapest authenticated request (GET /api/v1/variants/) the same way: the
+ceiling of the stack (daphne, Django's ASGI handler, middleware, DRF, token
+authentication, throttles) before any game work.
 
 Targets on the development machine (issue 3): >= 300 validated moves/s,
 p50 <= 10 ms, no errors. The exit status is 1 when one is missed.
@@ -399,7 +405,7 @@ def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, inf
         per = f" = {1000 * base_phase.server_cpu / len(done):.2f} ms" if done else ""
         cpu_text = f", server CPU{per} per request" if base_phase.server_cpu is not None else ""
         print(
-            f"  baseline   GET /api/v1/variants/ (no database): {rate_base:.1f} requests/s, "
+            f"  baseline   GET /api/v1/variants/ (no game work): {rate_base:.1f} requests/s, "
             f"p50 {percentile(done, 0.5):.2f} ms{cpu_text}"
         )
     print(f"  games      {figures['games_started']} started, ended: {ended}")
