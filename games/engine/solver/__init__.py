@@ -1,0 +1,329 @@
+"""Perfect-information solver for all six variants: won with a line, lost, or unknown.
+
+The solver sees every card, the stock's order included, and decides whether a position
+can still be won. It works from any position (a start or the middle of a game) and
+answers with a :class:`SolveResult`: ``won`` with a winning line in the spec's move
+notation (checked by replaying it through the engine before it is returned), ``lost``
+when the whole search space was exhausted, or ``unknown`` when a limit (states and/or
+seconds) stopped it first.
+
+>>> from games.engine import new_position
+>>> from games.engine.solver import solve, hint
+>>> pos = new_position("bristol", seed=7)
+>>> result = solve(pos, max_nodes=100_000)
+>>> result.verdict.value, pos.play(result.line).is_won
+('won', True)
+>>> hint(pos, max_nodes=100_000) == result.line[0]
+True
+
+Deterministic answers need ``max_nodes`` (a count of generated states): a time limit
+depends on the machine and its load. Pure standard library; no Django.
+
+How it searches
+===============
+
+Best-first search over states with a table of visited *canonical* keys, so a state that
+differs from a visited one only by a symmetry is not searched again, and cycles end.
+The question is reachability of a won state, so the table is a plain visited set: when
+the frontier runs out without a win, every visited state is lost, the root included.
+Two searches take turns in slices that double in size (iterative limits): a *greedy*
+first pass that plays far more moves at once than is safe, and is therefore incomplete
+(its wins are real, its failures mean nothing), and the complete search, whose rules
+are all proven safe below. Most won deals fall to the greedy pass in a few hundred states;
+only the complete search can answer ``lost``.
+
+Every rule has a name; ``solve(..., rules=...)`` takes any subset of :data:`RULES`
+(the tests compare the verdicts with rules on and off). With ``rules=frozenset()`` the
+search is a plain exhaustive search of the game.
+
+Bristol family (Bristol, Belvedere)
+-----------------------------------
+
+Suits never matter in Bristol, so the solver keeps ranks only, and the foundations as
+the sorted tuple of their top ranks (``t3-f`` sends a card to whichever foundation takes
+it; the foundations are interchangeable). Write ``h(k)`` for the number of rank-k cards
+home; a card of rank k can go home exactly when ``h(k-1) > h(k)``.
+
+``symmetry``
+    The eight fans obey identical rules and the stock never reaches them, so positions
+    that differ by a permutation of the fans are equivalent: the key sorts the fans. Once
+    the stock is empty the three reserves are interchangeable too and are sorted as well.
+``run-transfers`` (with ``symmetry``)
+    A fan is a *base* (the cards up to the one under its run) with a *run* going down by
+    one rank at a time to its top. Moving a run card to another fan whose top is one rank
+    higher swaps the two tops and is undone by the reverse move, so all the arrangements
+    reachable this way are equivalent. Among fans whose tops form a block of consecutive
+    ranks, every assignment of those tops in which no fan's top exceeds its base top is
+    reachable (swapping an inverted pair of tops that differ by one is always such a
+    transfer), so the key gives the block's tops in ascending order to the fans in
+    ascending order of base.
+``safe-foundation``
+    A card of rank k is played home at once when every rank-(k-1) card is home (Aces
+    always). Safe: no card can ever be put on it again (only rank k-1 cards could be), so
+    in any winning line its later moves can be dropped and every other move stays legal;
+    and since ``h(k-1) = 4``, every other rank-k card still has a free foundation whenever
+    the winning line sends it home (``h(k) <= 2`` then, with this card and that one out).
+    A card only one rank above *some* foundation is not safe: two cards of rank k can
+    compete for one foundation while the other one needed is buried.
+``lone-fan``
+    The only card of a fan is never moved onto another fan: the fan would stay empty for
+    good, and the position before the move can do everything the position after can
+    (read the fan as if it were stacked on the other one).
+``deal-early``
+    A deal is tried only at the root, right after a deal, or right after a move that
+    involved a reserve (its own source or a card its follow-up safe plays sent home).
+    Safe: a move that touches no reserve commutes with a deal (the deal changes only the
+    reserves), and the safe plays that follow reach the same position in either order, so
+    every winning line can be rearranged to deal before such moves.
+``dead-ends``
+    A position is dropped when some card can never come to the top of its pile. Computed
+    as the least fixpoint of optimistic facts: which ranks can come to the top somewhere
+    (stock cards always can), at which ranks a foundation can stand (a foundation at k-1
+    reaches k with such a card), which ranks a fan can show on top (a fan card that comes
+    to the top, or such a card put on a fan showing one rank higher), and so how deep each
+    pile can be dug (a top card leaves if a foundation can stand one below it or a fan can
+    show one above it). Every event of a real winning line is derived by these rules, so
+    if the fixpoint leaves a card buried, no winning line exists.
+``relaxed-game``
+    A rank is *home-only* when no fan can ever again show the rank above it on top (Kings
+    always; Queens when no fan holds a King, and so on): its cards can only go home. In the
+    relaxed game every other card may go home whenever its foundation allows (as if the
+    fans could always take it), while a home-only card stays in its pile, and so keeps the
+    cards below it there, until it goes home; the stock is dealt in its order onto the
+    reserves. Every winning line of the real game sends cards home in an order the relaxed
+    game allows, so if the relaxed game is lost, so is the position. It is searched
+    exactly with a small budget (giving up answers "not lost"), playing at once the
+    uncontested plays: a home-only card whose rank has at least as many free foundations
+    as home-only cards of that rank still out, and a free card whose rank has more. It
+    runs only when a home-only card lies, or will be dealt, above a lower card.
+
+Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
+-------------------------------------------------------------------------------
+
+``symmetry``
+    The eight slots of a row obey identical rules, so the key sorts each row's slots, and
+    of several empty slots of a row or several built slots taking the same card, only the
+    first is tried (two built slots taking the same card hold the same cards). Once the
+    stock is empty the reserves are interchangeable: the key sorts them and only the
+    first empty reserve is tried.
+``safe-aces``
+    An Ace is played to the ace pile at once when that triggers no refill: always from a
+    slot, from a reserve holding other cards below it, and from a reserve of its own when
+    the variant does not refill or the stock is empty. Safe: an Ace can only ever go to
+    the ace pile, nothing is built on it, and the pile it leaves can do everything it could
+    before (an empty slot only gains the start card, a reserve keeps its cards). An Ace
+    alone on a reserve with a refill pending is left to the search: playing it deals the
+    next stock card there at once, which changes every later deal.
+``null-moves``
+    Moves whose result equals the position up to the symmetries above are never tried:
+    the top card of a built slot onto another built slot (the two slots just swap),
+    a start card alone in its slot to an empty slot of its row, and, with the stock empty,
+    a lone reserve card to another empty reserve.
+
+What is *not* played at once, and why: a card that fits a built slot is not always
+safe, because of the two decks. Both copies of a card may be free while only one slot
+takes it, and the copy that should go is the one covering something; a built card may
+even have to step down to a reserve so that a start card of another suit can take its
+slot. The greedy first pass plays such moves anyway, which is why it is incomplete.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+from ..errors import EngineError, GameOverError
+from ..position import Position, new_position
+from ..variants import Family
+from ._bristol import BristolGame
+from ._gallery import GalleryGame
+from ._search import BestFirst
+
+__all__ = [
+    "RULES",
+    "SolveResult",
+    "SolverLimitError",
+    "Verdict",
+    "hint",
+    "solve",
+    "solve_seed",
+    "wilson_interval",
+]
+
+#: Every rule of the complete search (see the module docstring), plus ``greedy-first``,
+#: the incomplete first pass that takes turns with it.
+RULES: frozenset[str] = frozenset(
+    {
+        "symmetry",
+        "run-transfers",
+        "safe-foundation",
+        "lone-fan",
+        "deal-early",
+        "dead-ends",
+        "relaxed-game",
+        "safe-aces",
+        "null-moves",
+        "greedy-first",
+    }
+)
+
+#: States each search may generate in its first slice; slices double afterwards.
+FIRST_SLICE = 500
+
+
+class Verdict(StrEnum):
+    """What the solver found: the position can be won, cannot, or the limit came first."""
+
+    WON = "won"
+    LOST = "lost"
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class SolveResult:
+    """The answer for one position.
+
+    ``line`` holds the moves, in the spec's notation, that win from the given position
+    (empty unless ``verdict`` is ``won``; also empty for a position already won);
+    ``nodes`` counts the states generated; ``seconds`` is the wall-clock time taken.
+    """
+
+    verdict: Verdict
+    line: tuple[str, ...]
+    nodes: int
+    seconds: float
+
+    @property
+    def decided(self) -> bool:
+        """True unless the verdict is ``unknown``."""
+        return self.verdict is not Verdict.UNKNOWN
+
+    def to_json(self) -> dict[str, Any]:
+        """Plain JSON form."""
+        return {
+            "verdict": self.verdict.value,
+            "line": list(self.line),
+            "nodes": self.nodes,
+            "seconds": round(self.seconds, 6),
+        }
+
+
+class SolverLimitError(RuntimeError):
+    """:func:`hint` could not decide within its limits; ``result`` is the unknown answer."""
+
+    code = "solver_limit"
+
+    def __init__(self, result: SolveResult) -> None:
+        super().__init__(
+            f"no verdict within the limits ({result.nodes} states, {result.seconds:.2f} s)"
+        )
+        self.result = result
+
+
+def _game(position: Position, rules: frozenset[str]) -> Any:
+    if position.variant.family is Family.BRISTOL:
+        return BristolGame(position, rules)
+    return GalleryGame(position, rules)
+
+
+def solve(
+    position: Position,
+    *,
+    max_nodes: int | None = None,
+    max_seconds: float | None = None,
+    rules: frozenset[str] = RULES,
+) -> SolveResult:
+    """Decide whether ``position`` can be won; see the module docstring.
+
+    ``max_nodes`` bounds the states generated (deterministic), ``max_seconds`` the wall-
+    clock time; with neither, the search runs until it decides. ``rules`` selects the
+    pruning rules (a subset of :data:`RULES`); fewer rules give the same verdicts, slower.
+    """
+    t0 = time.perf_counter()
+    deadline = None if max_seconds is None else t0 + max_seconds
+    rules = frozenset(rules)
+    unknown_rules = rules - RULES
+    if unknown_rules:
+        raise ValueError(f"unknown solver rules: {', '.join(sorted(unknown_rules))}")
+
+    def result(verdict: Verdict, line: tuple[str, ...], nodes: int) -> SolveResult:
+        return SolveResult(verdict, line, nodes, time.perf_counter() - t0)
+
+    if position.is_won:
+        return result(Verdict.WON, (), 0)
+    if not position.legal_moves:
+        return result(Verdict.LOST, (), 0)
+    full = BestFirst(_game(position, rules))
+    turns = [full]
+    if "greedy-first" in rules:
+        turns.insert(0, BestFirst(_game(position, rules | {"greedy"})))
+    retired = 0  # states generated by a greedy pass that has run out
+    piece = FIRST_SLICE
+    while True:
+        for search in list(turns):
+            budget = piece
+            if max_nodes is not None:
+                budget = min(budget, max_nodes - retired - sum(s.nodes for s in turns))
+            out = search.run(max(budget, 0), deadline)
+            spent = retired + sum(s.nodes for s in turns)
+            if out is not None and out.verdict == "won":
+                _check(position, out.line)
+                return result(Verdict.WON, out.line, spent)
+            if out is not None and search is full:
+                return result(Verdict.LOST, (), spent)
+            if out is not None:
+                turns.remove(search)
+                retired += search.nodes
+        spent = retired + sum(s.nodes for s in turns)
+        if (max_nodes is not None and spent >= max_nodes) or (
+            deadline is not None and time.perf_counter() >= deadline
+        ):
+            return result(Verdict.UNKNOWN, (), spent)
+        piece *= 2
+
+
+def _check(position: Position, line: tuple[str, ...]) -> None:
+    """Replay a winning line through the engine; a failure is a solver bug."""
+    try:
+        end = position.play(line)
+    except EngineError as exc:
+        raise AssertionError(f"solver line does not replay: {exc}") from exc
+    if not end.is_won:
+        raise AssertionError("solver line does not end in a won position")
+
+
+def solve_seed(variant: str, seed: int, **limits: Any) -> SolveResult:
+    """:func:`solve` for the starting position that ``seed`` deals in ``variant``."""
+    return solve(new_position(variant, seed=seed), **limits)
+
+
+def hint(
+    position: Position, *, max_nodes: int | None = None, max_seconds: float | None = None
+) -> str | None:
+    """The next move of a winning line from ``position``, or None if it cannot be won.
+
+    Raises :class:`SolverLimitError` when the limits stop the solver first, and the
+    engine's :class:`~games.engine.GameOverError` for a position already won.
+    """
+    if position.is_won:
+        raise GameOverError("the game is already won: there is no next move")
+    res = solve(position, max_nodes=max_nodes, max_seconds=max_seconds)
+    if res.verdict is Verdict.LOST:
+        return None
+    if res.verdict is Verdict.UNKNOWN:
+        raise SolverLimitError(res)
+    return res.line[0]
+
+
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score interval for a proportion (95% for the default ``z``)."""
+    if trials <= 0:
+        return (0.0, 1.0)
+    p = successes / trials
+    z2 = z * z
+    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
+    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
+    return (max(0.0, centre - half), min(1.0, centre + half))

@@ -1,0 +1,490 @@
+"""The Bristol family (Bristol, Belvedere) as the solver sees it: ranks only.
+
+State: ``(piles, found, si, can_deal)``. ``piles`` is a tuple of 11 ``bytes`` of ranks,
+bottom to top: fans 0-7, then reserves 8-10 (the engine's indices, so a move's text is
+read straight off the state). ``found`` is the sorted tuple of the four foundation top
+ranks (0: empty). ``si`` counts the stock cards dealt since the root (``stock[si:]`` is
+still to come, in deal order). ``can_deal`` is the "deal early" flag (rule
+``deal-early``). The rules and why each is safe are in the package docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from ..bristol import STOCK
+from ..position import Position
+
+FANS = 8
+SOURCES = 11  # fans and reserves: the piles cards leave from
+DEAL = (-2, -2)
+HOME = -1
+KING = 13
+NAMES = (*(f"t{i}" for i in range(1, 9)), "r1", "r2", "r3")
+ONE = tuple(bytes((r,)) for r in range(KING + 1))
+
+#: Most states the relaxed-game search may visit before it gives up; giving up answers
+#: "not provably lost", so the limit costs pruning, never soundness.
+RELAXED_LIMIT = 400
+#: Entries a memo table may hold before it is emptied (bounds memory on long searches).
+MEMO_LIMIT = 200_000
+
+Move = tuple[int, int]
+State = tuple[tuple[bytes, ...], tuple[int, ...], int, bool]
+
+
+def _memo(table: dict, key: Hashable, value: object) -> None:
+    if len(table) >= MEMO_LIMIT:
+        table.clear()
+    table[key] = value
+
+
+class BristolGame:
+    """A Bristol-family position for :class:`~._search.BestFirst`."""
+
+    def __init__(self, position: Position, rules: frozenset[str]) -> None:
+        piles = position.piles
+        self.root_piles = tuple(bytes(c >> 2 for c in p) for p in piles[:SOURCES])
+        self.root_found = tuple(sorted(p[-1] >> 2 if p else 0 for p in piles[11:15]))
+        self.stock = bytes(c >> 2 for c in reversed(piles[STOCK]))  # in deal order
+        #: rest_mask[si]: bit mask of the ranks still in the stock once si cards are dealt.
+        self.rest_mask = [0] * (len(self.stock) + 1)
+        for i in range(len(self.stock) - 1, -1, -1):
+            self.rest_mask[i] = self.rest_mask[i + 1] | 1 << self.stock[i]
+        self.symmetry = "symmetry" in rules
+        self.transfers = self.symmetry and "run-transfers" in rules
+        self.safe_home = "safe-foundation" in rules
+        self.lone_fan = "lone-fan" in rules
+        self.deal_early = "deal-early" in rules
+        self.exposure = "dead-ends" in rules
+        self.relaxed = "relaxed-game" in rules
+        self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
+        self._fan_keys: dict[tuple[bytes, ...], tuple] = {}
+        self._splits: dict[bytes, tuple[int, bytes, int]] = {}
+        self._masks: dict[bytes, int] = {}
+        self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = {}
+        self._relaxed_memo: dict[Hashable, bool] = {}
+
+    # -- the search interface --------------------------------------------------------------
+
+    def start(self) -> tuple[State, tuple[str, ...]]:
+        piles = list(self.root_piles)
+        found = list(self.root_found)
+        autos: list[str] = []
+        if self.safe_home:
+            _close(piles, found, autos, self.greedy)
+        return (tuple(piles), tuple(found), 0, True), tuple(autos)
+
+    def won(self, state: State) -> bool:
+        return state[1][0] == KING
+
+    def key(self, state: State) -> Hashable:
+        # The foundations are not part of the key: the cards in the piles and the stock
+        # determine how many cards of each rank are home, hence the foundation tops.
+        piles, _, si, can_deal = state
+        if not self.symmetry:
+            return (piles, si, can_deal)
+        fans = piles[:FANS]
+        if self.transfers:
+            fk = self._fan_keys.get(fans)
+            if fk is None:
+                fk = self._fan_key(fans)
+                _memo(self._fan_keys, fans, fk)
+        else:
+            fk = tuple(sorted(fans))
+        if si == len(self.stock):
+            return (fk, tuple(sorted(piles[FANS:])))
+        return (fk, piles[FANS:], si, can_deal)
+
+    def text(self, move: Move) -> str:
+        s, d = move
+        if s < 0:
+            return "deal"
+        return f"{NAMES[s]}-{'f' if d == HOME else NAMES[d]}"
+
+    def score(self, state: State) -> int:
+        """How promising: cards home, minus cards lying above a lower card."""
+        piles, found, _, _ = state
+        s = 100 * sum(found)
+        for p in piles:
+            lo = 14
+            for r in p:
+                if r > lo:
+                    s -= 10
+                elif r < lo:
+                    lo = r
+        return s
+
+    def moves(self, state: State) -> list[Move]:
+        piles, found, si, can_deal = state
+        by_top: dict[int, list[int]] = {}
+        for d in range(FANS):
+            p = piles[d]
+            if p:
+                by_top.setdefault(p[-1], []).append(d)
+        home: list[Move] = []
+        from_reserve: list[Move] = []
+        from_fan: list[Move] = []
+        for s in range(SOURCES):
+            p = piles[s]
+            if not p:
+                continue
+            r = p[-1]
+            if r - 1 in found:
+                home.append((s, HOME))
+            targets = by_top.get(r + 1)
+            if targets:
+                if s >= FANS:
+                    from_reserve.extend((s, d) for d in targets)
+                elif not (self.lone_fan and len(p) == 1):
+                    from_fan.extend((s, d) for d in targets if d != s)
+        out = home + from_reserve
+        if si < len(self.stock) and (can_deal or not self.deal_early):
+            out.append(DEAL)
+        return out + from_fan
+
+    def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
+        piles = list(state[0])
+        found = list(state[1])
+        si = state[2]
+        s, d = move
+        if s < 0:
+            stock = self.stock
+            for k in range(min(3, len(stock) - si)):
+                piles[FANS + k] += ONE[stock[si + k]]
+            si = min(si + 3, len(stock))
+        else:
+            p = piles[s]
+            r = p[-1]
+            piles[s] = p[:-1]
+            if d == HOME:
+                found[found.index(r - 1)] = r
+                found.sort()
+            else:
+                piles[d] += ONE[r]
+        autos: list[str] = []
+        touched_reserve = s < 0 or s >= FANS
+        if self.safe_home and _close(piles, found, autos, self.greedy):
+            touched_reserve = True
+        return (tuple(piles), tuple(found), si, touched_reserve), tuple(autos)
+
+    def dead(self, state: State) -> bool:
+        piles, found, si, _ = state
+        if self.exposure and _never_exposed(piles, found, self.rest_mask[si]):
+            return True
+        return self.relaxed and self._relaxed_lost(piles, found, si)
+
+    # -- symmetry: fans up to run transfers ------------------------------------------------
+
+    def _fan_key(self, fans: tuple[bytes, ...]) -> tuple:
+        """The fans as a sorted tuple of (base, top), tops put in canonical order.
+
+        A fan is its base (the cards up to the one under its run) and a run going down by
+        one from there to its top. Transfers of run cards permute the tops of fans whose
+        tops are consecutive; every arrangement of a block of consecutive tops in which no
+        fan's top exceeds its base top is reachable, so the key gives the block's tops in
+        ascending order to the fans in ascending order of base.
+        """
+        parts = []
+        for p in fans:
+            if p:
+                got = self._splits.get(p)
+                if got is None:
+                    i = len(p) - 1
+                    while i and p[i - 1] == p[i] + 1:
+                        i -= 1
+                    got = (p[i], p[: i + 1], p[-1])  # (base top, base, top)
+                    _memo(self._splits, p, got)
+                parts.append(got)
+        parts.sort(key=_top_of)
+        out = []
+        n = len(parts)
+        i = 0
+        while i < n:
+            j = i + 1
+            while j < n and parts[j][2] - parts[j - 1][2] <= 1:
+                j += 1
+            block = sorted(parts[i:j])
+            out.extend((b[1], parts[i + k][2]) for k, b in enumerate(block))
+            i = j
+        out.sort()
+        return tuple(out)
+
+    # -- dead ends: the relaxed game -------------------------------------------------------
+
+    def _mask(self, p: bytes) -> int:
+        m = self._masks.get(p)
+        if m is None:
+            m = 0
+            for r in p:
+                m |= 1 << r
+            _memo(self._masks, p, m)
+        return m
+
+    def _pile_units(self, p: bytes, home_only: int) -> tuple[bool, tuple]:
+        """The home-only cards of a pile bottom to top, each with the cards between it and
+        the one below; and whether one of them lies above a lower card."""
+        key = (p, home_only)
+        got = self._units.get(key)
+        if got is None:
+            units = []
+            start = 0
+            lowest = 14
+            inversion = False
+            for i, r in enumerate(p):
+                if home_only >> r & 1:
+                    inversion = inversion or r > lowest
+                    units.append((r, p[start:i]))
+                    start = i + 1
+                lowest = min(lowest, r)
+            got = (inversion, tuple(units))
+            _memo(self._units, key, got)
+        return got
+
+    def _relaxed_lost(self, piles: tuple[bytes, ...], found: tuple[int, ...], si: int) -> bool:
+        in_fans = 0
+        for p in piles[:FANS]:
+            in_fans |= self._mask(p)
+        outside = self.rest_mask[si]
+        for p in piles[FANS:]:
+            outside |= self._mask(p)
+        home_only = _home_only_ranks(in_fans, outside)
+        fans: list[tuple] = []
+        reserves: list[tuple] = []
+        inversion = False
+        for i in range(SOURCES):
+            bad, units = self._pile_units(piles[i], home_only)
+            inversion = inversion or bad
+            if i >= FANS:
+                reserves.append(units)
+            elif units:
+                fans.append(units)
+        if not inversion:
+            # Without an inversion now or later the relaxed game is won rank by rank.
+            # Later ones come from home-only cards dealt above lower home-only cards.
+            tops = [u[-1][0] if u else 14 for u in reserves]
+            rest = self.stock[si:]
+            for k, r in enumerate(rest):
+                if home_only >> r & 1:
+                    if r > tops[k % 3]:
+                        inversion = True
+                        break
+                    tops[k % 3] = r
+            if not inversion:
+                return False
+        fans.sort()
+        key = (found, home_only, tuple(fans), tuple(reserves), si)
+        lost = self._relaxed_memo.get(key)
+        if lost is None:
+            lost = not _relaxed_winnable(found, home_only, piles, fans, reserves, self.stock[si:])
+            _memo(self._relaxed_memo, key, lost)
+        return lost
+
+
+def _top_of(part: tuple[int, bytes, int]) -> int:
+    return part[2]
+
+
+def _close(piles: list[bytes], found: list[int], autos: list[str], greedy: bool) -> bool:
+    """Play home every top card whose rank is at most one above the lowest foundation
+    (every card that fits, when ``greedy``). Returns whether a reserve card went home."""
+    from_reserve = False
+    moved = True
+    while moved:
+        moved = False
+        for s in range(SOURCES):
+            p = piles[s]
+            while p and (p[-1] <= found[0] + 1 or (greedy and p[-1] - 1 in found)):
+                r = p[-1]
+                found[found.index(r - 1)] = r
+                found.sort()
+                p = p[:-1]
+                autos.append(f"{NAMES[s]}-f")
+                moved = True
+                from_reserve = from_reserve or s >= FANS
+            piles[s] = p
+    return from_reserve
+
+
+def _never_exposed(piles: tuple[bytes, ...], found: tuple[int, ...], rest_mask: int) -> bool:
+    """True if some card can provably never come to the top of its pile.
+
+    A least fixpoint of optimistic facts, kept as bit masks over ranks: ``ex``, the ranks
+    of cards that can come to the top somewhere (stock cards always can); ``exf``, the
+    same for fan cards in their fan; ``at``, the ranks a foundation can stand at; ``fan``,
+    the ranks a fan can show on top; and how deep each pile can be dug.
+    """
+    ex = rest_mask
+    exf = 0
+    for i in range(SOURCES):
+        p = piles[i]
+        if p:
+            t = 1 << p[-1]
+            ex |= t
+            if i < FANS:
+                exf |= t
+    base = 0
+    for f in found:
+        base |= 1 << f
+    depth = [0] * SOURCES
+    while True:
+        at = base  # a foundation at k-1 can reach k with a rank-k card that comes to the top
+        while True:
+            nxt = at | ((at << 1) & ex)
+            if nxt == at:
+                break
+            at = nxt
+        fan = exf  # a fan showing k+1 can take a rank-k card that comes to the top
+        while True:
+            nxt = fan | ((fan >> 1) & ex)
+            if nxt == fan:
+                break
+            fan = nxt
+        leave = (at << 1) | (fan >> 1)  # ranks that can leave their pile once on top
+        changed = False
+        stuck = False
+        for i in range(SOURCES):
+            p = piles[i]
+            n = len(p) - 1
+            d = depth[i]
+            while d < n and leave >> p[n - d] & 1:
+                d += 1
+                t = 1 << p[n - d]
+                ex |= t
+                if i < FANS:
+                    exf |= t
+            if d != depth[i]:
+                depth[i] = d
+                changed = True
+            if d < n:
+                stuck = True
+        if not stuck:
+            return False
+        if not changed:
+            return True
+
+
+def _home_only_ranks(in_fans: int, outside: int) -> int:
+    """Bit mask of the ranks whose cards can never again go onto a fan (Kings always).
+
+    ``in_fans`` and ``outside`` are the ranks lying in fans and elsewhere (reserves,
+    stock). A rank can show on a fan later only if a card of it lies in a fan now, or
+    one lies elsewhere and the rank above can show on a fan (an over-estimate, as needed).
+    """
+    can_top = in_fans
+    while True:
+        nxt = can_top | ((can_top >> 1) & outside)
+        if nxt == can_top:
+            break
+        can_top = nxt
+    return (~(can_top >> 1) & 0x1FFE) | (1 << KING)
+
+
+class _TooBig(Exception):
+    pass
+
+
+def _relaxed_winnable(
+    found: tuple[int, ...],
+    home_only: int,
+    piles: tuple[bytes, ...],
+    fans: list[tuple],
+    reserves: list[tuple],
+    rest: bytes,
+) -> bool:
+    """Search the relaxed game; True if it is won, or too big to decide.
+
+    ``h[k]`` counts the rank-k cards home (``h[0]`` is 4); ``free[k]`` the free rank-k
+    cards; each stack holds a pile's units (home-only card, cards freed when it goes
+    home); ``rem[k]`` counts the home-only rank-k cards still in units or in the stock.
+    Uncontested plays are made at once; only contested plays and deals branch.
+    """
+    h0 = [4] + [sum(1 for f in found if f >= k) for k in range(1, KING + 1)]
+    free0 = [0] * (KING + 1)
+    for p in piles:
+        for r in p:
+            free0[r] += 1
+    rem0 = [0] * (KING + 1)
+    stacks0: list[list[tuple[int, bytes]]] = []
+    for units in (*fans, *reserves):
+        stacks0.append(list(units))
+        for q, seg in units:
+            free0[q] -= 1
+            rem0[q] += 1
+            for x in seg:
+                free0[x] -= 1
+    for r in rest:
+        if home_only >> r & 1:
+            rem0[r] += 1
+    first_reserve = len(fans)
+    seen: set[Hashable] = set()
+    budget = [RELAXED_LIMIT]
+
+    def rec(h: list[int], free: list[int], stacks: list[list], rem: list[int], di: int) -> bool:
+        progress = True
+        while progress:
+            progress = False
+            for st in stacks:
+                while st:
+                    q, seg = st[-1]
+                    cap = h[q - 1] - h[q]
+                    if cap < 1 or cap < rem[q]:
+                        break
+                    st.pop()
+                    h[q] += 1
+                    rem[q] -= 1
+                    for x in seg:
+                        free[x] += 1
+                    progress = True
+            for r in range(1, KING + 1):
+                while free[r] and h[r - 1] - h[r] > rem[r]:
+                    h[r] += 1
+                    free[r] -= 1
+                    progress = True
+        if h[KING] == 4:
+            return True
+        key = (tuple(h), tuple(tuple(st) for st in stacks), di)
+        if key in seen:
+            return False
+        seen.add(key)
+        budget[0] -= 1
+        if budget[0] < 0:
+            raise _TooBig
+        for i, st in enumerate(stacks):
+            if st:
+                q, seg = st[-1]
+                if h[q - 1] > h[q]:
+                    h2, f2, r2 = list(h), list(free), list(rem)
+                    s2 = [list(x) for x in stacks]
+                    s2[i].pop()
+                    h2[q] += 1
+                    r2[q] -= 1
+                    for x in seg:
+                        f2[x] += 1
+                    if rec(h2, f2, s2, r2, di):
+                        return True
+        for r in range(1, KING + 1):
+            if free[r] and h[r - 1] > h[r]:
+                h2, f2 = list(h), list(free)
+                h2[r] += 1
+                f2[r] -= 1
+                if rec(h2, f2, [list(x) for x in stacks], list(rem), di):
+                    return True
+        if di < len(rest):
+            f2 = list(free)
+            s2 = [list(x) for x in stacks]
+            n = min(3, len(rest) - di)
+            for k in range(n):
+                r = rest[di + k]
+                if home_only >> r & 1:
+                    s2[first_reserve + k].append((r, b""))
+                else:
+                    f2[r] += 1
+            if rec(list(h), f2, s2, list(rem), di + n):
+                return True
+        return False
+
+    try:
+        return rec(h0, free0, stacks0, rem0, 0)
+    except _TooBig:
+        return True

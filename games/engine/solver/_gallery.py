@@ -1,0 +1,238 @@
+"""The Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3).
+
+State: ``(piles, si, home)``. ``piles`` is a tuple of 32 ``bytes`` of the engine's card
+codes, bottom to top: slots 0-23, then reserves 24-31 (the engine's indices, so a move's
+text is read straight off the state). ``si`` counts the stock cards dealt or used for
+refills since the root; ``home`` counts the cards on the ace pile or in a slot built on its
+row's start card (the engine's score): the state is won when it reaches the card count.
+The rules and why each is safe are in the package docstring.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable
+
+from ..gallery import ACE_PILE, LAST_ROW, STOCK
+from ..position import Position
+
+SLOTS = 24
+SOURCES = 32  # slots and reserves: the piles cards leave from
+FIRST_RESERVE = 24
+DEAL = (-2, -2)
+DEAL_REVERSE = (-3, -3)
+ACE = 1
+NAMES = (*(f"g{i}" for i in range(1, 25)), *(f"r{i}" for i in range(1, 9)), "a")
+ONE = tuple(bytes((c,)) for c in range(64))
+
+Move = tuple[int, int]
+State = tuple[tuple[bytes, ...], int, int]
+
+
+def _built(s: int, p: bytes) -> bool:
+    """Whether pile ``s`` is a slot built on its row's start card (``p`` non-empty)."""
+    return s < SLOTS and p[0] >> 2 == (s >> 3) + 2
+
+
+class GalleryGame:
+    """A Picture Gallery-family position for :class:`~._search.BestFirst`."""
+
+    def __init__(self, position: Position, rules: frozenset[str]) -> None:
+        v = position.variant
+        piles = position.piles
+        self.root_piles = tuple(bytes(p) for p in piles[:SOURCES])
+        self.root_home = position.score
+        self.total = v.card_count
+        self.stock = bytes(reversed(piles[STOCK]))  # in deal order
+        self.refill = v.refill_reserves
+        self.open_anytime = v.reserves_open_anytime
+        self.reversible = v.reversible_last_row
+        self.symmetry = "symmetry" in rules
+        self.safe_aces = "safe-aces" in rules
+        self.null_moves = "null-moves" in rules
+        #: The incomplete first pass: Aces, builds and start cards played at once when
+        #: they trigger no refill.
+        self.greedy = "greedy" in rules
+
+    # -- the search interface --------------------------------------------------------------
+
+    def start(self) -> tuple[State, tuple[str, ...]]:
+        piles = list(self.root_piles)
+        autos: list[str] = []
+        si, home = self._close(piles, 0, self.root_home, autos)
+        return (tuple(piles), si, home), tuple(autos)
+
+    def won(self, state: State) -> bool:
+        return state[2] == self.total
+
+    def key(self, state: State) -> Hashable:
+        # ``home`` is not part of the key: the piles determine it.
+        piles, si, _ = state
+        if not self.symmetry:
+            return (piles, si)
+        rows = (tuple(sorted(piles[0:8])), tuple(sorted(piles[8:16])), tuple(sorted(piles[16:24])))
+        if si == len(self.stock):
+            return (rows, tuple(sorted(piles[FIRST_RESERVE:])))
+        return (rows, piles[FIRST_RESERVE:], si)
+
+    def text(self, move: Move) -> str:
+        s, d = move
+        if s < 0:
+            return "deal-reverse" if move == DEAL_REVERSE else "deal"
+        return f"{NAMES[s]}-{NAMES[d]}"
+
+    def score(self, state: State) -> int:
+        """How promising: cards home, minus reserve cards lying above one of their own
+        predecessors (same suit and row, lower rank) and reserve cards lying above any."""
+        piles, _, home = state
+        s = 20 * home
+        for j in range(FIRST_RESERVE, SOURCES):
+            p = piles[j]
+            n = len(p)
+            if n > 1:
+                s -= n - 1
+                for a in range(n - 1):
+                    x = p[a]
+                    for b in range(a + 1, n):
+                        y = p[b]
+                        if y > x and (y - x) % 12 == 0:
+                            s -= 6
+                            break
+        return s
+
+    def dead(self, state: State) -> bool:
+        return False
+
+    def moves(self, state: State) -> list[Move]:
+        piles, si, _ = state
+        stock_left = len(self.stock) - si
+        sym = self.symmetry
+        empty_slots: list[list[int]] = [[], [], []]
+        wants: dict[int, list[int]] = {}  # card -> built slots that take it next
+        for i in range(SLOTS):
+            p = piles[i]
+            if not p:
+                empty_slots[i >> 3].append(i)
+            elif p[0] >> 2 == (i >> 3) + 2 and len(p) < 4:
+                wants.setdefault(p[-1] + 12, []).append(i)
+        if sym:
+            # Equal slots of a row are interchangeable: one destination of each kind.
+            empty_slots = [x[:1] for x in empty_slots]
+            wants = {c: x[:1] for c, x in wants.items()}
+        empty_res: list[int] = []
+        if self.open_anytime or not stock_left:
+            empty_res = [j for j in range(FIRST_RESERVE, SOURCES) if not piles[j]]
+            if sym and not stock_left:
+                empty_res = empty_res[:1]  # no deal to come: the reserves are interchangeable
+        aces: list[Move] = []
+        builds: list[Move] = []
+        parks: list[Move] = []
+        unbuilds: list[Move] = []
+        null = self.null_moves
+        for s in range(SOURCES):
+            p = piles[s]
+            if not p:
+                continue
+            c = p[-1]
+            r = c >> 2
+            if r == ACE:
+                aces.append((s, ACE_PILE))
+                continue
+            built = _built(s, p)
+            if not (null and built):
+                targets = empty_slots[r - 2] if r <= 4 else wants.get(c, ())
+                builds.extend((s, d) for d in targets if d != s)
+            if empty_res and not (null and not stock_left and s >= FIRST_RESERVE and len(p) == 1):
+                (unbuilds if built else parks).extend((s, d) for d in empty_res if d != s)
+        out = aces + builds + parks
+        if stock_left:
+            out.append(DEAL)
+            if self.reversible and stock_left <= LAST_ROW:
+                out.append(DEAL_REVERSE)
+        return out + unbuilds
+
+    def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
+        piles = list(state[0])
+        si = state[1]
+        home = state[2]
+        s, d = move
+        stock = self.stock
+        if s < 0:
+            n = min(LAST_ROW, len(stock) - si)
+            for k in range(n):
+                j = SOURCES - 1 - k if move == DEAL_REVERSE else FIRST_RESERVE + k
+                piles[j] += ONE[stock[si + k]]
+            si += n
+        else:
+            p = piles[s]
+            c = p[-1]
+            piles[s] = p[:-1]
+            if _built(s, p):
+                home -= 1
+            if d != ACE_PILE:
+                piles[d] += ONE[c]
+            if d < SLOTS or d == ACE_PILE:
+                home += 1  # onto the ace pile, onto a built slot, or starting one
+            if s >= FIRST_RESERVE and len(p) == 1 and self.refill and si < len(stock):
+                piles[s] = ONE[stock[si]]
+                si += 1
+        autos: list[str] = []
+        si, home = self._close(piles, si, home, autos)
+        return (tuple(piles), si, home), tuple(autos)
+
+    # -- moves played at once --------------------------------------------------------------
+
+    def _close(self, piles: list[bytes], si: int, home: int, autos: list[str]) -> tuple[int, int]:
+        """Play the Aces that provably never hurt (all greedy plays in the first pass)."""
+        if self.greedy:
+            return self._greedy(piles, si, home, autos)
+        if not self.safe_aces:
+            return si, home
+        refill_pending = self.refill and si < len(self.stock)
+        for s in range(SOURCES):
+            p = piles[s]
+            while p and p[-1] >> 2 == ACE and (s < SLOTS or len(p) > 1 or not refill_pending):
+                p = p[:-1]
+                home += 1
+                autos.append(f"{NAMES[s]}-a")
+            piles[s] = p
+        return si, home
+
+    def _greedy(self, piles: list[bytes], si: int, home: int, autos: list[str]) -> tuple[int, int]:
+        stock = self.stock
+        moved = True
+        while moved:
+            moved = False
+            empty_slot = [-1, -1, -1]
+            wants: dict[int, int] = {}
+            for i in range(SLOTS):
+                p = piles[i]
+                if not p:
+                    if empty_slot[i >> 3] < 0:
+                        empty_slot[i >> 3] = i
+                elif p[0] >> 2 == (i >> 3) + 2 and len(p) < 4:
+                    wants.setdefault(p[-1] + 12, i)
+            refill_pending = self.refill and si < len(stock)
+            for s in range(SOURCES):
+                p = piles[s]
+                if not p or _built(s, p):
+                    continue
+                if refill_pending and s >= FIRST_RESERVE and len(p) == 1:
+                    continue
+                c = p[-1]
+                r = c >> 2
+                if r == ACE:
+                    d = ACE_PILE
+                elif r <= 4:
+                    d = empty_slot[r - 2]
+                else:
+                    d = wants.get(c, -1)
+                if d < 0:
+                    continue
+                piles[s] = p[:-1]
+                if d != ACE_PILE:
+                    piles[d] += ONE[c]
+                home += 1
+                autos.append(f"{NAMES[s]}-{NAMES[d]}")
+                moved = True
+                break
+        return si, home

@@ -1,0 +1,121 @@
+"""The family-independent part of the solver: a resumable best-first search.
+
+A family (:mod:`._bristol`, :mod:`._gallery`) supplies a small interface:
+
+- ``start() -> (state, autos)``: the root state after its forced safe moves;
+- ``won(state) -> bool``;
+- ``key(state)``: a hashable canonical key (positions equal up to a symmetry share it);
+- ``moves(state) -> list``: the moves worth trying, best first;
+- ``play(state, move) -> (state, autos)``: a child state after the move and its forced
+  safe moves; ``autos`` are their texts;
+- ``text(move) -> str``: the spec's text of a move;
+- ``score(state) -> int``: how promising a state looks (higher first);
+- ``dead(state) -> bool``: True only if the state provably cannot be won.
+
+The question is reachability (can a won state be reached from the root?), so the table
+is a plain visited set keyed by the canonical key: a state seen before is never expanded
+again, which also breaks every cycle. The order of expansion (best score first, the
+newest first among equals) only decides how soon a win is found; when the frontier runs
+out without a win, every visited state is lost, the root included.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Hashable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+#: How many new states between two looks at the clock.
+CLOCK_EVERY = 256
+
+
+class Game(Protocol):
+    """What the search needs from a family."""
+
+    def start(self) -> tuple[Any, tuple[str, ...]]: ...
+    def won(self, state: Any) -> bool: ...
+    def key(self, state: Any) -> Hashable: ...
+    def moves(self, state: Any) -> list[Any]: ...
+    def play(self, state: Any, move: Any) -> tuple[Any, tuple[str, ...]]: ...
+    def text(self, move: Any) -> str: ...
+    def score(self, state: Any) -> int: ...
+    def dead(self, state: Any) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A finished search: ``verdict`` is ``won`` (with ``line``) or ``lost``."""
+
+    verdict: str
+    line: tuple[str, ...]
+
+
+class BestFirst:
+    """Best-first search that can be run in slices (:meth:`run`) and resumed."""
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.nodes = 0  # states generated so far
+        self.outcome: Outcome | None = None
+        state, autos = game.start()
+        # parents[i] = (parent index, texts that led to node i)
+        self._parents: list[tuple[int, tuple[str, ...]]] = [(-1, autos)]
+        self._seen = {game.key(state)}
+        self._heap: list[tuple[int, int, int, Any]] = [(-game.score(state), 0, 0, state)]
+        if game.won(state):
+            self.outcome = Outcome("won", autos)
+
+    def _line(self, idx: int, last: tuple[str, ...]) -> tuple[str, ...]:
+        parts = [last]
+        while idx >= 0:
+            idx, texts = self._parents[idx]
+            parts.append(texts)
+        return tuple(t for texts in reversed(parts) for t in texts)
+
+    def run(self, max_nodes: int | None = None, deadline: float | None = None) -> Outcome | None:
+        """Search until done, ``max_nodes`` more states, or the ``perf_counter`` deadline.
+
+        Returns the outcome once the search is finished, else None (call again to resume).
+        """
+        if self.outcome is not None:
+            return self.outcome
+        game = self.game
+        moves_of, play, won, key = game.moves, game.play, game.won, game.key
+        dead, score, text = game.dead, game.score, game.text
+        seen, parents, heap = self._seen, self._parents, self._heap
+        push, pop = heapq.heappush, heapq.heappop
+        stop = self.nodes + max_nodes if max_nodes is not None else None
+        next_clock = self.nodes + CLOCK_EVERY
+        nodes = self.nodes
+        try:
+            while heap:
+                if stop is not None and nodes >= stop:
+                    return None
+                if nodes >= next_clock:
+                    next_clock = nodes + CLOCK_EVERY
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        return None
+                entry = pop(heap)
+                idx, st = entry[2], entry[3]
+                if idx and dead(st):
+                    continue
+                for move in moves_of(st):
+                    child, autos = play(st, move)
+                    nodes += 1
+                    texts = (text(move), *autos)
+                    if won(child):
+                        self.outcome = Outcome("won", self._line(idx, texts))
+                        return self.outcome
+                    k = key(child)
+                    if k in seen:
+                        continue
+                    seen.add(k)
+                    parents.append((idx, texts))
+                    n = len(parents) - 1
+                    push(heap, (-score(child), -n, n, child))
+            self.outcome = Outcome("lost", ())
+            return self.outcome
+        finally:
+            self.nodes = nodes
