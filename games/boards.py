@@ -15,13 +15,17 @@ from __future__ import annotations
 
 import logging
 import uuid
-from datetime import timedelta
+from datetime import UTC, timedelta
 from functools import cache
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
+from django.db import connection
 from django.db.models import QuerySet
+from django.utils import timezone
+from django.utils.dateparse import parse_datetime
 
 from games import clock
 from games.models import Deal, PlayerStats, Result
@@ -165,6 +169,68 @@ def entry(result: Result, rank: int) -> dict[str, Any]:
     }
 
 
+@cache
+def _board_sql() -> dict[str, str]:
+    """The day board's reads as plain SQL, one statement each.
+
+    They are the hottest reads of the service, and building them with the ORM
+    cost more than running them (about 1 ms per query on the benchmark machine,
+    see bench/leaderboard.py). Rows: id, username, won, cards_home, moves,
+    time_ms, finished_at, sort_key, player_id.
+    """
+    User = get_user_model()
+    q = connection.ops.quote_name
+    result, users = q(Result._meta.db_table), q(User._meta.db_table)
+    name = q(User._meta.get_field(User.USERNAME_FIELD).column)
+    line = (
+        f"r.id, u.{name}, r.won, r.cards_home, r.moves, r.time_ms, r.finished_at, "
+        "r.sort_key, r.player_id"
+    )
+    board = (
+        f"FROM {result} r JOIN {users} u ON u.{q(User._meta.pk.column)} = r.player_id "
+        "WHERE r.deal_id = %s AND NOT r.disqualified"
+    )
+    keys = f"SELECT sort_key FROM {result} WHERE deal_id = %s AND NOT disqualified"
+    mine = f"({keys} AND player_id = %s)"
+    return {
+        # A page after a cursor ('' is before every key).
+        "page": f"SELECT {line} {board} AND r.sort_key > %s ORDER BY r.sort_key LIMIT %s",
+        # My line alone.
+        "me": f"SELECT {line} {board} AND r.sort_key = {mine}",
+        # My line and up to k lines each side: from the k-th key above mine (or the
+        # first) to the k-th key below it (or the last). Nothing if I have no line.
+        "near": (
+            f"SELECT {line} {board} "
+            f"AND r.sort_key >= COALESCE(({keys} AND sort_key < {mine} "
+            "ORDER BY sort_key DESC LIMIT 1 OFFSET %s), '') "
+            f"AND r.sort_key <= COALESCE(({keys} AND sort_key > {mine} "
+            "ORDER BY sort_key LIMIT 1 OFFSET %s), "
+            f"({keys.replace('SELECT sort_key', 'SELECT max(sort_key)')} "
+            f"AND sort_key >= {mine})) "
+            "ORDER BY r.sort_key LIMIT %s"
+        ),
+    }
+
+
+def _line(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
+    """A board line (as ``entry``) from a row of ``_board_sql``."""
+    finished = row[6]
+    if isinstance(finished, str):  # SQLite without a declared type
+        finished = parse_datetime(finished)
+    if timezone.is_naive(finished):
+        finished = timezone.make_aware(finished, UTC)
+    return {
+        "rank": rank,
+        "result_id": row[0],
+        "player": row[1],
+        "won": bool(row[2]),
+        "cards_home": row[3],
+        "moves": row[4],
+        "time_ms": row[5],
+        "finished_at": finished,
+    }
+
+
 def day_board(
     *,
     deal: Deal,
@@ -173,41 +239,42 @@ def day_board(
     after: str | None = None,
     around: int = 3,
 ) -> dict[str, Any]:
-    """A page of a day's board (keyset paging by sort key), my line and my neighbours."""
-    rows_qs = counted(deal).select_related("player")
-    if after:
-        rows_qs = rows_qs.filter(sort_key__gt=after)
-    rows = list(rows_qs[: limit + 1])
+    """A page of a day's board (keyset paging by sort key), my line and my neighbours.
+
+    Two SQL statements (the page; my line with its neighbours) and, with Redis,
+    two O(log n) rank/size lookups.
+    """
+    sql = _board_sql()
+    near: list[tuple[Any, ...]] = []
+    with connection.cursor() as cursor:
+        cursor.execute(sql["page"], [deal.pk, after or "", limit + 1])
+        rows = cursor.fetchall()
+        if user is not None and user.is_authenticated:
+            if around:
+                cursor.execute(
+                    sql["near"],
+                    [deal.pk, deal.pk, deal.pk, user.pk, around - 1]
+                    + [deal.pk, deal.pk, user.pk, around - 1]
+                    + [deal.pk, deal.pk, user.pk, 2 * around + 1],
+                )
+            else:
+                cursor.execute(sql["me"], [deal.pk, deal.pk, user.pk])
+            near = cursor.fetchall()
     more = len(rows) > limit
     rows = rows[:limit]
-    first = 1 if not after or not rows else rank_of(deal.pk, rows[0].sort_key)
+    first = 1 if not after or not rows else rank_of(deal.pk, rows[0][7])
     data: dict[str, Any] = {
         "total": board_size(deal),
-        "results": [entry(r, first + i) for i, r in enumerate(rows)],
-        "next": rows[-1].sort_key if more else None,
+        "results": [_line(r, first + i) for i, r in enumerate(rows)],
+        "next": rows[-1][7] if more else None,
         "me": None,
         "around": [],
     }
-    mine = None
-    if user is not None and user.is_authenticated:
-        mine = counted(deal).select_related("player").filter(player=user).first()
-    if mine is not None:
-        rank = rank_of(deal.pk, mine.sort_key)
-        data["me"] = entry(mine, rank)
-        above = list(
-            counted(deal)
-            .select_related("player")
-            .filter(sort_key__lt=mine.sort_key)
-            .order_by("-sort_key")[:around]
-        )
-        below = list(
-            counted(deal).select_related("player").filter(sort_key__gt=mine.sort_key)[:around]
-        )
-        data["around"] = (
-            [entry(r, rank - i - 1) for i, r in enumerate(above)][::-1]
-            + [data["me"]]
-            + [entry(r, rank + i + 1) for i, r in enumerate(below)]
-        )
+    at = next((i for i, r in enumerate(near) if r[8] == user.pk), None)
+    if at is not None:
+        rank = rank_of(deal.pk, near[at][7])
+        data["around"] = [_line(r, rank + i - at) for i, r in enumerate(near)]
+        data["me"] = data["around"][at]
     return data
 
 
