@@ -50,7 +50,7 @@ def _client() -> Any:
 
 
 def _key(deal_id: int) -> str:
-    return f"patience:board:{deal_id}"
+    return f"{settings.REDIS_PREFIX}:board:{deal_id}"
 
 
 def counted(deal: Deal | int) -> QuerySet[Result]:

@@ -48,7 +48,7 @@ def test_database_url_selects_postgres():
 
 def test_redis_url_selects_redis_channel_layer():
     s = _settings(REDIS_URL="redis://127.0.0.1:6379/0")
-    assert s["layer"] == "channels_redis.core.RedisChannelLayer"
+    assert s["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
 
 
 def test_no_redis_url_selects_in_memory_layer():
