@@ -151,7 +151,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": "patience",
+            "KEY_PREFIX": REDIS_PREFIX,
         }
     }
 else:
