@@ -148,6 +148,8 @@ def board_size(deal: Deal) -> int:
     if client is not None:
         try:
             size = client.zcard(_key(deal.pk))
+            if not size and board_rebuild(deal.pk):  # not counting a big board per request
+                size = client.zcard(_key(deal.pk))
             if size:
                 return int(size) - 1
         except Exception:
