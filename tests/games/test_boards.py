@@ -198,7 +198,25 @@ def test_a_missing_mirror_is_rebuilt_with_the_same_ranks(redis_board, daily_cloc
     redis_board.delete(key)
     boards.board_add(deal.pk, results[0].sort_key)
     assert not redis_board.exists(key)
-    assert boards.board_size(deal) == 31  # counted in the database meanwhile
+
+
+def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board, daily_clock):
+    """A board nobody asked a rank of (anonymous readers only) is not counted in the
+    database on every request: asking its size builds the mirror."""
+    deal = daily("bristol", DAY)
+    results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(5)]
+    key = boards._key(deal.pk)
+    redis_board.delete(key)
+    page = boards.day_board(deal=deal, limit=2)
+    assert page["total"] == 5 and redis_board.exists(key)
+    assert mirror(redis_board, deal) == [r.sort_key for r in results]
+    redis_board.delete(key)
+    lock = redis_board.lock(f"{key}:lock", timeout=30)
+    assert lock.acquire(blocking=False)
+    try:  # being rebuilt elsewhere: counted in the database meanwhile
+        assert boards.board_size(deal) == 5 and not redis_board.exists(key)
+    finally:
+        lock.release()
 
 
 def test_the_mirror_follows_new_disqualified_and_restored_results(redis_board, daily_clock):
