@@ -599,7 +599,9 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 t = time.perf_counter()
                 first_call()
                 took = time.perf_counter() - t
-                assert boards._client().exists(boards._key(deal.pk))
+                if not boards._client().exists(boards._key(deal.pk)):  # (older code)
+                    name = name.replace("rebuilds", "no rebuild")
+                    boards.board_rebuild(deal.pk)
                 log(f"{name}: {took:.2f} s")
                 rows.append((name, backend, 1, took * 1e3, None, None, None))
             # Ranks from Redis and from PostgreSQL agree.
