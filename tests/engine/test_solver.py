@@ -1,0 +1,460 @@
+"""The solver: verdicts on crafted positions, lines that replay, pruning that never changes
+a verdict, limits, hints."""
+
+from __future__ import annotations
+
+import doctest
+import random
+
+import pytest
+
+import games.engine.solver as solver_module
+from games.engine import GameOverError, Position, get_variant, new_position
+from games.engine.solver import (
+    RULES,
+    SolverLimitError,
+    Verdict,
+    hint,
+    solve,
+    solve_seed,
+    wilson_interval,
+)
+from games.engine.solver._bristol import BristolGame
+from games.engine.solver._gallery import GalleryGame
+from games.engine.solver._search import BestFirst
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+ALL_VARIANTS = (
+    "bristol",
+    "belvedere",
+    "picture-gallery",
+    "royal-parade",
+    "picture-gallery-reversed",
+    "mod3",
+)
+BRISTOL_RULES = ("symmetry", "run-transfers", "safe-foundation", "lone-fan", "deal-early")
+BRISTOL_RULES += ("dead-ends", "relaxed-game")
+GALLERY_RULES = ("symmetry", "safe-aces", "null-moves")
+
+
+def code(rank: int, suit: int) -> str:
+    return RANKS[rank - 1] + SUITS[suit]
+
+
+def rank_of(card: str) -> int:
+    return RANKS.index(card[0]) + 1
+
+
+# -- building positions ---------------------------------------------------------------------
+
+
+def bristol_position(
+    piles: dict[str, list[str]], tops: tuple[int, int, int, int], variant: str = "bristol"
+) -> Position:
+    """A Bristol position: foundation j holds Ace..``tops[j]`` of suit j; ``piles`` holds
+    fans, reserves and the stock ``s`` (bottom to top; the stock's top is dealt first)."""
+    names = [f"t{i}" for i in range(1, 9)] + ["r1", "r2", "r3"]
+    data = {name: list(piles.get(name, [])) for name in names}
+    for j in range(4):
+        data[f"f{j + 1}"] = [code(r, j) for r in range(1, tops[j] + 1)]
+    data["s"] = list(piles.get("s", []))
+    return Position.from_json({"variant": variant, "ply": 0, "piles": data})
+
+
+def random_bristol(rng: random.Random) -> Position:
+    """A late Bristol position: the cards above random foundation tops, shuffled into
+    fans, reserves and stock, many piles sorted low to high (so high cards cover low)."""
+    tops = tuple(rng.randint(9, 11) for _ in range(4))
+    out = [code(r, j) for j in range(4) for r in range(tops[j] + 1, 14)]
+    rng.shuffle(out)
+    names = [f"t{i}" for i in range(1, 9)] + ["r1", "r2", "r3"]
+    piles: dict[str, list[str]] = {name: [] for name in names}
+    n_stock = rng.randint(0, min(7, len(out)))
+    piles["s"] = out[:n_stock]
+    for c in out[n_stock:]:
+        piles[rng.choice(names)].append(c)
+    for name in names:
+        if rng.random() < 0.7:
+            piles[name].sort(key=rank_of)
+    return bristol_position(piles, tops)  # type: ignore[arg-type]
+
+
+def won_gallery_slots() -> list[list[str]]:
+    """The 24 complete slots of a won Picture Gallery game, two of each suit per row."""
+    return [[code(row + 2 + 3 * i, k % 4) for i in range(4)] for row in range(3) for k in range(8)]
+
+
+def gallery_position(
+    variant: str,
+    slots: list[list[str]],
+    reserves: list[list[str]],
+    stock: list[str],
+    aces_home: list[str],
+) -> Position:
+    piles = {f"g{i + 1}": slots[i] for i in range(24)}
+    piles |= {f"r{j + 1}": reserves[j] for j in range(8)}
+    piles |= {"a": aces_home, "s": stock}
+    return Position.from_json({"variant": variant, "ply": 0, "piles": piles})
+
+
+def random_gallery(rng: random.Random, variant: str) -> Position:
+    """A late Gallery position: cards taken off the tops of complete slots (and some Aces)
+    dealt out to the stock, the reserves and empty slots."""
+    v = get_variant(variant)
+    slots = won_gallery_slots()
+    aces = [] if v.aces_removed else [code(1, s) for s in range(4)] * 2
+    out = []
+    for _ in range(rng.randint(18, 30)):
+        i = rng.choice([i for i in range(24) if slots[i]])
+        out.append(slots[i].pop())
+    loose_aces = [a for a in aces if rng.random() < 0.3]
+    for a in loose_aces:
+        aces.remove(a)
+    out += loose_aces
+    rng.shuffle(out)
+    stock = out[: rng.randint(0, min(16, len(out) - 8))]
+    rest = out[len(stock) :]
+    reserves: list[list[str]] = [[] for _ in range(8)]
+    if v.refill_reserves and stock:
+        for j in range(8):  # while the stock lasts no reserve is empty
+            reserves[j].append(rest.pop())
+    for c in rest:
+        empty = [i for i in range(24) if not slots[i]]
+        if empty and rng.random() < 0.1:
+            slots[rng.choice(empty)].append(c)
+        else:
+            reserves[rng.randrange(8)].append(c)
+    for r in reserves:
+        if rng.random() < 0.8:
+            r.sort(key=rank_of)
+    return gallery_position(variant, slots, reserves, stock, aces)
+
+
+def replays_to_won(pos: Position, line: tuple[str, ...]) -> bool:
+    return pos.play(line).is_won
+
+
+# -- crafted positions ----------------------------------------------------------------------
+
+
+def test_bristol_one_move_from_won() -> None:
+    pos = bristol_position({"r2": ["KS"]}, (13, 13, 13, 12))
+    res = solve(pos)
+    assert res.verdict is Verdict.WON
+    assert res.line == ("r2-f",)
+    assert res.decided and res.to_json()["line"] == ["r2-f"]
+
+
+def test_bristol_lost_although_moves_remain() -> None:
+    # Foundations at 2, J, K, K. The 9 lies under a J that can leave only onto the Q of
+    # t8 or home, and home needs that 9 first; the Q can go home only if the J does not
+    # sit on it, and the 3 needed before the 9 lies under that Q.
+    piles = {
+        "t1": ["9C", "JC"],
+        "t2": ["7C"],
+        "t3": ["TC"],
+        "t6": ["4C"],
+        "t8": ["8C", "3C", "QD"],
+        "r2": ["KC", "6C"],
+        "r3": ["KD", "5C"],
+        "s": ["QC"],
+    }
+    pos = bristol_position(piles, (2, 11, 13, 13))
+    assert len(pos.legal_moves) == 5
+    assert solve(pos).verdict is Verdict.LOST
+    assert solve(pos, rules=frozenset()).verdict is Verdict.LOST  # plain exhaustive search
+
+
+def test_bristol_dead_end_rule_follows_cards_through_fans() -> None:
+    # Every Ten lies under a Jack and a Queen in a reserve, every King alone in a fan. A
+    # card can leave its pile only onto a fan built up from a reserve card (Q on K, then J
+    # on Q): the dead-end rule must see fans that will show a rank, not only those that do.
+    piles = {
+        "t1": ["KC"],
+        "t2": ["KD"],
+        "t3": ["KH"],
+        "r1": ["TC", "JD", "QH"],
+        "r2": ["TD", "JH", "QC"],
+        "r3": ["TH", "JC", "QD"],
+    }
+    pos = bristol_position(piles, (9, 9, 9, 13))
+    game = BristolGame(pos, RULES)
+    state, _ = game.start()
+    assert not game.dead(state)
+    res = solve(pos)
+    assert res.verdict is Verdict.WON and replays_to_won(pos, res.line)
+    # Kings on top of the reserves and of the only fan: nothing can ever leave them.
+    piles = {
+        "r1": ["TC", "JD", "QH", "KC"],
+        "r2": ["TD", "JH", "QC", "KD"],
+        "r3": ["TH", "JC", "QD", "KH"],
+        "t1": ["TS", "JS", "QS", "KS"],
+    }
+    pos = bristol_position(piles, (9, 9, 9, 9))
+    game = BristolGame(pos, RULES)
+    assert game.dead(game.start()[0])
+    assert solve(pos, rules=frozenset()).verdict is Verdict.LOST
+
+
+def test_bristol_run_transfer_key() -> None:
+    game = BristolGame(new_position("bristol", seed=1), RULES)
+    ranks = {c: i + 1 for i, c in enumerate(RANKS)}
+
+    def fans(*piles: str) -> tuple[bytes, ...]:
+        out = [bytes(ranks[c] for c in p) for p in piles]
+        return tuple(out + [b""] * (8 - len(out)))
+
+    # The 8 moves between the two Nines and back: one key.
+    a = game._fan_key(fans("59", "KQJT98", "3"))
+    b = game._fan_key(fans("598", "KQJT9", "3"))
+    assert a == b
+    # Tops 10 and 8 with no 9 showing: nothing can move between these fans.
+    c = game._fan_key(fans("5JT", "KQJT98"))
+    d = game._fan_key(fans("5JT98", "KQJT"))
+    assert c != d
+    # Fans are interchangeable.
+    assert game._fan_key(fans("3", "59", "KQJT98")) == a
+
+
+def test_bristol_position_already_decided() -> None:
+    won = bristol_position({}, (13, 13, 13, 13))
+    assert solve(won).verdict is Verdict.WON and solve(won).line == ()
+    stuck = bristol_position({"r1": [code(r, 0) for r in range(2, 14)]}, (1, 13, 13, 13))
+    assert not stuck.legal_moves
+    assert solve(stuck).verdict is Verdict.LOST
+
+
+def test_gallery_one_move_from_won() -> None:
+    slots = won_gallery_slots()
+    jack = slots[4].pop()  # the J of g5 (top row)
+    reserves: list[list[str]] = [[] for _ in range(8)]
+    reserves[2] = [jack]
+    aces = [code(1, s) for s in range(4)] * 2
+    pos = gallery_position("picture-gallery", slots, reserves, [], aces)
+    res = solve(pos)
+    assert res.verdict is Verdict.WON
+    assert res.line == ("r3-g5",)
+
+
+def test_gallery_lost_although_moves_remain() -> None:
+    # Royal Parade, seed 39: the search has moves to try for a while, and none wins.
+    pos = new_position("royal-parade", seed=39)
+    assert pos.legal_moves
+    assert solve(pos).verdict is Verdict.LOST
+    assert solve(pos, rules=frozenset()).verdict is Verdict.LOST  # plain exhaustive search
+
+
+# -- winning lines replay through the engine -----------------------------------------------
+
+
+@pytest.mark.parametrize("variant", ALL_VARIANTS)
+def test_winning_lines_replay_to_won(variant: str) -> None:
+    won = 0
+    for seed in range(8):
+        pos = new_position(variant, seed=seed)
+        res = solve(pos, max_nodes=20_000)
+        if res.verdict is Verdict.WON:
+            won += 1
+            assert replays_to_won(pos, res.line), (variant, seed)
+            assert res.line and res.nodes > 0
+    assert won >= (1 if variant == "royal-parade" else 6)
+
+
+def test_solve_seed_is_solve_of_the_deal() -> None:
+    a = solve_seed("belvedere", 3, max_nodes=5_000)
+    b = solve(new_position("belvedere", seed=3), max_nodes=5_000)
+    assert (a.verdict, a.line, a.nodes) == (b.verdict, b.line, b.nodes)
+
+
+# -- pruning never changes a verdict --------------------------------------------------------
+#
+# Each rule is checked against the search without it, and everything against the plain
+# exhaustive search (no rule at all), on positions with both verdicts. The sets are able
+# to catch an unsafe rule: the greedy pass, which plays moves that are not safe, gets
+# verdicts wrong on them (last tests of this section).
+
+
+def _bristol_cases() -> list[Position]:
+    return [random_bristol(random.Random(seed)) for seed in range(700)]
+
+
+@pytest.fixture(scope="module")
+def bristol_truth() -> list[tuple[Position, Verdict]]:
+    out = []
+    for pos in _bristol_cases():
+        plain = solve(pos, max_nodes=20_000, rules=frozenset())
+        if plain.decided:
+            out.append((pos, plain.verdict))
+    return out
+
+
+def test_bristol_cases_have_both_verdicts(bristol_truth: list) -> None:
+    verdicts = [v for _, v in bristol_truth]
+    assert verdicts.count(Verdict.LOST) >= 15
+    assert verdicts.count(Verdict.WON) >= 500
+
+
+def test_bristol_all_rules_agree_with_plain_search(bristol_truth: list) -> None:
+    for pos, truth in bristol_truth:
+        assert solve(pos).verdict is truth
+
+
+@pytest.mark.parametrize("rule", BRISTOL_RULES)
+def test_bristol_each_rule_keeps_verdicts(rule: str, bristol_truth: list) -> None:
+    lost = [p for p, v in bristol_truth if v is Verdict.LOST]
+    won = [p for p, v in bristol_truth if v is Verdict.WON][:60]
+    for pos in lost + won:
+        assert solve(pos, rules=RULES - {rule}).verdict is solve(pos).verdict
+
+
+@pytest.mark.parametrize("rule", BRISTOL_RULES)
+def test_bristol_each_rule_alone_keeps_verdicts(rule: str, bristol_truth: list) -> None:
+    lost = [p for p, v in bristol_truth if v is Verdict.LOST]
+    won = [p for p, v in bristol_truth if v is Verdict.WON][:60]
+    rules = frozenset({rule, "symmetry"} if rule == "run-transfers" else {rule})
+    for pos in lost + won:
+        res = solve(pos, max_nodes=20_000, rules=rules)
+        assert res.verdict in (solve(pos).verdict, Verdict.UNKNOWN)
+
+
+def test_bristol_cases_catch_an_unsafe_rule(bristol_truth: list) -> None:
+    # Playing every card home as soon as it fits is not safe; the cases show it.
+    wrong = 0
+    for pos, truth in bristol_truth[:300]:
+        out = BestFirst(BristolGame(pos, RULES | {"greedy"})).run(20_000)
+        if out is not None and out.verdict == "lost" and truth is Verdict.WON:
+            wrong += 1
+    assert wrong > 10
+
+
+def test_bristol_rules_agree_on_real_deals() -> None:
+    for variant, seed in [("bristol", 149), ("belvedere", 149), ("bristol", 1), ("bristol", 2)]:
+        pos = new_position(variant, seed=seed)
+        full = solve(pos, max_nodes=50_000)
+        assert full.decided
+        for rule in BRISTOL_RULES:
+            res = solve(pos, max_nodes=100_000, rules=RULES - {rule})
+            assert res.verdict in (full.verdict, Verdict.UNKNOWN), (variant, seed, rule)
+
+
+GALLERY_CASES = [
+    ("picture-gallery", 120),
+    ("royal-parade", 120),
+    ("picture-gallery-reversed", 60),
+    ("mod3", 40),
+]
+
+
+@pytest.mark.parametrize(("variant", "count"), GALLERY_CASES)
+def test_gallery_all_rules_agree_with_plain_search(variant: str, count: int) -> None:
+    decided = 0
+    for seed in range(count):
+        pos = random_gallery(random.Random(seed), variant)
+        plain = solve(pos, max_nodes=10_000, rules=frozenset())
+        if plain.decided:
+            decided += 1
+            assert solve(pos).verdict is plain.verdict, (variant, seed)
+    assert decided >= count // 3
+
+
+@pytest.mark.parametrize("rule", GALLERY_RULES)
+def test_gallery_each_rule_keeps_verdicts_on_real_deals(rule: str) -> None:
+    verdicts = []
+    rp = (0, 1, 2, 4, 5, 6, 8, 9, 10, 12, 13, 14, 16, 17)  # decided in a few thousand states
+    for variant, seeds in [("royal-parade", rp), ("picture-gallery", range(4))]:
+        for seed in seeds:
+            pos = new_position(variant, seed=seed)
+            full = solve(pos, max_nodes=30_000)
+            without = solve(pos, max_nodes=60_000, rules=RULES - {rule})
+            if full.decided and without.decided:
+                assert without.verdict is full.verdict, (variant, seed)
+                verdicts.append(full.verdict)
+    assert Verdict.LOST in verdicts and Verdict.WON in verdicts
+
+
+def test_gallery_real_deals_catch_an_unsafe_rule() -> None:
+    # Building every card that fits (the greedy pass) is not safe: these deals are won,
+    # yet the greedy search alone runs out of moves.
+    for seed in (2, 15):
+        pos = new_position("picture-gallery", seed=seed)
+        assert BestFirst(GalleryGame(pos, RULES | {"greedy"})).run(50_000).verdict == "lost"
+        assert solve(pos, max_nodes=50_000).verdict is Verdict.WON
+
+
+# -- limits ---------------------------------------------------------------------------------
+
+
+def test_node_limit_gives_unknown() -> None:
+    pos = new_position("bristol", seed=171)  # hard: not decided in 100k states
+    res = solve(pos, max_nodes=2_000)
+    assert res.verdict is Verdict.UNKNOWN and res.line == () and not res.decided
+    assert 2_000 <= res.nodes < 2_200
+
+
+def test_time_limit_gives_unknown() -> None:
+    pos = new_position("bristol", seed=171)
+    res = solve(pos, max_seconds=0.2)
+    assert res.verdict is Verdict.UNKNOWN
+    assert res.seconds < 1.5
+
+
+def test_node_limited_results_are_deterministic() -> None:
+    pos = new_position("picture-gallery", seed=37)
+    a, b = solve(pos, max_nodes=8_000), solve(pos, max_nodes=8_000)
+    assert (a.verdict, a.line, a.nodes) == (b.verdict, b.line, b.nodes)
+
+
+def test_unknown_rule_is_refused() -> None:
+    with pytest.raises(ValueError):
+        solve(new_position("bristol", seed=1), rules=frozenset({"no-such-rule"}))
+
+
+# -- hints ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("bristol", 7), ("picture-gallery", 5), ("mod3", 3)])
+def test_hint_mid_game_leads_to_a_win(variant: str, seed: int) -> None:
+    pos = new_position(variant, seed=seed)
+    line = solve(pos, max_nodes=50_000).line
+    mid = pos.play(line[: len(line) // 2])
+    move = hint(mid, max_nodes=50_000)
+    assert move is not None and mid.is_legal(move)
+    after = mid.apply(move)
+    assert solve(after, max_nodes=50_000).verdict is Verdict.WON
+
+
+def test_hint_on_a_lost_deal_is_none() -> None:
+    # Bristol seed 149 cannot be won at all.
+    assert hint(new_position("bristol", seed=149), max_nodes=50_000) is None
+
+
+def test_hint_limits_and_finished_games() -> None:
+    with pytest.raises(SolverLimitError) as info:
+        hint(new_position("bristol", seed=171), max_nodes=500)
+    assert info.value.result.verdict is Verdict.UNKNOWN
+    with pytest.raises(GameOverError):
+        hint(bristol_position({}, (13, 13, 13, 13)))
+
+
+# -- the rest -------------------------------------------------------------------------------
+
+
+def test_wilson_interval() -> None:
+    lo, hi = wilson_interval(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
+    assert wilson_interval(0, 10)[0] == 0.0
+    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+
+
+def test_documented_examples_run() -> None:
+    result = doctest.testmod(solver_module)
+    assert result.attempted > 0 and result.failed == 0
+
+
+def test_docstring_documents_every_rule() -> None:
+    doc = solver_module.__doc__ or ""
+    for rule in RULES:
+        assert f"``{rule}``" in doc or rule == "greedy-first"
+    assert "greedy" in doc
