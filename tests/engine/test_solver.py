@@ -458,3 +458,37 @@ def test_docstring_documents_every_rule() -> None:
     for rule in RULES:
         assert f"``{rule}``" in doc or rule == "greedy-first"
     assert "greedy" in doc
+
+
+# -- management commands (these two use Django) --------------------------------------------
+
+
+def test_solve_command_prints_verdict_line_nodes_time() -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out = StringIO()
+    call_command("solve", "bristol", "--seed", "7", "--nodes", "50000", stdout=out)
+    text = out.getvalue()
+    assert "verdict won" in text and "line (" in text and "nodes " in text and "time " in text
+    line = text.split("moves): ", 1)[1].splitlines()[0].split()
+    assert replays_to_won(new_position("bristol", seed=7), tuple(line))
+
+
+def test_winrate_command_reports_share_interval_and_unknowns(tmp_path) -> None:
+    from io import StringIO
+
+    from django.core.management import call_command
+
+    out, err = StringIO(), StringIO()
+    csv_path = tmp_path / "rows.csv"
+    call_command(
+        "winrate", "bristol", "--deals", "4", "--limit", "5", "--start-seed", "146",
+        "--csv", str(csv_path), stdout=out, stderr=err,
+    )  # fmt: skip
+    text = out.getvalue()
+    assert "won 3, lost 1, unknown 0" in text  # seed 149 is lost
+    assert "95% Wilson interval" in text and "deals/s" in text
+    assert "4/4" in err.getvalue()  # the progress bar
+    assert len(csv_path.read_text().splitlines()) == 5

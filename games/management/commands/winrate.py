@@ -1,0 +1,159 @@
+"""``manage.py winrate VARIANT --deals N --limit SECONDS``: share of deals the solver wins.
+
+Deals are the seeds ``S, S+1, ..., S+N-1`` (``--start-seed S``, default 0), so a run is
+reproducible; each is solved with the perfect-information solver within the limit.
+Prints won, lost and unknown counts, the share won among the decided deals with its
+95% Wilson score interval, the range the share could take if the unknowns went either
+way, time per deal, and deals per second. ``--workers`` solves in parallel processes.
+"""
+
+from __future__ import annotations
+
+import csv
+import multiprocessing
+import statistics
+import time
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
+
+from games.engine import SEED_LIMIT, VARIANTS
+from games.engine.solver import Verdict, solve_seed, wilson_interval
+
+from .solve import seed_arg
+
+Job = tuple[str, int, float | None, int | None]
+Row = tuple[int, str, int, float, int]
+
+
+def solve_job(job: Job) -> Row:
+    """Solve one seed (runs in a worker process): seed, verdict, states, seconds, moves."""
+    variant, seed, limit, nodes = job
+    res = solve_seed(variant, seed, max_seconds=limit, max_nodes=nodes)
+    return seed, res.verdict.value, res.nodes, res.seconds, len(res.line)
+
+
+class Progress:
+    """A plain progress bar on a stream: redrawn in place on a terminal, else a line
+    every ten percent."""
+
+    WIDTH = 30
+
+    def __init__(self, total: int, stream: OutputWrapper) -> None:
+        self.total = total
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.start = time.perf_counter()
+        self.last_draw = 0.0
+        self.last_tenth = -1
+
+    def update(self, done: int) -> None:
+        now = time.perf_counter()
+        rate = done / max(now - self.start, 1e-9)
+        filled = self.WIDTH * done // self.total
+        text = (
+            f"[{'#' * filled}{'.' * (self.WIDTH - filled)}] {done}/{self.total} "
+            f"{100 * done / self.total:5.1f}%  {rate:.1f} deals/s"
+        )
+        if self.tty:
+            if now - self.last_draw >= 0.1 or done == self.total:
+                end = "\n" if done == self.total else ""
+                self.stream.write("\r" + text, ending=end)
+                self.stream.flush()
+                self.last_draw = now
+        elif 10 * done // self.total != self.last_tenth:
+            self.last_tenth = 10 * done // self.total
+            self.stream.write(text)
+            self.stream.flush()
+
+
+class Command(BaseCommand):
+    help = "Solve many deals of a variant and report the share won with a 95% Wilson interval."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("variant", choices=sorted(VARIANTS))
+        parser.add_argument("--deals", type=int, required=True, help="number of deals")
+        parser.add_argument("--limit", type=float, required=True, help="seconds per deal")
+        parser.add_argument(
+            "--nodes", type=int, default=None, help="also a limit in states per deal"
+        )
+        parser.add_argument("--start-seed", type=seed_arg, default=0, help="first seed")
+        parser.add_argument("--workers", type=int, default=1, help="parallel processes")
+        parser.add_argument("--csv", default=None, help="also write one row per deal here")
+        parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        variant, deals, limit = options["variant"], options["deals"], options["limit"]
+        start, workers, nodes = options["start_seed"], options["workers"], options["nodes"]
+        if deals < 1:
+            raise CommandError("--deals must be at least 1")
+        if limit <= 0:
+            raise CommandError("--limit must be positive")
+        if workers < 1:
+            raise CommandError("--workers must be at least 1")
+        if start + deals > SEED_LIMIT:
+            raise CommandError("the seeds would pass 2**64 - 1")
+        jobs = [(variant, seed, limit, nodes) for seed in range(start, start + deals)]
+        progress = None if options["no_progress"] else Progress(deals, self.stderr)
+        rows: list[Row] = []
+        t0 = time.perf_counter()
+        if workers == 1:
+            for job in jobs:
+                rows.append(solve_job(job))
+                if progress:
+                    progress.update(len(rows))
+        else:
+            with multiprocessing.Pool(workers) as pool:
+                for row in pool.imap_unordered(solve_job, jobs, chunksize=1):
+                    rows.append(row)
+                    if progress:
+                        progress.update(len(rows))
+        elapsed = time.perf_counter() - t0
+        rows.sort()
+        if options["csv"]:
+            with open(options["csv"], "w", newline="") as fh:
+                out = csv.writer(fh)
+                out.writerow(["seed", "verdict", "nodes", "seconds", "moves"])
+                out.writerows((s, v, n, f"{t:.4f}", m) for s, v, n, t, m in rows)
+        for line in report(variant, rows, start, limit, nodes, workers, elapsed):
+            self.stdout.write(line)
+
+
+def report(
+    variant: str,
+    rows: list[Row],
+    start: int,
+    limit: float,
+    nodes: int | None,
+    workers: int,
+    elapsed: float,
+) -> list[str]:
+    """The summary lines of a run."""
+    n = len(rows)
+    won = sum(1 for r in rows if r[1] == Verdict.WON)
+    lost = sum(1 for r in rows if r[1] == Verdict.LOST)
+    unknown = n - won - lost
+    decided = won + lost
+    times = sorted(r[3] for r in rows)
+    limits = f"{limit:g} s" + (f" or {nodes} states" if nodes else "")
+    lines = [
+        f"{variant}: {n} deals (seeds {start}..{start + n - 1}), limit {limits} per deal, "
+        f"{workers} worker(s)",
+        f"won {won}, lost {lost}, unknown {unknown} (counted apart)",
+    ]
+    if decided:
+        lo, hi = wilson_interval(won, decided)
+        lines.append(
+            f"share won of the decided deals: {100 * won / decided:.2f}% "
+            f"(95% Wilson interval {100 * lo:.2f}% .. {100 * hi:.2f}%)"
+        )
+    lines.append(
+        f"share won of all deals if every unknown were lost .. won: "
+        f"{100 * won / n:.2f}% .. {100 * (won + unknown) / n:.2f}%"
+    )
+    lines.append(
+        f"time per deal: median {statistics.median(times):.3f} s, "
+        f"p95 {times[min(n - 1, int(0.95 * n))]:.3f} s, max {times[-1]:.3f} s"
+    )
+    lines.append(f"{n / elapsed:.1f} deals/s ({elapsed:.1f} s in all)")
+    return lines
