@@ -36,9 +36,7 @@ import json
 import os
 import platform
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import uuid
@@ -47,14 +45,17 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import requests
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make the repository importable
+    sys.path.insert(0, str(ROOT))
+
+from bench._server import cpu_times, own_servers, register  # noqa: E402
+
 TARGET_MOVES_PER_S = 300.0
 TARGET_P50_MS = 10.0
-PASSWORD = "bench-password-Quokka-42"
 
 
 # -- the clients ------------------------------------------------------------------------
@@ -75,38 +76,6 @@ class Tally:
         self.errors.append(what)
 
 
-def register(session: requests.Session, base: str, name: str) -> str:
-    """Register like a browser (CSRF token, session), then create a personal token."""
-    r = session.get(f"{base}/api/v1/auth/csrf/", timeout=30)
-    r.raise_for_status()
-    jar = dict(r.cookies)
-    # Production cookies are Secure and would not be sent back over plain HTTP: send them.
-    headers = {
-        "X-CSRFToken": r.json()["csrf_token"],
-        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
-    }
-    r = session.post(
-        f"{base}/api/v1/auth/register/",
-        json={"username": name, "password": PASSWORD},
-        headers=headers,
-        timeout=600,  # password hashing is slow on purpose, and 20 clients register at once
-    )
-    if r.status_code != 201:
-        raise RuntimeError(f"register: HTTP {r.status_code} {r.text[:300]}")
-    jar.update(dict(r.cookies))  # the session, and the CSRF token rotated by the login
-    headers = {
-        "X-CSRFToken": jar["csrftoken"],
-        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
-    }
-    r = session.post(
-        f"{base}/api/v1/auth/tokens/", json={"name": "bench"}, headers=headers, timeout=30
-    )
-    if r.status_code != 201:
-        raise RuntimeError(f"token: HTTP {r.status_code} {r.text[:300]}")
-    session.cookies.clear()
-    return r.json()["token"]
-
-
 def choose(legal: list[str], rng: random.Random) -> str:
     """A random legal move; a move to a foundation when there is one (games then end)."""
     home = [m for m in legal if m.endswith("-f") or m.endswith("-a")]
@@ -117,7 +86,7 @@ def client_session(base: str) -> tuple[requests.Session | None, str | None]:
     """A session of a newly registered user that sends its personal token."""
     session = requests.Session()
     try:
-        token = register(session, base, f"bench-{uuid.uuid4().hex[:12]}")
+        token = register(base, f"bench-{uuid.uuid4().hex[:12]}", session=session, timeout=600)
     except (RuntimeError, requests.RequestException) as exc:
         return None, f"register: {exc}"
     session.headers["Authorization"] = f"Token {token}"
@@ -229,114 +198,22 @@ def run_clients(
 
 def cpu_seconds(pid: int) -> float | None:
     """User + system CPU time of a process so far (Linux), or None."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def redis_answers(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
-def pg_admin(pg_url: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{pg_url}/postgres", autocommit=True) as conn:
-        conn.execute(sql)
+    times = cpu_times(pid)
+    return sum(times) if times is not None else None
 
 
 @contextmanager
 def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]:
     """A fresh database and one daphne process; both are removed afterwards."""
-    db = f"patience_bench_{os.getpid()}"
-    pg_admin(args.pg_url, f'CREATE DATABASE "{db}"')
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": args.settings,
-        "DATABASE_URL": f"{args.pg_url}/{db}",
-        "DEBUG": "False",
-        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
-        "DAILY_SECRET": "bench-" + uuid.uuid4().hex,
-        "SECURE_SSL_REDIRECT": "False",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "THROTTLE_RATE_USER": "1000000/min",
-        "THROTTLE_RATE_IP": "1000000/min",
-        "THROTTLE_RATE_AUTH": "1000000/min",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("REDIS_URL", None)
-    if args.redis_url and redis_answers(args.redis_url):
-        env["REDIS_URL"] = args.redis_url
-    server = None
-    try:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=REPO_ROOT,
-            env=env,
-            check=True,
-        )
-        port = free_port()
-        log = open(args.server_log, "wb") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
-        server = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "daphne",
-                "-b",
-                "127.0.0.1",
-                "-p",
-                str(port),
-                "patience_site.asgi:application",
-            ],
-            cwd=REPO_ROOT,
-            env=env,
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
-        base = f"http://127.0.0.1:{port}"
-        for _ in range(300):
-            if server.poll() is not None:
-                raise RuntimeError(f"daphne exited with status {server.returncode}")
-            try:
-                if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
-                    break
-            except requests.RequestException:
-                pass
-            time.sleep(0.1)
-        else:
-            raise RuntimeError("daphne did not answer within 30 s")
-        yield (
-            base,
-            {
-                "database": db,
-                "redis": env.get("REDIS_URL", "(none: in-process)"),
-                "pid": server.pid,
-            },
-        )
-    finally:
-        if server is not None:
-            server.terminate()
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-        if not args.keep_db:
-            pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+    with own_servers(
+        db_prefix="patience_bench",
+        pg_url=args.pg_url,
+        redis_url=args.redis_url,
+        settings=args.settings,
+        server_log=args.server_log,
+        keep_db=args.keep_db,
+    ) as (bases, info):
+        yield bases[0], {**info, "pid": info.pop("pids")[0]}
 
 
 # -- report -----------------------------------------------------------------------------

@@ -36,26 +36,24 @@ import json
 import os
 import platform
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import time
 import uuid
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-from urllib.parse import urlsplit
 
 import requests
 from websockets.asyncio.client import connect
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make the repository importable
+    sys.path.insert(0, str(ROOT))
+
+from bench._server import cpu_times, own_servers, register  # noqa: E402
+
 TARGET_MOVES_PER_S = 600.0
 TARGET_P50_MS = 5.0
-PASSWORD = "bench-password-Quokka-42"
 
 
 # -- the players ------------------------------------------------------------------------
@@ -69,37 +67,6 @@ class Tally:
     games_started: int = 0
     games_ended: dict[str, int] = field(default_factory=dict)
     errors: list[str] = field(default_factory=list)
-
-
-def register(base: str, name: str) -> str:
-    """Register like a browser (CSRF token, session), then create a personal token."""
-    s = requests.Session()
-    s.trust_env = False
-    r = s.get(f"{base}/api/v1/auth/csrf/", timeout=60)
-    r.raise_for_status()
-    jar = dict(r.cookies)
-    # Production cookies are Secure and would not be sent back over plain HTTP: send them.
-    headers = {
-        "X-CSRFToken": r.json()["csrf_token"],
-        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
-    }
-    r = s.post(
-        f"{base}/api/v1/auth/register/",
-        json={"username": name, "password": PASSWORD},
-        headers=headers,
-        timeout=60,
-    )
-    if r.status_code != 201:
-        raise RuntimeError(f"register: HTTP {r.status_code} {r.text[:300]}")
-    jar.update(dict(r.cookies))  # the session, and the CSRF token rotated by the login
-    headers = {
-        "X-CSRFToken": jar["csrftoken"],
-        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
-    }
-    r = s.post(f"{base}/api/v1/auth/tokens/", json={"name": "bench"}, headers=headers, timeout=60)
-    if r.status_code != 201:
-        raise RuntimeError(f"token: HTTP {r.status_code} {r.text[:300]}")
-    return r.json()["token"]
 
 
 def choose(legal: list[str], rng: random.Random) -> str:
@@ -194,18 +161,8 @@ class Player:
                 return answer
 
 
-def cpu_seconds(pid: int | None) -> tuple[float, float] | None:
-    """User and system CPU time of a local process so far (Linux), else None."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError, TypeError):
-        return None
-    tick = os.sysconf("SC_CLK_TCK")
-    return int(fields[11]) / tick, int(fields[12]) / tick
-
-
 def total_cpu(pids: list[int]) -> tuple[float, float] | None:
-    times = [cpu_seconds(pid) for pid in pids]
+    times = [cpu_times(pid) for pid in pids]
     if not pids or None in times:
         return None
     return sum(t[0] for t in times), sum(t[1] for t in times)
@@ -243,121 +200,6 @@ async def run_players(
     if cpu0 is not None and cpu1 is not None:
         cpu = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
     return list(tallies), wall, cpu
-
-
-# -- the server -------------------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def redis_answers(url: str) -> bool:
-    parts = urlsplit(url)
-    try:
-        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1) as s:
-            s.sendall(b"PING\r\n")
-            return s.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
-
-
-def pg_admin(pg_url: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(f"{pg_url}/postgres", autocommit=True) as conn:
-        conn.execute(sql)
-
-
-def start_daphne(env: dict[str, str], log: Any) -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    server = subprocess.Popen(
-        [*cmd, "patience_site.asgi:application"],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    return server, f"http://127.0.0.1:{port}"
-
-
-def wait_until_up(server: subprocess.Popen, base: str) -> None:
-    for _ in range(600):
-        if server.poll() is not None:
-            raise RuntimeError(f"daphne exited with status {server.returncode}")
-        try:
-            if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError("daphne did not answer within 60 s")
-
-
-@contextmanager
-def own_servers(args: argparse.Namespace) -> Iterator[tuple[list[str], dict[str, Any]]]:
-    """A fresh database and ``--servers`` daphne processes; all removed afterwards."""
-    db = f"patience_wsbench_{os.getpid()}"
-    pg_admin(args.pg_url, f'CREATE DATABASE "{db}"')
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": args.settings,
-        "DATABASE_URL": f"{args.pg_url}/{db}",
-        "DEBUG": "False",
-        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
-        "DAILY_SECRET": "bench-" + uuid.uuid4().hex,
-        "SECURE_SSL_REDIRECT": "False",
-        "ALLOWED_HOSTS": "127.0.0.1,localhost",
-        "THROTTLE_RATE_USER": "1000000/min",
-        "THROTTLE_RATE_IP": "1000000/min",
-        "THROTTLE_RATE_AUTH": "1000000/min",
-        "LOG_LEVEL": "WARNING",
-    }
-    env.pop("REDIS_URL", None)
-    if args.redis_url and redis_answers(args.redis_url):
-        env["REDIS_URL"] = args.redis_url
-    elif args.servers > 1:
-        raise SystemExit("several servers need Redis (--redis-url) to share the channel layer")
-    servers: list[subprocess.Popen] = []
-    log = open(args.server_log, "wb") if args.server_log else subprocess.DEVNULL  # noqa: SIM115
-    try:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=REPO_ROOT,
-            env=env,
-            check=True,
-        )
-        bases = []
-        for _ in range(args.servers):
-            server, base = start_daphne(env, log)
-            servers.append(server)
-            bases.append(base)
-        for server, base in zip(servers, bases, strict=True):
-            wait_until_up(server, base)
-        yield (
-            bases,
-            {
-                "database": db,
-                "redis": env.get("REDIS_URL", "(none: in-memory layer)"),
-                "pids": [s.pid for s in servers],
-            },
-        )
-    finally:
-        for server in servers:
-            server.terminate()
-        for server in servers:
-            try:
-                server.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                server.kill()
-                server.wait()
-        if log is not subprocess.DEVNULL:
-            log.close()
-        if not args.keep_db:
-            pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
 
 
 # -- report -----------------------------------------------------------------------------
@@ -473,7 +315,15 @@ def main(argv: list[str] | None = None) -> int:
         tallies, wall, _ = asyncio.run(run_players(bases, args))
         ok = report(tallies, wall, args, {"server": ", ".join(bases)})
     else:
-        with own_servers(args) as (bases, info):
+        with own_servers(
+            db_prefix="patience_wsbench",
+            pg_url=args.pg_url,
+            redis_url=args.redis_url,
+            count=args.servers,
+            settings=args.settings,
+            server_log=args.server_log,
+            keep_db=args.keep_db,
+        ) as (bases, info):
             tallies, wall, cpu = asyncio.run(run_players(bases, args, info.pop("pids")))
             info["server_cpu_s"] = cpu
             where = (

@@ -1,0 +1,222 @@
+"""Shared by the benchmarks that play against a real server (api, ws, load).
+
+A fresh PostgreSQL database, migrated in a subprocess; daphne processes on free
+ports of 127.0.0.1 with production settings (DEBUG=False, rate limits raised out
+of the way, Redis for the cache and the channel layer when it answers); the
+browser-like registration of a player; CPU time of a process from /proc.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import requests
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "bench-password-Quokka-42"
+#: Rate limits of own servers: far above anything a benchmark sends.
+HIGH_RATE = "1000000/min"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def redis_answers(url: str) -> bool:
+    parts = urlsplit(url)
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 6379), timeout=1) as s:
+            s.sendall(b"PING\r\n")
+            return s.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+def pg_admin(pg_url: str, sql: str) -> None:
+    """Run one statement on the server's ``postgres`` database (``pg_url`` has no name)."""
+    import psycopg
+
+    with psycopg.connect(f"{pg_url}/postgres", autocommit=True) as conn:
+        conn.execute(sql)
+
+
+def cpu_times(pid: int | None) -> tuple[float, float] | None:
+    """User and system CPU time of a local process so far (Linux), else None."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except (OSError, IndexError, TypeError):
+        return None
+    tick = os.sysconf("SC_CLK_TCK")
+    return int(fields[11]) / tick, int(fields[12]) / tick
+
+
+def server_env(
+    *, database_url: str, redis_url: str | None, settings: str = "patience_site.settings"
+) -> dict[str, str]:
+    """Environment of own server processes: production settings, rate limits out of the way."""
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": settings,
+        "DATABASE_URL": database_url,
+        "DEBUG": "False",
+        "SECRET_KEY": "bench-" + uuid.uuid4().hex,
+        "DAILY_SECRET": "bench-" + uuid.uuid4().hex,
+        "SECURE_SSL_REDIRECT": "False",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "THROTTLE_RATE_USER": HIGH_RATE,
+        "THROTTLE_RATE_IP": HIGH_RATE,
+        "THROTTLE_RATE_AUTH": HIGH_RATE,
+        "LOG_LEVEL": "WARNING",
+    }
+    env.pop("REDIS_URL", None)
+    if redis_url:
+        env["REDIS_URL"] = redis_url
+    return env
+
+
+def migrate(env: dict[str, str]) -> None:
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+    )
+
+
+def start_daphne(
+    env: dict[str, str], log: Any, port: int | None = None
+) -> tuple[subprocess.Popen, str]:
+    """One daphne process on 127.0.0.1 (a free port unless given); returns it and its URL."""
+    port = port or free_port()
+    cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
+    server = subprocess.Popen(
+        [*cmd, "patience_site.asgi:application"],
+        cwd=REPO_ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    return server, f"http://127.0.0.1:{port}"
+
+
+def wait_until_up(server: subprocess.Popen, base: str, timeout: float = 60.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError(f"daphne exited with status {server.returncode}")
+        try:
+            if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
+                return
+        except requests.RequestException:
+            pass
+        time.sleep(0.1)
+    raise RuntimeError(f"daphne did not answer within {timeout:g} s")
+
+
+def stop(servers: list[subprocess.Popen]) -> None:
+    for server in servers:
+        server.terminate()
+    for server in servers:
+        try:
+            server.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+@contextmanager
+def own_servers(
+    *,
+    db_prefix: str,
+    pg_url: str,
+    redis_url: str | None,
+    count: int = 1,
+    settings: str = "patience_site.settings",
+    server_log: str | None = None,
+    keep_db: bool = False,
+    start_timeout: float = 60.0,
+) -> Iterator[tuple[list[str], dict[str, Any]]]:
+    """A fresh database ``<db_prefix>_<pid>`` and ``count`` daphne processes; all removed after.
+
+    Yields the servers' base URLs and ``{"database", "redis", "pids"}``. Redis is
+    used when ``redis_url`` answers; several servers need it (shared channel layer).
+    """
+    db = f"{db_prefix}_{os.getpid()}"
+    use_redis = redis_url if redis_url and redis_answers(redis_url) else None
+    if count > 1 and not use_redis:
+        raise SystemExit("several servers need Redis (--redis-url) to share the channel layer")
+    pg_admin(pg_url, f'CREATE DATABASE "{db}"')
+    env = server_env(database_url=f"{pg_url}/{db}", redis_url=use_redis, settings=settings)
+    servers: list[subprocess.Popen] = []
+    log = open(server_log, "wb") if server_log else subprocess.DEVNULL  # noqa: SIM115
+    try:
+        migrate(env)
+        bases = []
+        for _ in range(count):
+            server, base = start_daphne(env, log)
+            servers.append(server)
+            bases.append(base)
+        for server, base in zip(servers, bases, strict=True):
+            wait_until_up(server, base, start_timeout)
+        yield (
+            bases,
+            {
+                "database": db,
+                "redis": use_redis or "(none: in-memory layer)",
+                "pids": [s.pid for s in servers],
+            },
+        )
+    finally:
+        stop(servers)
+        if log is not subprocess.DEVNULL:
+            log.close()
+        if not keep_db:
+            pg_admin(pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+
+
+def register(
+    base: str, name: str, *, session: requests.Session | None = None, timeout: float = 60
+) -> str:
+    """Register like a browser (CSRF token, session), then create a personal token; its key."""
+    s = session or requests.Session()
+    s.trust_env = False
+    r = s.get(f"{base}/api/v1/auth/csrf/", timeout=timeout)
+    r.raise_for_status()
+    jar = dict(r.cookies)
+    # Production cookies are Secure and would not be sent back over plain HTTP: send them.
+    headers = {
+        "X-CSRFToken": r.json()["csrf_token"],
+        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
+    }
+    r = s.post(
+        f"{base}/api/v1/auth/register/",
+        json={"username": name, "password": PASSWORD},
+        headers=headers,
+        timeout=timeout,  # password hashing is slow on purpose
+    )
+    if r.status_code != 201:
+        raise RuntimeError(f"register: HTTP {r.status_code} {r.text[:300]}")
+    jar.update(dict(r.cookies))  # the session, and the CSRF token rotated by the login
+    headers = {
+        "X-CSRFToken": jar["csrftoken"],
+        "Cookie": "; ".join(f"{k}={v}" for k, v in jar.items()),
+    }
+    r = s.post(
+        f"{base}/api/v1/auth/tokens/", json={"name": "bench"}, headers=headers, timeout=timeout
+    )
+    if r.status_code != 201:
+        raise RuntimeError(f"token: HTTP {r.status_code} {r.text[:300]}")
+    s.cookies.clear()
+    return r.json()["token"]
