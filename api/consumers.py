@@ -27,7 +27,9 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     checked once, at the handshake.
 
     Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
-    ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``;
+    ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``,
+    ``{"type": "hint"}`` (practice games; answered by ``{"type": "hint", "ply": n,
+    "hint": {"ply", "verdict", "move", "nodes"}}``, as ``POST .../hint/``);
     ``ply`` is the number of log entries the client has seen, as for REST.
 
 ``ws/v1/daily/<variant>/<YYYY-MM-DD>/`` (anyone; ``?limit=`` 1..100, default 10)
@@ -49,6 +51,7 @@ database.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import logging
@@ -206,7 +209,7 @@ Frame = tuple[str, tuple[int, str] | None]
 class GameConsumer(_Consumer):
     """Live play of one of the player's games."""
 
-    REQUESTS = ("move", "undo", "resign", "resync")
+    REQUESTS = ("move", "undo", "resign", "resync", "hint")
 
     async def connect(self) -> None:
         self.ready = False
@@ -247,6 +250,8 @@ class GameConsumer(_Consumer):
                 call = (self._apply, cause, UNDO, _ply_field(data))
             elif kind == "resign":
                 call = (self._resign, cause)
+            elif kind == "hint":
+                call = (self._hint, cause)
             else:
                 call = (self._current_or_error, cause)
         except _BadMessage as exc:
@@ -319,6 +324,13 @@ class GameConsumer(_Consumer):
         except Exception as exc:
             return self._error(cause, exc)
         return self._state(game, cause=cause)
+
+    def _hint(self, cause: str) -> Frame:
+        try:
+            hint = services.game_hint(game_id=self.game_id, user=self.user)
+        except Exception as exc:
+            return self._error(cause, exc)
+        return _dumps({"type": "hint", "ply": hint.ply, "hint": dataclasses.asdict(hint)}), None
 
     def _error(self, cause: str, exc: Exception) -> Frame:
         payload = error_payload(exc)

@@ -22,6 +22,7 @@ urlpatterns = [
     path("games/<int:game_id>/", views.GameDetailView.as_view(), name="game-detail"),
     path("games/<int:game_id>/moves/", views.GameMovesView.as_view(), name="game-moves"),
     path("games/<int:game_id>/undo/", views.GameUndoView.as_view(), name="game-undo"),
+    path("games/<int:game_id>/hint/", views.GameHintView.as_view(), name="game-hint"),
     path("games/<int:game_id>/resign/", views.GameResignView.as_view(), name="game-resign"),
     path("daily/", daily.DailyTodayView.as_view(), name="daily-today"),
     path("daily/<str:variant>/<str:day>/", daily.DailyDetailView.as_view(), name="daily-detail"),

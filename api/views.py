@@ -5,6 +5,7 @@ They never decide a rule: the engine and ``games.services`` do.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.contrib.auth import authenticate, login, logout
@@ -349,6 +350,19 @@ class GameUndoView(APIView):
                 game_id=game_id, user=request.user, move=UNDO, ply=data.validated_data["ply"]
             )
         )
+
+
+class GameHintView(APIView):
+    """A hint in a practice game: the next move of a winning line. The game becomes assisted."""
+
+    @extend_schema(
+        tags=["games"],
+        request=None,
+        responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429)},
+    )
+    def post(self, request: Request, game_id: int) -> Response:
+        hint = services.game_hint(game_id=game_id, user=request.user)
+        return Response(dataclasses.asdict(hint))
 
 
 class GameResignView(APIView):

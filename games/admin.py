@@ -32,11 +32,19 @@ class MoveInline(admin.TabularInline):
 
 @admin.register(Deal)
 class DealAdmin(admin.ModelAdmin):
-    list_display = ("id", "variant", "kind", "date", "seed", "created_at")
+    list_display = ("id", "variant", "kind", "date", "seed", "seed_index", "par", "created_at")
     list_filter = ("kind", "variant", "date")
     search_fields = ("seed",)
     date_hierarchy = "created_at"
-    readonly_fields = ("seed", "seed_index", "commitment", "created_at")
+    readonly_fields = (
+        "seed",
+        "seed_index",
+        "commitment",
+        "par",
+        "par_line",
+        "solver_nodes",
+        "created_at",
+    )
     actions = ["replace_daily"]
 
     @admin.action(description="Replace selected future dailies nobody has played")

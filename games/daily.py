@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
@@ -22,8 +23,9 @@ from django.db import IntegrityError, transaction
 
 from games import clock
 from games.boards import rank_of
-from games.engine import VARIANTS, deck_order, get_variant
-from games.errors import InvalidInput, NotFound
+from games.engine import VARIANTS, deck_order, get_variant, new_position
+from games.engine.solver import Verdict, solve
+from games.errors import InvalidInput, NoCertifiedDeal, NotFound
 from games.models import Deal, Game, Result
 from games.selectors import game_log, replay_log
 from games.services import game_create
@@ -51,22 +53,56 @@ def _check_day(day: date) -> None:
         raise NotFound(f"the daily of {day.isoformat()} is not out yet")
 
 
+@dataclass(frozen=True)
+class Candidate:
+    """The chosen seed candidate of a daily and the solver's winning line for it."""
+
+    index: int
+    seed: int
+    line: list[str] | None
+    nodes: int | None
+
+
+def certified_candidate(variant: str, day: date, *, start: int = 0) -> Candidate:
+    """The first seed candidate from ``start`` that the solver proves winnable.
+
+    The solver's limit is a node count (``DAILY_SOLVER_NODES``), never a time, so
+    the choice depends only on the secret, the variant and the day: anyone with
+    the secret reproduces it. ``DAILY_SOLVER_NODES = 0`` turns certification off
+    (candidate ``start`` is taken as it is).
+    """
+    limit = settings.DAILY_SOLVER_NODES
+    for index in range(start, start + settings.DAILY_MAX_CANDIDATES):
+        seed = daily_seed(variant, day, index)
+        if not limit:
+            return Candidate(index, seed, None, None)
+        result = solve(new_position(variant, seed=seed), max_nodes=limit)
+        if result.verdict is Verdict.WON:
+            return Candidate(index, seed, list(result.line), result.nodes)
+    raise NoCertifiedDeal(
+        f"no winnable {variant} deal for {day} among {settings.DAILY_MAX_CANDIDATES} "
+        f"candidates from {start} within {limit} solver nodes each"
+    )
+
+
 def daily_deal(variant: str, day: date) -> Deal:
     """The daily deal of a variant and day, created on first use (race-safe)."""
     v = get_variant(variant)
     deal = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=v.key, date=day).first()
     if deal is not None:
         return deal
-    seed = daily_seed(v.key, day, 0)
+    chosen = certified_candidate(v.key, day)
     try:
         with transaction.atomic():
             return Deal.objects.create(
                 kind=Deal.Kind.DAILY,
                 variant=v.key,
                 date=day,
-                seed=seed,
-                seed_index=0,
-                commitment=commitment(seed),
+                seed=chosen.seed,
+                seed_index=chosen.index,
+                commitment=commitment(chosen.seed),
+                par_line=chosen.line,
+                solver_nodes=chosen.nodes,
             )
     except IntegrityError:
         return Deal.objects.get(kind=Deal.Kind.DAILY, variant=v.key, date=day)
@@ -112,11 +148,13 @@ def daily_replace(deal: Deal) -> Deal:
         raise InvalidInput("only a future daily can be replaced")
     if deal.games.exists():
         raise InvalidInput("somebody has played this daily already")
-    deal.seed_index += 1
-    seed = daily_seed(deal.variant, deal.date, deal.seed_index)
-    deal.seed = seed
-    deal.commitment = commitment(seed)
-    deal.save(update_fields=["seed_index", "seed", "commitment"])
+    chosen = certified_candidate(deal.variant, deal.date, start=deal.seed_index + 1)
+    deal.seed_index = chosen.index
+    deal.seed = chosen.seed
+    deal.commitment = commitment(chosen.seed)
+    deal.par_line = chosen.line
+    deal.solver_nodes = chosen.nodes
+    deal.save(update_fields=["seed_index", "seed", "commitment", "par_line", "solver_nodes"])
     return deal
 
 
@@ -129,6 +167,8 @@ def deal_public(deal: Deal) -> dict[str, Any]:
         "commitment": deal.commitment,
         "seed": str(deal.seed) if over else None,
         "deck": deck_order(deal.variant, int(deal.seed)) if over else None,
+        "par": deal.par if over else None,
+        "par_line": deal.par_line if over else None,
         "seconds_left": clock.seconds_left(deal.date),
     }
 

@@ -58,6 +58,20 @@ class InvalidInput(ServiceError):
     status = 400
 
 
+class NoCertifiedDeal(ServiceError):
+    """No seed candidate of a daily could be proven winnable within the limits."""
+
+    code = "no_certified_deal"
+    status = 503
+
+
+class HintNotAllowed(ServiceError):
+    """Hints depend on the hidden stock: refused in ranked games."""
+
+    code = "hint_not_allowed"
+    status = 409
+
+
 def error_status(exc: Exception) -> int:
     """HTTP status for a service or engine error."""
     if isinstance(exc, ServiceError):

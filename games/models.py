@@ -76,6 +76,10 @@ class Deal(models.Model):
     # published SHA-256 commitment to the seed (see games.daily).
     seed_index = models.PositiveIntegerField(default=0)
     commitment = models.CharField(max_length=64, blank=True)
+    # A winning line found by the solver for a certified daily (the par is its
+    # length); published with the seed once the day is over.
+    par_line = models.JSONField(null=True, blank=True)
+    solver_nodes = models.PositiveIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -104,6 +108,11 @@ class Deal(models.Model):
         if self.kind == self.Kind.DAILY:
             return f"{self.variant} daily {self.date}"
         return f"{self.variant} #{self.seed}"
+
+    @property
+    def par(self) -> int | None:
+        """Moves in the solver's winning line, if the deal was certified."""
+        return None if self.par_line is None else len(self.par_line)
 
 
 class Game(models.Model):

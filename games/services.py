@@ -12,6 +12,7 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
@@ -20,10 +21,25 @@ from django.db import IntegrityError, transaction
 
 from games import clock, events
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
-from games.errors import GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
+from games.engine.solver import Verdict, solve
+from games.errors import (
+    GameFinished,
+    HintNotAllowed,
+    InvalidInput,
+    NotFound,
+    StalePly,
+    UndoNotAllowed,
+)
 from games.models import UNDO, ApiToken, Deal, Game, Move
 from games.results import result_record
-from games.selectors import can_undo, game_log, game_position, replay_log, token_hash
+from games.selectors import (
+    can_undo,
+    game_for_player,
+    game_log,
+    game_position,
+    replay_log,
+    token_hash,
+)
 
 #: How often a token's last-use time is written at most.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
@@ -168,6 +184,34 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
     result_record(game)
     events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
     return MoveOutcome(game, pos)
+
+
+@dataclass(frozen=True)
+class Hint:
+    """A hint at ``ply``: the solver's verdict and, if winnable, the next move of a win."""
+
+    ply: int
+    verdict: str
+    move: str | None
+    nodes: int
+
+
+def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
+    """The next move of a winning line in a practice game; the game becomes assisted.
+
+    The solver knows the stock, so a hint carries hidden information: ranked
+    games refuse hints, and a hinted practice game is marked assisted. The
+    solver runs outside any transaction, on the snapshot at the ply returned.
+    """
+    game = game_for_player(game_id=game_id, user=user)
+    if game.ranked:
+        raise HintNotAllowed("hints use the hidden stock: a ranked game gets none")
+    if game.status != Status.PLAYING:
+        raise GameFinished(f"the game is {game.status}")
+    result = solve(game_position(game), max_nodes=settings.HINT_SOLVER_NODES)
+    Game.objects.filter(pk=game.pk, assisted=False).update(assisted=True)
+    move = result.line[0] if result.verdict is Verdict.WON else None
+    return Hint(ply=game.ply, verdict=result.verdict.value, move=move, nodes=result.nodes)
 
 
 @transaction.atomic

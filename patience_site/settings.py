@@ -25,6 +25,12 @@ if not DEBUG and SECRET_KEY == DEV_SECRET_KEY:
 
 # Secret used to derive the daily challenge deals.
 DAILY_SECRET = env("DAILY_SECRET", default=DEV_DAILY_SECRET)
+# Daily deals are certified winnable by the solver: each candidate seed gets this
+# many solver nodes (0 turns certification off), at most this many candidates.
+DAILY_SOLVER_NODES = env.int("DAILY_SOLVER_NODES", default=50_000)
+DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
+# Node budget of one hint in a practice game.
+HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
 if not DEBUG and DAILY_SECRET == DEV_DAILY_SECRET:
     raise ImproperlyConfigured("DAILY_SECRET must be set when DEBUG is False")
 

@@ -39,6 +39,17 @@ def _fast_password_hashing(settings: Any) -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _daily_certification(request: pytest.FixtureRequest, settings: Any) -> None:
+    """Daily deals skip the solver's certification unless a test is marked ``certified``.
+
+    Certifying runs the solver over seed candidates (up to seconds per deal); tests
+    of everything else about dailies need only a deterministic seed.
+    """
+    if request.node.get_closest_marker("certified") is None:
+        settings.DAILY_SOLVER_NODES = 0
+
+
 @pytest.fixture
 def password() -> str:
     return PASSWORD

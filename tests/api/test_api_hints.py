@@ -1,0 +1,121 @@
+"""Hints over REST and the game socket: practice only, the game becomes assisted."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from channels.testing import WebsocketCommunicator
+
+from games import services
+from games.engine import new_position
+from games.engine.solver import Verdict, solve
+from games.models import Game
+from patience_site.asgi import application
+
+# Random legal play from Bristol seed 0 that leaves a game still playing but lost
+# even with every card known (found once by search, pinned here).
+LOST_LINE = [
+    "r2-t1",
+    "t7-t6",
+    "deal",
+    "r1-f",
+    "deal",
+    "deal",
+    "t4-t1",
+    "r3-t8",
+    "deal",
+    "t4-t5",
+    "t4-f",
+    "t6-f",
+    "t5-t2",
+    "t6-f",
+    "r3-f",
+    "t3-f",
+    "deal",
+    "deal",
+    "t2-t5",
+    "r2-t1",
+    "t7-t1",
+    "t3-t5",
+    "deal",
+    "r1-t1",
+    "r3-t3",
+    "t1-f",
+    "t3-f",
+    "t8-t5",
+    "t3-f",
+]
+
+
+def _hint(client: Any, game_id: int) -> Any:
+    return client.post(f"/api/v1/games/{game_id}/hint/")
+
+
+@pytest.mark.django_db
+def test_hint_is_the_next_move_of_a_win_and_marks_the_game(token_client: Any, user: Any) -> None:
+    client = token_client(user)
+    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    response = _hint(client, game.pk)
+    assert response.status_code == 200, response.json()
+    body = response.json()
+    assert body["verdict"] == "won" and body["ply"] == 0
+    after = new_position("bristol", seed=7).apply(body["move"])
+    assert solve(after, max_nodes=100_000).verdict is Verdict.WON
+    game.refresh_from_db()
+    assert game.assisted
+    assert client.get(f"/api/v1/games/{game.pk}/").json()["assisted"] is True
+
+
+@pytest.mark.django_db
+def test_hint_says_when_the_game_is_no_longer_winnable(token_client: Any, user: Any) -> None:
+    game = services.practice_game_start(user=user, variant="bristol", seed=0)
+    for ply, move in enumerate(LOST_LINE):
+        services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+    body = _hint(token_client(user), game.pk).json()
+    assert body == {"ply": len(LOST_LINE), "verdict": "lost", "move": None, "nodes": body["nodes"]}
+
+
+@pytest.mark.django_db
+def test_hint_is_refused_in_a_ranked_game(token_client: Any, user: Any) -> None:
+    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    Game.objects.filter(pk=game.pk).update(ranked=True)
+    response = _hint(token_client(user), game.pk)
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "hint_not_allowed"
+    game.refresh_from_db()
+    assert not game.assisted
+
+
+@pytest.mark.django_db
+def test_hint_after_the_end_and_for_others(token_client: Any, user: Any, make_user: Any) -> None:
+    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    client = token_client(user)
+    services.game_resign(game_id=game.pk, user=user)
+    response = _hint(client, game.pk)
+    assert response.status_code == 409 and response.json()["error"]["code"] == "game_finished"
+    other = services.practice_game_start(user=make_user(), variant="bristol", seed=7)
+    response = _hint(client, other.pk)
+    assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_hint_over_the_socket(user: Any) -> None:
+    from asgiref.sync import sync_to_async
+
+    game = await sync_to_async(services.practice_game_start)(user=user, variant="bristol", seed=7)
+    token = (await sync_to_async(services.token_create)(user=user, name="ws"))[1]
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/v1/games/{game.pk}/?token={token}",
+        headers=[(b"host", b"localhost")],
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_json_from())["type"] == "state"
+    await communicator.send_json_to({"type": "hint"})
+    message = await communicator.receive_json_from(timeout=10)
+    assert message["type"] == "hint" and message["ply"] == 0
+    assert message["hint"]["verdict"] == "won" and message["hint"]["move"]
+    await communicator.disconnect()
