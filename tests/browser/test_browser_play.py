@@ -179,6 +179,7 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
     page.wait_for_url(re.compile(rf"/play/{game_id}/$"))
     expect(page.locator("html")).to_have_attribute("lang", "de")
     expect(page.locator("#btn-undo")).to_have_text("Zurücknehmen")
+    expect(page.locator("#btn-hint")).to_have_count(0)  # no hints in a ranked daily
     expect(page.locator("#game-status")).to_have_text("Aufgegeben")
     expect(page.locator('[data-pile="t3"] .card').first).to_have_attribute(
         "aria-label", re.compile(r"^(Kreuz|Karo|Herz|Pik) \w+ auf Fächer 3$")
@@ -249,6 +250,17 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     assert json.loads(page.evaluate("localStorage.getItem('patience.settings')"))["autoAces"]
 
     shoot(page, artifacts / "gallery-play.png")
+
+    # A hint names the next move of a winning line, selects its card, marks the game assisted.
+    page.click("#btn-hint")
+    expect(page.locator("#status-line")).to_contain_text("Hint: ", timeout=20_000)
+    hinted = page.locator("#status-line").inner_text().split("Hint: ")[1].strip()
+    assert hinted in state(page)["legal_moves"]
+    if "-" in hinted:
+        selected = hinted.split("-")[0]
+        expect(page.locator(f'[data-pile="{selected}"]')).to_have_class(re.compile(r"\bselected\b"))
+    page.keyboard.press("Escape")
+    assert page.evaluate(f"fetch('/api/v1/games/{game_id}/').then(r => r.json())")["assisted"]
 
     # Tab reaches the piles, focus is visible, Enter chooses, Esc cancels.
     source = next(m for m in card_moves(state(page))).split("-")[0]

@@ -260,6 +260,33 @@ function undo() {
   client.request({ kind: "undo" });
 }
 
+// A hint (practice games only): the server's solver names the next move of a win.
+async function hint() {
+  const button = document.getElementById("btn-hint");
+  if (!button || client.state.status !== "playing") return;
+  button.disabled = true;
+  say(gettext("Looking for a winning line…"));
+  try {
+    const h = await api("POST", `/api/v1/games/${client.id}/hint/`);
+    if (h.verdict === "won") {
+      say(interpolate(gettext("Hint: %(move)s"), { move: h.move }, true));
+      const source = h.move.split("-")[0];
+      if (h.move.includes("-") && sourcesOf(client.state).has(source)) {
+        ui.selected = source;
+        draw();
+      }
+    } else if (h.verdict === "lost") {
+      say(gettext("This game can no longer be won."));
+    } else {
+      say(gettext("No winning line found in time."));
+    }
+  } catch (err) {
+    say(errorText(err));
+  } finally {
+    button.disabled = client.state.status !== "playing";
+  }
+}
+
 // Aces out automatically (as ordinary server moves), one at a time.
 function autoAces() {
   const s = client.state;
@@ -384,6 +411,7 @@ document.addEventListener("keydown", (ev) => {
 document.getElementById("btn-deal").addEventListener("click", () => deal(false));
 document.getElementById("btn-deal-reverse").addEventListener("click", () => deal(true));
 document.getElementById("btn-undo").addEventListener("click", undo);
+document.getElementById("btn-hint")?.addEventListener("click", hint);
 const resignDialog = document.getElementById("resign-dialog");
 document.getElementById("btn-resign").addEventListener("click", () => resignDialog.showModal());
 resignDialog.addEventListener("close", () => {
