@@ -62,6 +62,7 @@ class BristolGame:
         self._fan_keys: dict[tuple[bytes, ...], tuple] = {}
         self._splits: dict[bytes, tuple[int, bytes, int]] = {}
         self._masks: dict[bytes, int] = {}
+        self._inversions: dict[bytes, int] = {}
         self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = {}
         self._relaxed_memo: dict[Hashable, bool] = {}
 
@@ -105,14 +106,20 @@ class BristolGame:
     def score(self, state: State) -> int:
         """How promising: cards home, minus cards lying above a lower card."""
         piles, found, _, _ = state
+        inv = self._inversions
         s = 100 * sum(found)
         for p in piles:
-            lo = 14
-            for r in p:
-                if r > lo:
-                    s -= 10
-                elif r < lo:
-                    lo = r
+            n = inv.get(p)
+            if n is None:
+                n = 0
+                lo = 14
+                for r in p:
+                    if r > lo:
+                        n += 1
+                    elif r < lo:
+                        lo = r
+                _memo(inv, p, n)
+            s -= 10 * n
         return s
 
     def moves(self, state: State) -> list[Move]:
@@ -148,11 +155,13 @@ class BristolGame:
         found = list(state[1])
         si = state[2]
         s, d = move
+        # Only a pile whose top changed can offer a new safe play, unless a foundation moved.
         if s < 0:
             stock = self.stock
             for k in range(min(3, len(stock) - si)):
                 piles[FANS + k] += ONE[stock[si + k]]
             si = min(si + 3, len(stock))
+            fresh = piles[FANS:]
         else:
             p = piles[s]
             r = p[-1]
@@ -160,12 +169,16 @@ class BristolGame:
             if d == HOME:
                 found[found.index(r - 1)] = r
                 found.sort()
+                fresh = piles
             else:
                 piles[d] += ONE[r]
+                fresh = piles[s : s + 1]
         autos: list[str] = []
         touched_reserve = s < 0 or s >= FANS
-        if self.safe_home and _close(piles, found, autos, self.greedy):
-            touched_reserve = True
+        if self.safe_home:
+            limit = found[0] + 1
+            if self.greedy or any(q and q[-1] <= limit for q in fresh):
+                touched_reserve = _close(piles, found, autos, self.greedy) or touched_reserve
         return (tuple(piles), tuple(found), si, touched_reserve), tuple(autos)
 
     def dead(self, state: State) -> bool:
