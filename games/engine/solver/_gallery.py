@@ -10,7 +10,7 @@ The rules and why each is safe are in the package docstring.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterable
 
 from ..gallery import ACE_PILE, LAST_ROW, STOCK
 from ..position import Position
@@ -26,6 +26,16 @@ ONE = tuple(bytes((c,)) for c in range(64))
 
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], int, int]
+
+
+#: Entries a memo table may hold before it is emptied (bounds memory on long searches).
+MEMO_LIMIT = 200_000
+
+
+def _memo(table: dict, key: Hashable, value: object) -> None:
+    if len(table) >= MEMO_LIMIT:
+        table.clear()
+    table[key] = value
 
 
 def _built(s: int, p: bytes) -> bool:
@@ -46,19 +56,26 @@ class GalleryGame:
         self.refill = v.refill_reserves
         self.open_anytime = v.reserves_open_anytime
         self.reversible = v.reversible_last_row
+        self.has_aces = not v.aces_removed
         self.symmetry = "symmetry" in rules
         self.safe_aces = "safe-aces" in rules
         self.null_moves = "null-moves" in rules
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
         self.greedy = "greedy" in rules
+        self._targets: dict[tuple[bytes, ...], tuple[list[list[int]], dict[int, list[int]]]] = {}
+        self._penalty: dict[bytes, int] = {}
 
     # -- the search interface --------------------------------------------------------------
 
     def start(self) -> tuple[State, tuple[str, ...]]:
         piles = list(self.root_piles)
         autos: list[str] = []
-        si, home = self._close(piles, 0, self.root_home, autos)
+        si, home = 0, self.root_home
+        if self.greedy:
+            si, home = self._greedy(piles, si, home, autos)
+        elif self.safe_aces and self.has_aces:
+            home = self._play_aces(piles, si, home, autos, range(SOURCES))
         return (tuple(piles), si, home), tuple(autos)
 
     def won(self, state: State) -> bool:
@@ -84,19 +101,21 @@ class GalleryGame:
         """How promising: cards home, minus reserve cards lying above one of their own
         predecessors (same suit and row, lower rank) and reserve cards lying above any."""
         piles, _, home = state
+        penalty = self._penalty
         s = 20 * home
-        for j in range(FIRST_RESERVE, SOURCES):
-            p = piles[j]
-            n = len(p)
-            if n > 1:
-                s -= n - 1
-                for a in range(n - 1):
-                    x = p[a]
-                    for b in range(a + 1, n):
-                        y = p[b]
-                        if y > x and (y - x) % 12 == 0:
-                            s -= 6
-                            break
+        for p in piles[FIRST_RESERVE:]:
+            if len(p) > 1:
+                n = penalty.get(p)
+                if n is None:
+                    n = len(p) - 1
+                    for a in range(len(p) - 1):
+                        x = p[a]
+                        for y in p[a + 1 :]:
+                            if y > x and (y - x) % 12 == 0:
+                                n += 6
+                                break
+                    _memo(penalty, p, n)
+                s -= n
         return s
 
     def dead(self, state: State) -> bool:
@@ -105,23 +124,16 @@ class GalleryGame:
     def moves(self, state: State) -> list[Move]:
         piles, si, _ = state
         stock_left = len(self.stock) - si
-        sym = self.symmetry
-        empty_slots: list[list[int]] = [[], [], []]
-        wants: dict[int, list[int]] = {}  # card -> built slots that take it next
-        for i in range(SLOTS):
-            p = piles[i]
-            if not p:
-                empty_slots[i >> 3].append(i)
-            elif p[0] >> 2 == (i >> 3) + 2 and len(p) < 4:
-                wants.setdefault(p[-1] + 12, []).append(i)
-        if sym:
-            # Equal slots of a row are interchangeable: one destination of each kind.
-            empty_slots = [x[:1] for x in empty_slots]
-            wants = {c: x[:1] for c, x in wants.items()}
+        slots = piles[:SLOTS]
+        targets_of = self._targets.get(slots)
+        if targets_of is None:
+            targets_of = self._slot_targets(slots)
+            _memo(self._targets, slots, targets_of)
+        empty_slots, wants = targets_of
         empty_res: list[int] = []
         if self.open_anytime or not stock_left:
             empty_res = [j for j in range(FIRST_RESERVE, SOURCES) if not piles[j]]
-            if sym and not stock_left:
+            if self.symmetry and not stock_left:
                 empty_res = empty_res[:1]  # no deal to come: the reserves are interchangeable
         aces: list[Move] = []
         builds: list[Move] = []
@@ -150,6 +162,24 @@ class GalleryGame:
                 out.append(DEAL_REVERSE)
         return out + unbuilds
 
+    def _slot_targets(
+        self, slots: tuple[bytes, ...]
+    ) -> tuple[list[list[int]], dict[int, list[int]]]:
+        """The empty slots of each row, and the built slots that take each card next."""
+        empty_slots: list[list[int]] = [[], [], []]
+        wants: dict[int, list[int]] = {}
+        for i in range(SLOTS):
+            p = slots[i]
+            if not p:
+                empty_slots[i >> 3].append(i)
+            elif p[0] >> 2 == (i >> 3) + 2 and len(p) < 4:
+                wants.setdefault(p[-1] + 12, []).append(i)
+        if self.symmetry:
+            # Equal slots of a row are interchangeable: one destination of each kind.
+            empty_slots = [x[:1] for x in empty_slots]
+            wants = {c: x[:1] for c, x in wants.items()}
+        return empty_slots, wants
+
     def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
         piles = list(state[0])
         si = state[1]
@@ -176,28 +206,38 @@ class GalleryGame:
                 piles[s] = ONE[stock[si]]
                 si += 1
         autos: list[str] = []
-        si, home = self._close(piles, si, home, autos)
+        if self.greedy:
+            si, home = self._greedy(piles, si, home, autos)
+        elif self.safe_aces and self.has_aces:
+            if si == len(stock) and state[1] < len(stock):
+                fresh: range | tuple[int, ...] = range(SOURCES)  # no refill pending any more
+            elif s < 0:
+                fresh = range(FIRST_RESERVE, SOURCES)
+            else:
+                fresh = (s,)
+            home = self._play_aces(piles, si, home, autos, fresh)
         return (tuple(piles), si, home), tuple(autos)
 
     # -- moves played at once --------------------------------------------------------------
 
-    def _close(self, piles: list[bytes], si: int, home: int, autos: list[str]) -> tuple[int, int]:
-        """Play the Aces that provably never hurt (all greedy plays in the first pass)."""
-        if self.greedy:
-            return self._greedy(piles, si, home, autos)
-        if not self.safe_aces:
-            return si, home
+    def _play_aces(
+        self, piles: list[bytes], si: int, home: int, autos: list[str], fresh: Iterable[int]
+    ) -> int:
+        """Play the Aces that provably never hurt, looking only at the ``fresh`` piles (the
+        others were looked at before)."""
         refill_pending = self.refill and si < len(self.stock)
-        for s in range(SOURCES):
+        for s in fresh:
             p = piles[s]
             while p and p[-1] >> 2 == ACE and (s < SLOTS or len(p) > 1 or not refill_pending):
                 p = p[:-1]
                 home += 1
                 autos.append(f"{NAMES[s]}-a")
             piles[s] = p
-        return si, home
+        return home
 
     def _greedy(self, piles: list[bytes], si: int, home: int, autos: list[str]) -> tuple[int, int]:
+        """Play every Ace, build and start card that triggers no refill (not always safe:
+        the first pass only)."""
         stock = self.stock
         moved = True
         while moved:
