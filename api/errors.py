@@ -11,7 +11,8 @@ import logging
 import math
 from typing import Any
 
-from django.core.exceptions import PermissionDenied
+from django.conf import settings
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.request import Request
@@ -40,6 +41,9 @@ def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
         return 404, envelope("not_found", "not found")
     if isinstance(exc, PermissionDenied):
         return 403, envelope("permission_denied", "permission denied")
+    if isinstance(exc, RequestDataTooBig):
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        return 413, envelope("request_too_large", f"the request body is over {limit} bytes")
     if isinstance(exc, exceptions.ValidationError):
         return 400, envelope("validation_error", "the request is not valid", exc.detail)
     if isinstance(exc, exceptions.APIException):

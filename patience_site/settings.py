@@ -36,6 +36,9 @@ if not DEBUG and DAILY_SECRET == DEV_DAILY_SECRET:
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[::1]", "testserver"])
 
+# Request bodies are small JSON documents: a larger one is refused (413 in the API).
+DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=64 * 1024)
+
 INSTALLED_APPS = [
     "daphne",
     "django.contrib.admin",
