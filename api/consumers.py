@@ -182,7 +182,7 @@ class _Consumer(AsyncWebsocketConsumer):
             raise _BadMessage(f"a message has at most {MAX_FRAME} characters")
         try:
             data = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: nested too deeply
             raise _BadMessage("the message is not JSON") from None
         if not isinstance(data, dict):
             raise _BadMessage("the message must be a JSON object")
