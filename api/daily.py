@@ -231,7 +231,7 @@ class DailyReplayView(APIView):
     def get(self, request: Request, variant: str, day: str, result_id: int) -> Response:
         deal = daily.published_deal(parse_variant(variant), parse_day(day))
         step = request.query_params.get("step")
-        if step is not None and not step.isdigit():
+        if step is not None and not (step.isascii() and step.isdigit()):  # not "²"
             raise InvalidInput("step must be a whole number")
         return Response(
             daily.result_replay(

@@ -1,40 +1,70 @@
-"""Real server processes for the end-to-end tests: daphne x 2 on one PostgreSQL and Redis.
+"""Real server processes for the end-to-end tests, on PostgreSQL and Redis.
 
-The servers need a real (not pytest-django's) database that both processes see:
-a fresh PostgreSQL database named after this process is created, migrated in a
-subprocess and dropped at the end. Without PostgreSQL (``DATABASE_URL``) and
-Redis (``REDIS_URL``) the tests are skipped: several processes share state only
+The servers need a real (not pytest-django's) database that they all see. Once
+per session a template database named after this process is created and
+migrated in a subprocess, with ``PLAYERS`` accounts that each have a personal
+API token (created by ``games.services``, so tests need not pay the server's
+deliberately slow password hashing to register them). Every database the tests
+use is a copy of it (``CREATE DATABASE ... TEMPLATE``: a fraction of a second);
+all are dropped at the end. Without PostgreSQL (``DATABASE_URL``) and Redis
+(``REDIS_URL``) the tests are skipped: several processes share state only
 through them.
+
+Fixtures: ``e2e_env`` (environment of servers on the session's shared copy),
+``servers`` (two daphne processes A and B on it), ``fresh_database`` (another
+copy, for a test that needs the database to itself), ``daphne`` (start, kill and
+restart daphne processes of one's own), ``e2e_player`` (a pre-made account and
+its token, a different one on every call).
 """
 
 from __future__ import annotations
 
+import json
 import os
-import socket
+import signal
 import subprocess
 import sys
-import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-import requests
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # bench.load and bench._server, shared with the benchmarks
+    sys.path.insert(0, str(REPO))
 
+from bench._server import free_port, start_daphne, wait_until_up  # noqa: E402
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+#: Accounts with tokens made in the template database (every copy has them).
+PLAYERS = 48
+
+_PREPARE = """
+import json, sys
+import django
+django.setup()
+from django.contrib.auth import get_user_model
+from django.core.management import call_command
+from games.services import token_create
+call_command("migrate", interactive=False, verbosity=0)
+players = []
+for i in range(int(sys.argv[1])):
+    user = get_user_model().objects.create_user(username=f"e2e-player-{i:03d}", password=None)
+    players.append([user.username, token_create(user=user, name="e2e")[1]])
+print(json.dumps(players))
+"""
 
 
 def with_database(url: str, name: str) -> str:
     parts = urlsplit(url)
     return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def database_name(url: str) -> str:
+    return urlsplit(url).path.lstrip("/")
 
 
 def _admin(url: str, sql: str) -> None:
@@ -44,20 +74,79 @@ def _admin(url: str, sql: str) -> None:
         conn.execute(sql)
 
 
+@dataclass
+class Template:
+    """The migrated template database and its pre-made players ``(username, token)``."""
+
+    name: str
+    players: list[tuple[str, str]]
+    taken: int = field(default=0)
+
+
 @pytest.fixture(scope="session")
-def e2e_env() -> Iterator[dict[str, str]]:
-    """Environment of the server processes, on a fresh migrated PostgreSQL database."""
+def e2e_urls() -> tuple[str, str]:
+    """``(DATABASE_URL, REDIS_URL)`` of the run; skips without PostgreSQL and Redis."""
     base = os.environ.get("DATABASE_URL", "")
     redis_url = os.environ.get("REDIS_URL", "")
     if not base.startswith(("postgres://", "postgresql://")):
         pytest.skip("end-to-end tests need DATABASE_URL to name a PostgreSQL server (CI sets it)")
     if not redis_url:
         pytest.skip("end-to-end tests need REDIS_URL: processes share events through Redis")
+    return base, redis_url
+
+
+@pytest.fixture(scope="session")
+def e2e_template(e2e_urls: tuple[str, str]) -> Iterator[Template]:
+    base, _ = e2e_urls
     name = f"patience_e2e_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     _admin(base, f'CREATE DATABASE "{name}"')
+    env = {**os.environ, "DATABASE_URL": with_database(base, name), "LOG_LEVEL": "WARNING"}
+    env.pop("DJANGO_SETTINGS_MODULE", None)
+    env["DJANGO_SETTINGS_MODULE"] = "patience_site.settings"
+    try:
+        out = subprocess.run(
+            [sys.executable, "-c", _PREPARE, str(PLAYERS)],
+            cwd=REPO,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert out.returncode == 0, f"migrating the template failed:\n{out.stderr}"
+        players = [tuple(p) for p in json.loads(out.stdout.strip().splitlines()[-1])]
+        yield Template(name, players)
+    finally:
+        _admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def fresh_database(
+    e2e_urls: tuple[str, str], e2e_template: Template
+) -> Iterator[Callable[[str], str]]:
+    """``fresh_database(label)``: the URL of a new copy of the template; dropped at the end."""
+    base, _ = e2e_urls
+    made: list[str] = []
+
+    def make(label: str) -> str:
+        name = f"{e2e_template.name}_{label}"
+        _admin(base, f'CREATE DATABASE "{name}" TEMPLATE "{e2e_template.name}"')
+        made.append(name)
+        return with_database(base, name)
+
+    try:
+        yield make
+    finally:
+        for name in made:
+            _admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="session")
+def e2e_env(e2e_urls: tuple[str, str], fresh_database: Callable[[str], str]) -> dict[str, str]:
+    """Environment of the shared server processes, on a fresh migrated PostgreSQL database."""
+    _, redis_url = e2e_urls
     env = {
         **os.environ,
-        "DATABASE_URL": with_database(base, name),
+        "DATABASE_URL": fresh_database("shared"),
         "REDIS_URL": redis_url,
         "DEBUG": "True",
         "ALLOWED_HOSTS": "127.0.0.1,localhost",
@@ -68,31 +157,87 @@ def e2e_env() -> Iterator[dict[str, str]]:
         "PYTHONUNBUFFERED": "1",
     }
     env.pop("DJANGO_SETTINGS_MODULE", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def e2e_player(e2e_template: Template) -> Callable[[], tuple[str, str]]:
+    """``e2e_player()``: ``(username, token key)`` of a pre-made account not handed out before.
+
+    The accounts exist in every copy of the template, so each test (or server)
+    gets players of its own.
+    """
+
+    def take() -> tuple[str, str]:
+        if e2e_template.taken >= len(e2e_template.players):
+            raise RuntimeError(f"more than {PLAYERS} pre-made players used: raise PLAYERS")
+        e2e_template.taken += 1
+        return e2e_template.players[e2e_template.taken - 1]
+
+    return take
+
+
+class Daphne:
+    """One daphne process of a test: started, killed (SIGKILL) and restarted on its port."""
+
+    def __init__(self, env: dict[str, str], log_path: Path, port: int | None = None) -> None:
+        self.env = env
+        self.port = port or free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.log_path = log_path
+        self.proc: subprocess.Popen | None = None
+        self._log: Any = None
+
+    def start(self, *, wait: bool = True) -> Daphne:
+        assert self.proc is None or self.proc.poll() is not None, "already running"
+        self._log = open(self.log_path, "ab")  # noqa: SIM115 (closed in stop/kill)
+        self.proc, _ = start_daphne(self.env, self._log, self.port)
+        if wait:
+            self.wait()
+        return self
+
+    def wait(self) -> None:
+        assert self.proc is not None
+        wait_until_up(self.proc, self.url, timeout=60)
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown code runs; open transactions die with their connections."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+        self._close_log()
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self._close_log()
+
+    def _close_log(self) -> None:
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+@pytest.fixture
+def daphne(tmp_path: Path) -> Iterator[Callable[..., Daphne]]:
+    """``daphne(env)``: a daphne process of this test (not started yet); stopped at the end."""
+    made: list[Daphne] = []
+
+    def make(env: dict[str, str], port: int | None = None) -> Daphne:
+        server = Daphne(env, tmp_path / f"daphne-{len(made)}.log", port)
+        made.append(server)
+        return server
+
     try:
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=REPO,
-            env=env,
-            check=True,
-            timeout=300,
-        )
-        yield env
+        yield make
     finally:
-        _admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-
-
-def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 60.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"daphne exited with {proc.returncode}")
-        try:
-            if requests.get(f"{url}/api/v1/health/", timeout=2).status_code == 200:
-                return
-        except requests.RequestException:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"daphne did not answer at {url}")
+        for server in made:
+            server.stop()
 
 
 @pytest.fixture(scope="session")
@@ -101,32 +246,13 @@ def servers(
 ) -> Iterator[list[str]]:
     """Base URLs of two daphne processes (A, B) sharing the database and Redis."""
     logs = tmp_path_factory.mktemp("daphne")
-    procs: list[tuple[subprocess.Popen, Any]] = []
-    urls = []
+    procs = [Daphne(e2e_env, logs / f"{label}.log") for label in ("a", "b")]
     try:
-        for label in ("a", "b"):
-            port = free_port()
-            log = open(logs / f"{label}.log", "wb")  # noqa: SIM115 (closed below)
-            cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-            proc = subprocess.Popen(
-                [*cmd, "patience_site.asgi:application"],
-                cwd=REPO,
-                env=e2e_env,
-                stdout=log,
-                stderr=subprocess.STDOUT,
-            )
-            procs.append((proc, log))
-            urls.append(f"http://127.0.0.1:{port}")
-        for (proc, _), url in zip(procs, urls, strict=True):
-            _wait_until_up(url, proc)
-        yield urls
+        for proc in procs:
+            proc.start(wait=False)
+        for proc in procs:
+            proc.wait()
+        yield [proc.url for proc in procs]
     finally:
-        for proc, _ in procs:
-            proc.terminate()
-        for proc, log in procs:
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
-            log.close()
+        for proc in procs:
+            proc.stop()
