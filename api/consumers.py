@@ -388,7 +388,7 @@ class DailyBoardConsumer(_Consumer):
         for part in query.split("&"):
             name, _, value = part.partition("=")
             if name == "limit":
-                if not value.isdigit() or not 1 <= int(value) <= 100:
+                if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= 100:
                     raise InvalidInput("limit must be a whole number from 1 to 100")
                 return int(value)
         return BOARD_LIMIT
