@@ -38,11 +38,15 @@ from games.models import UNDO
 def errors(*codes: int) -> dict[int, OpenApiResponse]:
     """Schema entries for error responses, all in the one envelope."""
     text = {
-        400: "Invalid input or illegal move (`validation_error`, `bad_notation`, `illegal_move`).",
+        400: "Invalid input, a body that is not JSON, or an illegal move (`validation_error`, "
+        "`parse_error`, `bad_notation`, `illegal_move`).",
         401: "Not authenticated, or a bad token (`not_authenticated`, `authentication_failed`).",
         403: "CSRF failure or permission denied (`permission_denied`).",
         404: "No such object of yours (`not_found`).",
+        406: "The `Accept` header allows no JSON (`not_acceptable`).",
         409: "Conflict with the game's state (`stale_ply`, `game_finished`, `undo_not_allowed`).",
+        413: "The request body is over 64 KiB (`request_too_large`).",
+        415: "The body is not `application/json` (`unsupported_media_type`).",
         429: "Too many requests (`throttled`); see the Retry-After header.",
     }
     return {c: OpenApiResponse(s.ErrorSerializer, description=text[c]) for c in codes}

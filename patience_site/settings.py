@@ -167,7 +167,7 @@ else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
 REST_FRAMEWORK = {
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "api.schema.AutoSchema",
     "DEFAULT_AUTHENTICATION_CLASSES": [
         # Token first: unauthenticated requests then get 401 with WWW-Authenticate.
         "api.authentication.ApiTokenAuthentication",
