@@ -22,9 +22,9 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     ply in ``details.ply``, ``illegal_move``, ``bad_notation``, ``game_finished``,
     ``undo_not_allowed``, ...), or ``bad_message`` for a frame that is not a
     valid request (``cause`` is then ``message`` when the frame has no valid
-    ``type``); ``ply`` is the game's current ply (the last one this socket sent,
-    for ``bad_message``). The socket stays open. The session or token is
-    checked once, at the handshake.
+    ``type``), or ``throttled`` (below); ``ply`` is the game's current ply (the
+    last one this socket sent, for ``bad_message`` and ``throttled``). The socket
+    stays open. The session or token is checked once, at the handshake.
 
     Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
     ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``,
@@ -41,6 +41,15 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     player, won, cards_home, moves, time_ms, finished_at}}`` for every result
     entered, sent only after its transaction commits. ``{"type": "resync"}``
     asks for the board again.
+
+Limits on both sockets: a text frame of at most ``MAX_FRAME`` characters (a
+longer one is a ``bad_message``, unread; daphne closes with 1009 above 1 MiB);
+per socket a token bucket of ``WS_MESSAGE_BURST`` frames refilled at
+``WS_MESSAGE_RATE`` a second (settings): a frame beyond it is not read and
+gets the error ``throttled`` (``cause`` ``message``) with
+``details.retry_after``, the seconds until a frame is accepted again; a socket
+that sends ``WS_MESSAGE_BURST`` more frames in a row while throttled is closed
+with 4429.
 
 Database work runs in a small fixed pool of threads, each connection bound to
 one (so its requests stay in order), with one database connection per thread:
@@ -64,6 +73,7 @@ from typing import Any, TypeVar
 from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.db import connections
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -79,6 +89,7 @@ logger = logging.getLogger(__name__)
 CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_TOO_MANY = 4429
 
 #: Longest text frame read; anything longer is a ``bad_message`` unread.
 MAX_FRAME = 4096
@@ -170,6 +181,30 @@ class _Consumer(AsyncWebsocketConsumer):
             raise ValueError(f"no handler for message type {message['type']}")
         await handler(message)
 
+    async def flooded(self) -> bool:
+        """Count a frame against this socket's token bucket; True if it is refused, unread."""
+        rate, burst = settings.WS_MESSAGE_RATE, settings.WS_MESSAGE_BURST
+        now = time.monotonic()
+        tokens = getattr(self, "_tokens", burst) + (now - getattr(self, "_stamp", now)) * rate
+        self._tokens, self._stamp = min(burst, tokens), now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            self._refused = 0
+            return False
+        self._refused = getattr(self, "_refused", 0) + 1
+        if self._refused > burst:  # it ignores the answers: hang up
+            self.ready = False
+            await self.close(code=CLOSE_TOO_MANY, reason="too many messages")
+            return True
+        wait = round((1 - self._tokens) / rate, 3)
+        message = f"too many messages: wait {wait} s"
+        await self.refuse(envelope("throttled", message, {"retry_after": wait}))
+        return True
+
+    async def refuse(self, body: dict[str, Any]) -> None:
+        """Answer a frame that was not read with this error envelope."""
+        raise NotImplementedError
+
     async def join(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
         self.groups.append(group)  # left again on disconnect
@@ -232,7 +267,7 @@ class GameConsumer(_Consumer):
         await self._send(frame)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.ready:
+        if not self.ready or await self.flooded():
             return
         cause = "message"
         try:
@@ -268,6 +303,9 @@ class GameConsumer(_Consumer):
             await self._send(frame)
 
     # -- helpers --
+
+    async def refuse(self, body: dict[str, Any]) -> None:
+        await self._send((self._error_text("message", self.sent_ply, body), None))
 
     @property
     def sent_ply(self) -> int | None:
@@ -394,7 +432,7 @@ class DailyBoardConsumer(_Consumer):
         return BOARD_LIMIT
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.ready:
+        if not self.ready or await self.flooded():
             return
         try:
             data = self.read_frame(text_data)
@@ -404,6 +442,9 @@ class DailyBoardConsumer(_Consumer):
             await self.send(text_data=_dumps({"type": "error", **_bad(str(exc))}))
             return
         await self.send(text_data=await self.db(self._board))
+
+    async def refuse(self, body: dict[str, Any]) -> None:
+        await self.send(text_data=_dumps({"type": "error", **body}))
 
     async def board_result(self, event: dict[str, Any]) -> None:
         """Group event: a result entered the board (sent after its commit)."""

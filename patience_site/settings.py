@@ -38,6 +38,10 @@ ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["localhost", "127.0.0.1", "[:
 
 # Request bodies are small JSON documents: a larger one is refused (413 in the API).
 DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=64 * 1024)
+# Frames a WebSocket may send: a burst of this many, refilled at this rate per second
+# (a frame beyond is refused with the error "throttled"; see api.consumers).
+WS_MESSAGE_BURST = env.int("WS_MESSAGE_BURST", default=200)
+WS_MESSAGE_RATE = env.float("WS_MESSAGE_RATE", default=100.0)
 
 INSTALLED_APPS = [
     "daphne",
