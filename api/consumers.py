@@ -426,7 +426,9 @@ class DailyBoardConsumer(_Consumer):
         for part in query.split("&"):
             name, _, value = part.partition("=")
             if name == "limit":
-                if not (value.isascii() and value.isdigit()) or not 1 <= int(value) <= 100:
+                # ASCII digits ("²".isdigit() is true), few of them (int() refuses 4300).
+                ok = value.isascii() and value.isdigit() and len(value) <= 3
+                if not ok or not 1 <= int(value) <= 100:
                     raise InvalidInput("limit must be a whole number from 1 to 100")
                 return int(value)
         return BOARD_LIMIT

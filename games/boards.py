@@ -290,6 +290,10 @@ def current_streak(stats: PlayerStats) -> int:
     return stats.streak
 
 
+#: No board is longer; a larger offset is past the end (and too large for the database).
+MAX_OFFSET = 2**31 - 1
+
+
 def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[str, Any]:
     """All-time board of a variant by days won, best streak or current streak."""
     qs = PlayerStats.objects.filter(variant=variant).select_related("player")
@@ -301,7 +305,7 @@ def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[
         qs = qs.filter(streak__gt=0, last_won__gte=clock.today() - timedelta(days=1)).order_by(
             "-streak", "-won", "player_id"
         )
-    rows = list(qs[offset : offset + limit + 1])
+    rows = list(qs[offset : offset + limit + 1]) if offset <= MAX_OFFSET else []
     return {
         "order": order,
         "results": [
