@@ -280,6 +280,9 @@ class GameConsumer(_Consumer):
                 move = data.get("move")
                 if not isinstance(move, str) or not 0 < len(move) <= MAX_MOVE:
                     raise _BadMessage(f"'move' must be a notation of 1 to {MAX_MOVE} characters")
+                if "\x00" in move or any("\ud800" <= c <= "\udfff" for c in move):
+                    # As REST's CharField: the database takes neither (a retry looks it up).
+                    raise _BadMessage("'move' must not contain NUL or surrogate characters")
                 call = (self._apply, cause, move, _ply_field(data))
             elif kind == "undo":
                 call = (self._apply, cause, UNDO, _ply_field(data))
