@@ -24,7 +24,8 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     valid request (``cause`` is then ``message`` when the frame has no valid
     ``type``), or ``throttled`` (below); ``ply`` is the game's current ply (the
     last one this socket sent, for ``bad_message`` and ``throttled``). The socket
-    stays open. The session or token is checked once, at the handshake.
+    stays open. The session or token is checked once, at the handshake; when
+    the token a socket opened with is revoked, the socket is closed with 4401.
 
     Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
     ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``,
@@ -81,7 +82,7 @@ from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from games import boards, daily, selectors, services
 from games.errors import InvalidInput, NotFound, StalePly
-from games.events import daily_group, game_group
+from games.events import daily_group, game_group, token_group
 from games.models import UNDO
 
 logger = logging.getLogger(__name__)
@@ -256,6 +257,8 @@ class GameConsumer(_Consumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED, reason="not authenticated")
             return
+        if self.scope.get("token_id") is not None:  # closed when that token is revoked
+            await self.join(token_group(self.scope["token_id"]))
         # Join before reading, so no change between the read and the join is missed.
         await self.join(game_group(self.game_id))
         try:
@@ -304,6 +307,11 @@ class GameConsumer(_Consumer):
         frame = await self.db(self._current_or_error, "changed")
         if frame[1] is None or self._newer(*frame[1]):
             await self._send(frame)
+
+    async def auth_revoked(self, event: dict[str, Any]) -> None:
+        """Group event: the token this socket was opened with has been revoked."""
+        self.ready = False
+        await self.close(code=CLOSE_UNAUTHENTICATED, reason="token revoked")
 
     # -- helpers --
 

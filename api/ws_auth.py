@@ -60,13 +60,13 @@ def presented_token(scope: dict[str, Any]) -> str | None:
 
 
 @database_sync_to_async
-def _token_user(key: str) -> Any:
+def _token_user(key: str) -> tuple[Any, int | None]:
     found = token_user(key) if key else None
     if found is None:
-        return None
+        return None, None
     user, token = found
     token_touch(token)
-    return user
+    return user, token.pk
 
 
 class TokenAuthMiddleware(BaseMiddleware):
@@ -74,17 +74,19 @@ class TokenAuthMiddleware(BaseMiddleware):
 
     Sits inside ``AuthMiddlewareStack``, so a token overrides the session's
     user. ``scope["auth"]`` tells how the socket authenticated: ``"token"``,
-    ``"bad_token"`` (a token was presented but refused) or, left unset, the session.
+    ``"bad_token"`` (a token was presented but refused) or, left unset, the session;
+    ``scope["token_id"]`` is the token's id (its revocation closes the game sockets).
     """
 
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
         key = presented_token(scope)
         if key is not None:
-            user = await _token_user(key)
+            user, token_id = await _token_user(key)
             scope = {
                 **scope,
                 "user": user if user is not None else AnonymousUser(),
                 "auth": "token" if user is not None else "bad_token",
+                "token_id": token_id,
             }
         return await super().__call__(scope, receive, send)
 

@@ -31,6 +31,11 @@ def daily_group(variant: str, day: date) -> str:
     return f"daily.{variant}.{day.isoformat()}"
 
 
+def token_group(token_id: int) -> str:
+    """Channel group of the game sockets opened with one personal token."""
+    return f"token.{token_id}"
+
+
 def _send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -39,6 +44,12 @@ def _send(group: str, message: dict[str, Any]) -> None:
         async_to_sync(layer.group_send)(group, message)
     except Exception:  # an event lost is a display delay, never lost data
         logger.exception("could not send %s to %s", message.get("type"), group)
+
+
+def token_revoked(*, token_id: int) -> None:
+    """After commit: the sockets opened with this token must close (it no longer admits)."""
+    message = {"type": "auth.revoked", "token_id": token_id}
+    transaction.on_commit(lambda: _send(token_group(token_id), message))
 
 
 def game_changed(*, game_id: int, ply: int, status: str) -> None:

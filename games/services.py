@@ -84,6 +84,7 @@ def token_revoke(*, user: AbstractBaseUser, token_id: int) -> None:
     )
     if not updated:
         raise NotFound(f"no active token {token_id} of yours")
+    events.token_revoked(token_id=token_id)
 
 
 def token_touch(token: ApiToken) -> None:
