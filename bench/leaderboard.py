@@ -656,6 +656,12 @@ def print_table(rows: list[tuple], facts: dict[str, Any]) -> bool:
             verdict = "PASS" if p99 <= target else "FAIL"
         line(name, backend, str(reps), f"{p50:.2f}", f"{p95:.2f}", f"{p99:.2f}", verdict)
     print(f"\nTarget: p99 <= {TARGET_MS} ms (with Redis) for top-50, my rank and around-me.")
+    load = os.getloadavg()[1]
+    if load > 0.75 * (os.cpu_count() or 1):
+        print(
+            f"Warning: load average {load:.1f} on {os.cpu_count()} CPUs: other processes took "
+            "turns with this one, which shows in the p95/p99 columns."
+        )
     checked = facts["stats_checked"]
     print(f"PlayerStats made in SQL equal stats_recompute for {checked} sampled players.")
     return ok
