@@ -19,7 +19,9 @@ password on purpose slowly). Then, all at once for ``--seconds``: a share of the
 players (``--daily-share``) first play today's daily of a random variant (the
 ranked game), then every player starts practice games of random variants and
 plays random legal moves (a move home first when there is one; now and then an
-undo in practice games), resigning a game after ``--cap`` moves. Half the
+undo in practice games), resigning a game after ``--cap`` moves. Players join
+at random moments of the first ``--ramp`` seconds and pause ``--think`` seconds on
+average between moves (0: as fast as the server answers). Half the
 players (``--ws-share``) play over ``ws/v1/games/<id>/`` (started over REST, as
 the web page does), the others over REST. A finished daily is followed by a read
 of the day's board.
@@ -33,10 +35,11 @@ them.
 
 Printed: per transport the requests and moves per second, p50/p90/p99/max of
 the moves' latency (request to answer) and of the other requests, and every
-error by its code (HTTP status and error code, WebSocket error code, lost
-connections). Every loop is bounded in count and in time; traffic goes to
-127.0.0.1 only. The exit status is 1 when a request failed with anything but a
-lost connection, or nothing was played.
+error by its code (HTTP status and error code, WebSocket error code), and the
+lost connections (broken sockets, refused or timed-out handshakes). Every loop
+is bounded in count and in time; traffic goes to 127.0.0.1 only. The exit
+status is 1 when a request failed or a connection was lost, or nothing was
+played.
 """
 
 from __future__ import annotations
@@ -175,6 +178,8 @@ class Config:
     cap: int = 300
     undo_share: float = 0.03
     think: float = 0.0
+    #: Players join at random moments of this many first seconds, not all at once.
+    ramp: float = 0.0
     timeout: float = 30.0
     seed: int = 1
 
@@ -262,6 +267,8 @@ class Player:
     async def run(self, deadline: Deadline) -> None:
         self.deadline = deadline
         try:
+            if self.config.ramp:
+                await asyncio.sleep(min(self.config.ramp * self.rng.random(), deadline.left()))
             for n in range(MAX_GAMES):
                 if deadline.left() <= 0:
                     break
@@ -646,8 +653,8 @@ def report(
 
     load = tuple(round(x, 2) for x in os.getloadavg())
     print(
-        f"Load test ({platform.python_version()}, {os.cpu_count()} CPUs, load average {load} "
-        "at the end)"
+        f"Load test ({platform.python_version()}, {os.cpu_count()} CPUs, load average "
+        f"{info.get('load_before')} before the clock, {load} at the end)"
     )
     print(f"  server       {info.get('server')}  database {info.get('database', '-')}")
     print(f"  redis        {info.get('redis', '-')}")
@@ -655,7 +662,8 @@ def report(
     n_daily = sum(p.daily for p in players)
     print(
         f"  players      {len(players)} ({len(players) - n_ws} REST, {n_ws} WebSocket; "
-        f"{n_daily} start with today's daily), {wall:.1f} s, think {args.think:g} s"
+        f"{n_daily} start with today's daily), {wall:.1f} s, think {args.think:g} s, "
+        f"joining over {args.ramp:g} s"
     )
     if "register_s" in info:
         print(
@@ -686,12 +694,15 @@ def report(
     for code, n in stats.errors.most_common():
         print(f"    {n:>7}  {code}")
     if stats.lost:
-        print(f"  lost connections {sum(stats.lost.values())} (reconnected and resent)")
+        print(
+            f"  lost connections {sum(stats.lost.values())} (broken sockets, refused or timed-out "
+            "handshakes and requests: reconnected, moves resent)"
+        )
         for code, n in stats.lost.most_common():
             print(f"    {n:>7}  {code}")
     if stats.resent:
         print(f"  resent moves {dict(stats.resent)}")
-    ok = not errors and bool(all_moves)
+    ok = not errors and not stats.lost and bool(all_moves)
     print("PASS" if ok else "FAIL")
     if args.json:
         figures = {
@@ -700,6 +711,7 @@ def report(
             "daily_players": n_daily,
             "seconds": round(wall, 2),
             "think_s": args.think,
+            "ramp_s": args.ramp,
             "rows": rows,
             "errors": dict(stats.errors),
             "lost": dict(stats.lost),
@@ -707,6 +719,7 @@ def report(
             "games_ended": dict(stats.games_ended),
             "cpus": os.cpu_count(),
             "load_average_end": load,
+            "lost_total": sum(stats.lost.values()),
             **{k: v for k, v in info.items() if k != "pids"},
         }
         Path(args.json).write_text(json.dumps(figures, indent=2, default=str))
@@ -727,10 +740,12 @@ def play(bases: list[str], args: argparse.Namespace, pids: list[int]) -> bool:
         cap=args.cap,
         undo_share=args.undo_share,
         think=args.think,
+        ramp=args.ramp,
         seed=args.seed,
     )
     stats = Stats()
     players = make_players(bases, tokens, config, stats)
+    info["load_before"] = tuple(round(x, 2) for x in os.getloadavg())
     cpu0 = [cpu_times(pid) for pid in pids]
     client0 = time.process_time()
     began = time.perf_counter()
@@ -766,6 +781,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--think", type=float, default=0.0, help="mean pause between a player's moves, s (0)"
+    )
+    parser.add_argument(
+        "--ramp", type=float, default=5.0, help="players join over the first N seconds (5)"
     )
     parser.add_argument(
         "--register-concurrency", type=int, default=4, help="registrations at once (4)"

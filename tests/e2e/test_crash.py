@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -152,5 +153,6 @@ def test_a_server_killed_under_load_loses_no_acknowledged_move(
         f"\ncrash: {len(acks)} acknowledged moves checked ({len(resent)} resent after the kill: "
         f"{dict(stats.resent)}), {len(verdicts)} games verified, "
         f"{len(ranked_ends)} ranked games ended, lost connections {sum(stats.lost.values())}, "
-        f"server down {moments['up'] - moments['kill']:.1f} s"
+        f"server down {moments['up'] - moments['kill']:.1f} s, "
+        f"load average {os.getloadavg()[0]:.1f}"
     )
