@@ -264,6 +264,8 @@ class PlayerRecordView(APIView):
     @extend_schema(tags=["leaderboards"], responses={200: PlayerRecordSerializer, **errors(404)})
     def get(self, request: Request, username: str) -> Response:
         try:
+            if "\x00" in username:  # no name has one, and PostgreSQL's text refuses it
+                raise get_user_model().DoesNotExist
             user = get_user_model().objects.get(username=username, is_active=True)
         except get_user_model().DoesNotExist:
             raise NotFound(f"no player {username!r}") from None
