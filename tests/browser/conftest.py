@@ -124,8 +124,11 @@ def django_shell(server_env: dict[str, str]) -> Any:
     return run
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
+    """Chromium for one test module. Playwright's sync API runs an event loop in this
+    thread while it is started, so it stops with the module: later tests (the e2e ones)
+    start event loops of their own."""
     if not os.path.exists(CHROMIUM):
         pytest.skip(
             f"browser tests need Debian's chromium at {CHROMIUM} (apt-get install chromium)"
