@@ -1,0 +1,111 @@
+"""Helpers of the security tests (imported as ``sec_helpers``: this folder is on sys.path)."""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+PASSWORD = "correct-horse-battery-staple-42"
+
+#: Rates no test here reaches, for tests that are not about rate limits.
+HIGH_RATE = "1000000/min"
+
+
+def raise_rates(settings: Any) -> None:
+    """REST rate limits out of the way."""
+    conf = dict(settings.REST_FRAMEWORK)
+    conf["DEFAULT_THROTTLE_RATES"] = dict.fromkeys(conf["DEFAULT_THROTTLE_RATES"], HIGH_RATE)
+    settings.REST_FRAMEWORK = conf
+
+
+def unique_layers(layers: dict[str, Any]) -> dict[str, Any]:
+    """The channel layers with a Redis prefix of this test alone (a shared Redis stays quiet)."""
+    out = {}
+    for name, conf in layers.items():
+        conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
+        if "redis" in conf["BACKEND"].lower():
+            conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
+        out[name] = conf
+    return out
+
+
+def token_headers(key: str) -> list[tuple[bytes, bytes]]:
+    return [(b"authorization", f"Token {key}".encode())]
+
+
+class Socket:
+    """A WebsocketCommunicator that speaks JSON and records every text frame it receives."""
+
+    def __init__(
+        self, path: str, headers: list[tuple[bytes, bytes]] | None = None, log: list | None = None
+    ) -> None:
+        from channels.testing import WebsocketCommunicator
+
+        from patience_site.asgi import application
+
+        self.comm = WebsocketCommunicator(application, path, headers=headers or [])
+        self.log = log if log is not None else []
+
+    async def open(self) -> dict[str, Any]:
+        connected, _ = await self.comm.connect()
+        assert connected
+        return await self.recv()
+
+    async def recv(self, timeout: float = 5) -> dict[str, Any]:
+        text = await self.comm.receive_from(timeout)
+        self.log.append(text)
+        return json.loads(text)
+
+    async def send_text(self, text: str) -> None:
+        await self.comm.send_to(text_data=text)
+
+    async def ask(self, message: Any) -> dict[str, Any]:
+        await self.send_text(json.dumps(message))
+        return await self.recv()
+
+    async def close_code(self, timeout: float = 5) -> int:
+        """The code the server closes with (after accepting)."""
+        connected, _ = await self.comm.connect()
+        assert connected
+        out = await self.comm.receive_output(timeout)
+        assert out["type"] == "websocket.close", out
+        return out["code"]
+
+    async def quiet(self, timeout: float = 0.3) -> bool:
+        return await self.comm.receive_nothing(timeout)
+
+    async def close(self) -> None:
+        await self.comm.disconnect()
+
+
+# -- payload checks -----------------------------------------------------------------------
+
+
+def card_pattern(cards: list[str]) -> re.Pattern[str]:
+    """Any of these card codes as a word of its own."""
+    return re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, cards)) + r")(?![A-Za-z0-9])")
+
+
+def walk(value: Any, path: str = "$") -> Iterator[tuple[str, str, Any]]:
+    """Every (path, key, value) of a JSON document."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            yield path, k, v
+            yield from walk(v, f"{path}.{k}")
+    elif isinstance(value, list):
+        for i, v in enumerate(value):
+            yield from walk(v, f"{path}[{i}]")
+
+
+def assert_envelope(body: Any) -> dict[str, Any]:
+    """The error of an envelope ``{"error": {code, message, details}}``."""
+    assert isinstance(body, dict) and set(body) == {"error"}, body
+    error = body["error"]
+    assert set(error) == {"code", "message", "details"}, error
+    assert isinstance(error["code"], str) and error["code"], error
+    assert isinstance(error["message"], str) and error["message"], error
+    assert isinstance(error["details"], dict), error
+    return error

@@ -1,0 +1,262 @@
+"""schemathesis over every operation of the OpenAPI schema, in-process through the WSGI app.
+
+For each operation, Hypothesis (derandomized: the same cases on every run) draws
+schema-valid requests (positive) and schema-violating ones (negative), sent
+with a personal token and, in a second pass, with a session cookie and its
+CSRF token. Path parameters are either generated or taken from a world of real
+objects (my game in progress, a finished one, another player's game, today's
+and yesterday's dailies, a result on yesterday's board, my tokens and
+another's), so the fuzzer reaches the views' logic and not only their 404s.
+
+Every answer must be a documented status, never a 5xx, with a body that
+matches the documented schema (errors: the one envelope), the documented
+content type and headers. Failures are collected per operation and reported
+together; the totals are printed (``-s``) for the write-up.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from datetime import timedelta
+from typing import Any
+from unittest import mock
+
+import pytest
+import schemathesis
+from django.contrib.auth import get_user_model
+from django.contrib.sessions.models import Session
+from django.test import Client
+from drf_spectacular.generators import SchemaGenerator
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from schemathesis import GenerationMode
+from schemathesis.checks import not_a_server_error
+from schemathesis.core.failures import Failure, FailureGroup
+from schemathesis.specs.openapi.checks import (
+    content_type_conformance,
+    response_headers_conformance,
+    response_schema_conformance,
+    status_code_conformance,
+)
+from sec_helpers import PASSWORD
+
+from games import clock, daily, selectors, services
+from games.engine import VARIANTS
+from games.models import ApiToken, Game, Move
+from patience_site.wsgi import application
+
+pytest_plugins = ["daily_fixtures"]
+pytestmark = [
+    pytest.mark.django_db,
+    pytest.mark.usefixtures("no_rate_limits", "raw_wsgi", "isolated_boards"),
+]
+
+#: Examples per operation and mode (token pass); the session pass draws fewer.
+EXAMPLES = {GenerationMode.POSITIVE: 30, GenerationMode.NEGATIVE: 15}
+SESSION_EXAMPLES = {GenerationMode.POSITIVE: 10, GenerationMode.NEGATIVE: 5}
+SEED = 1
+MISSING = 10**9
+
+CHECKS = [
+    not_a_server_error,
+    status_code_conformance,
+    content_type_conformance,
+    response_schema_conformance,
+    response_headers_conformance,
+]
+
+
+def _schema() -> dict[str, Any]:
+    raw = SchemaGenerator().get_schema(request=None, public=True)
+    return json.loads(json.dumps(raw, default=str))
+
+
+SCHEMA = schemathesis.openapi.from_dict(_schema())
+OPERATIONS = sorted(result.ok().label for result in SCHEMA.get_all_operations())
+
+#: Totals over the module, printed at its end.
+TOTALS: Counter = Counter()
+
+
+class World:
+    """Real objects for path parameters, kept usable between cases."""
+
+    def __init__(self) -> None:
+        users = get_user_model().objects
+        self.user = users.create_user(username="fuzzer", password=PASSWORD)
+        self.rival = users.create_user(username="rival", password=PASSWORD)
+        today = clock.today()
+        one_day = timedelta(days=1)
+        yesterday = today - one_day
+        daily.dailies_create(first=yesterday, days=2)
+        self.live = services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
+        finished = services.practice_game_start(user=self.user, variant="bristol", seed=2)
+        services.game_resign(game_id=finished.pk, user=self.user)
+        rivals = services.practice_game_start(user=self.rival, variant="bristol", seed=3)
+        # A result on yesterday's board: the rival's ranked game of that day, resigned then.
+        deal = daily.daily_deal("bristol", yesterday)
+        then = clock.now() - timedelta(days=1)
+        with mock.patch.object(clock, "now", lambda: then):
+            ranked = services.game_create(user=self.rival, deal=deal, ranked=True)
+            services.game_resign(game_id=ranked.pk, user=self.rival)
+        self.result_id = ranked.result.pk
+        self.token, self.key = services.token_create(user=self.user, name="fuzz")
+        self.spare, _ = services.token_create(user=self.user, name="spare")
+        rival_token, _ = services.token_create(user=self.rival, name="theirs")
+        self.values = {
+            "game_id": [self.live.pk, finished.pk, rivals.pk, MISSING],
+            "token_id": [self.spare.pk, rival_token.pk, MISSING],
+            # Real values more often than not, so that the views' logic is reached.
+            "variant": ["bristol", "bristol", *sorted(VARIANTS), "klondike"],
+            "day": [d.isoformat() for d in (yesterday, today, yesterday, today, today + one_day)],
+            "result_id": [self.result_id, self.result_id, MISSING],
+            "username": ["fuzzer", "rival", "nobody"],
+        }
+        self.session: dict[str, str] = {}
+
+    def chosen(self, names: list[str], index: int) -> dict[str, Any]:
+        """Known path parameters: ``index`` picks a combination (deterministically)."""
+        out = {}
+        for name in names:
+            values = self.values[name]
+            out[name] = values[index % len(values)]
+            index //= len(values)
+        return out
+
+    def steer(self, label: str, case: Any, pick: int) -> None:
+        """Now and then a request that succeeds: a legal move, an undo, the right password."""
+        if pick % 3 or case.path_parameters.get("game_id", self.live.pk) != self.live.pk:
+            return
+        game = Game.objects.select_related("deal").get(pk=self.live.pk)
+        if label == "POST /api/v1/games/{game_id}/moves/":
+            legal = selectors.game_state(game)["legal_moves"]
+            case.body = {"move": legal[pick % len(legal)], "ply": game.ply}
+        elif label == "POST /api/v1/games/{game_id}/undo/":
+            case.body = {"ply": game.ply}
+        elif label == "POST /api/v1/auth/login/":
+            case.body = {"username": "fuzzer", "password": PASSWORD}
+
+    def refresh(self) -> None:
+        """Undo what earlier cases did to the objects the next case relies on."""
+        if not ApiToken.objects.filter(pk=self.token.pk, revoked_at__isnull=True).exists():
+            self.token, self.key = services.token_create(user=self.user, name="fuzz")
+        ApiToken.objects.filter(pk=self.spare.pk).update(revoked_at=None)
+        live = Game.objects.get(pk=self.live.pk)
+        if live.status != "playing" or live.ply > 30:
+            fresh = services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
+            Move.objects.filter(game=live).delete()
+            fields = ("status", "ply", "score", "undo_floor", "position", "finished_at")
+            Game.objects.filter(pk=live.pk).update(**{f: getattr(fresh, f) for f in fields})
+            fresh.delete()
+        key = self.session.get("sessionid")
+        if key is None or not Session.objects.filter(session_key=key).exists():
+            client = Client()
+            client.force_login(self.user)
+            self.session = {"sessionid": client.cookies["sessionid"].value}
+
+    def credentials(self, auth: str) -> dict[str, Any]:
+        """A personal token, or the session cookie; both with a CSRF cookie and header
+        (writes before a login, such as register, check CSRF whatever the credentials)."""
+        csrf = "c" * 32  # an unmasked CSRF secret: cookie and header must match
+        if auth == "token":
+            return {
+                "headers": {"Authorization": f"Token {self.key}", "X-CSRFToken": csrf},
+                "cookies": {"csrftoken": csrf},
+            }
+        return {"headers": {"X-CSRFToken": csrf}, "cookies": {**self.session, "csrftoken": csrf}}
+
+
+class Tally:
+    """What one operation's run saw."""
+
+    def __init__(self) -> None:
+        self.runs = 0
+        self.statuses: Counter = Counter()
+        self.failures: Counter = Counter()
+        self.samples: dict[tuple, str] = {}
+
+    def record(self, mode: GenerationMode, case: Any, response: Any) -> None:
+        self.runs += 1
+        self.statuses[response.status_code] += 1
+        try:
+            case.validate_response(response, checks=CHECKS)
+        except (Failure, FailureGroup) as exc:
+            for failure in exc.exceptions if isinstance(exc, FailureGroup) else [exc]:
+                key = (mode.value, type(failure).__name__, response.status_code)
+                self.failures[key] += 1
+                self.samples.setdefault(
+                    key, f"{failure}\n{case.as_curl_command()}\n{response.text[:300]}"
+                )
+
+
+def run_mode(
+    op: Any, mode: GenerationMode, count: int, world: World, auth: str, tally: Tally
+) -> None:
+    names = [p.name for p in op.path_parameters]
+
+    @settings(
+        max_examples=count,
+        derandomize=True,
+        database=None,
+        deadline=None,
+        phases=[Phase.explicit, Phase.generate],
+        suppress_health_check=list(HealthCheck),
+    )
+    @given(case=op.as_strategy(mode), pick=st.integers(min_value=-1, max_value=10**6))
+    def run(case: Any, pick: int) -> None:
+        world.refresh()
+        if names and pick >= 0:  # most cases: real objects; the rest as generated
+            case.path_parameters = {**(case.path_parameters or {}), **world.chosen(names, pick)}
+        if mode is GenerationMode.POSITIVE and pick >= 0:
+            world.steer(op.label, case, pick)
+        response = case.call(app=application, **world.credentials(auth))
+        tally.record(mode, case, response)
+
+    try:
+        run()
+    except Unsatisfiable:
+        # Nothing of this operation can violate the schema (no body, no typed parameter).
+        assert mode is GenerationMode.NEGATIVE
+
+
+def fuzz(label: str, auth: str, examples: dict[GenerationMode, int]) -> None:
+    op = SCHEMA.find_operation_by_label(label)
+    assert op is not None, label
+    world = World()
+    tally = Tally()
+    for mode, count in examples.items():
+        run_mode(op, mode, count, world, auth, tally)
+    TOTALS["operations"] += 1
+    TOTALS["examples"] += tally.runs
+    TOTALS["failures"] += sum(tally.failures.values())
+    assert tally.runs > 0
+    assert not tally.failures, "\n\n".join(
+        f"{k} x{tally.failures[k]}:\n{v}" for k, v in tally.samples.items()
+    )
+    # The fuzzer got past authentication and the router somewhere.
+    TOTALS.update({f"status {s}": n for s, n in tally.statuses.items()})
+    assert any(s < 400 or s in (400, 409) for s in tally.statuses), tally.statuses
+
+
+@pytest.mark.parametrize("label", OPERATIONS)
+def test_token_client_gets_only_documented_answers(label: str) -> None:
+    fuzz(label, "token", EXAMPLES)
+
+
+@pytest.mark.parametrize("label", OPERATIONS)
+def test_session_client_gets_only_documented_answers(label: str) -> None:
+    fuzz(label, "session", SESSION_EXAMPLES)
+
+
+def test_every_operation_was_fuzzed() -> None:
+    """Runs last in this module: the totals, for the write-up (shown with ``-s``)."""
+    assert len(OPERATIONS) >= 24
+    if TOTALS["operations"]:
+        print(
+            f"\nschemathesis: {TOTALS['operations']} operation runs "
+            f"({len(OPERATIONS)} operations x 2 clients), {TOTALS['examples']} examples, "
+            f"{TOTALS['failures']} failures; answers by status: "
+            + ", ".join(f"{k[7:]}: {v}" for k, v in sorted(TOTALS.items()) if k[:6] == "status")
+        )
