@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import date
 
-from django.contrib.auth import get_user_model
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -263,10 +262,5 @@ class PlayerRecordView(APIView):
 
     @extend_schema(tags=["leaderboards"], responses={200: PlayerRecordSerializer, **errors(404)})
     def get(self, request: Request, username: str) -> Response:
-        try:
-            if "\x00" in username:  # no name has one, and PostgreSQL's text refuses it
-                raise get_user_model().DoesNotExist
-            user = get_user_model().objects.get(username=username, is_active=True)
-        except get_user_model().DoesNotExist:
-            raise NotFound(f"no player {username!r}") from None
+        user = selectors.player_by_name(username)
         return Response(boards.player_record(user=user))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
@@ -111,6 +112,17 @@ def game_for_player(*, game_id: int, user: AbstractBaseUser) -> Game:
         return Game.objects.select_related("deal").get(pk=game_id, player=user)
     except Game.DoesNotExist:
         raise NotFound(f"no game {game_id} of yours") from None
+
+
+def player_by_name(username: str) -> AbstractBaseUser:
+    """An active player by user name; anything else (a NUL included) is not found."""
+    User = get_user_model()
+    try:
+        if "\x00" in username:  # no name has one, and PostgreSQL's text refuses it
+            raise User.DoesNotExist
+        return User.objects.get(username=username, is_active=True)
+    except User.DoesNotExist:
+        raise NotFound(f"no player {username!r}") from None
 
 
 def games_of_player(*, user: AbstractBaseUser) -> QuerySet[Game]:

@@ -10,7 +10,6 @@ from datetime import date
 from functools import wraps
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -172,8 +171,8 @@ def alltime(request: HttpRequest, variant: str) -> HttpResponse:
 
 def player(request: HttpRequest, username: str) -> HttpResponse:
     try:
-        user = get_user_model().objects.get(username=username, is_active=True)
-    except get_user_model().DoesNotExist:
+        user = selectors.player_by_name(username)
+    except NotFound:
         raise Http404("no such player") from None
     record = boards.player_record(user=user)
     for item in record["variants"]:

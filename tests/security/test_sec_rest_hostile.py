@@ -363,15 +363,6 @@ def test_a_forged_session_cookie_is_an_anonymous_visitor_never_a_server_error(db
     assert client.get("/games/").status_code == 302  # to the login page
 
 
-ON_POSTGRES = "postgresql" in django_settings.DATABASES["default"]["ENGINE"]
-
-
-@pytest.mark.xfail(
-    ON_POSTGRES,
-    strict=True,
-    reason="open: web/views.py player() looks a name with a NUL up in PostgreSQL (500); "
-    "the API's stats view checks for it (api/daily.py), the page does not",
-)
 def test_the_player_page_with_a_nul_in_the_name_is_not_found(db):
     response = Client(raise_request_exception=False).get("/players/%00/")
     assert response.status_code == 404
