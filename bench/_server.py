@@ -220,3 +220,11 @@ def register(
         raise RuntimeError(f"token: HTTP {r.status_code} {r.text[:300]}")
     s.cookies.clear()
     return r.json()["token"]
+
+
+def percentile(sorted_values: list[float], q: float) -> float:
+    """The value at quantile ``q`` of already sorted values (nearest rank; NaN if none)."""
+    if not sorted_values:
+        return float("nan")
+    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
+    return sorted_values[k]

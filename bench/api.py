@@ -52,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import cpu_times, own_servers, register  # noqa: E402
+from bench._server import cpu_times, own_servers, percentile, register  # noqa: E402
 
 TARGET_MOVES_PER_S = 300.0
 TARGET_P50_MS = 10.0
@@ -217,13 +217,6 @@ def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]
 
 
 # -- report -----------------------------------------------------------------------------
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[k]
 
 
 def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, info: dict) -> bool:

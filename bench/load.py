@@ -68,7 +68,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import cpu_times, own_servers, register  # noqa: E402
+from bench._server import cpu_times, own_servers, percentile, register  # noqa: E402
 
 VARIANTS = (
     "bristol",
@@ -611,13 +611,6 @@ def register_all(bases: list[str], count: int, concurrency: int) -> tuple[list[s
 
 
 # -- report -----------------------------------------------------------------------------------
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[k]
 
 
 def summary(values: list[float], wall: float) -> dict[str, Any]:

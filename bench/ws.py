@@ -50,7 +50,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import cpu_times, own_servers, register  # noqa: E402
+from bench._server import cpu_times, own_servers, percentile, register  # noqa: E402
 
 TARGET_MOVES_PER_S = 600.0
 TARGET_P50_MS = 5.0
@@ -203,13 +203,6 @@ async def run_players(
 
 
 # -- report -----------------------------------------------------------------------------
-
-
-def percentile(sorted_values: list[float], q: float) -> float:
-    if not sorted_values:
-        return float("nan")
-    k = min(len(sorted_values) - 1, max(0, round(q * (len(sorted_values) - 1))))
-    return sorted_values[k]
 
 
 def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: dict) -> bool:
