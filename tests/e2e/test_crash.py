@@ -2,7 +2,8 @@
 
 One daphne process on a database of its own (PostgreSQL, Redis for the channel
 layer and the boards). Players of ``bench/load.py`` play over REST and
-WebSocket as fast as the server answers, some of them today's ranked daily, and
+WebSocket as fast as the server answers, half of them today's ranked daily
+first, resigning every game at 40 moves (so games start and end all along), and
 record every move the server acknowledged (its answer with the next ply).
 Halfway, the server process gets SIGKILL while requests are in flight, and a
 new one is started on the same port. The players reconnect, read the game again
@@ -77,9 +78,9 @@ def test_a_server_killed_under_load_loses_no_acknowledged_move(
     tokens = [e2e_player()[1] for _ in range(PLAYERS)]
     config = Config(
         ws_share=0.5,
-        daily_share=0.25,
-        variants=("bristol", "belvedere"),  # short games: many starts and ends
-        cap=150,
+        daily_share=0.5,
+        variants=("bristol", "belvedere"),
+        cap=40,  # resign at 40 moves: many starts and ends, ranked results among them
         undo_share=0.05,
         timeout=10.0,
     )
