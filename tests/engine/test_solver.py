@@ -35,7 +35,7 @@ ALL_VARIANTS = (
 )
 BRISTOL_RULES = ("symmetry", "run-transfers", "safe-foundation", "lone-fan", "deal-early")
 BRISTOL_RULES += ("dead-ends", "relaxed-game")
-GALLERY_RULES = ("symmetry", "safe-aces", "null-moves")
+GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends")
 
 
 def code(rank: int, suit: int) -> str:

@@ -120,6 +120,17 @@ Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
     a start card alone in its slot to an empty slot of its row, and, with the stock empty,
     a lone reserve card to another empty reserve.
 
+``dead-ends``
+    A position is dropped when no reserve can ever be emptied by building alone. A won
+    game ends with every reserve empty, and a card can be put on an empty reserve only
+    once some reserve is empty; so in any winning line, before the first card is put on
+    an empty reserve, all the cards now in some reserve have left it by building (to a
+    slot or the ace pile). Which cards can do that is over-estimated by a least fixpoint
+    over card codes: a code can stand in a built slot if it does now, or if a card of it
+    can come to the top (stock cards and slot tops always can) and it is a start card
+    or follows a code that can; a reserve card leaves by building if it is an Ace, a
+    start card, or follows such a code, which brings the card below it to the top.
+
 What is *not* played at once, and why: a card that fits a built slot is not always
 safe, because of the two decks. Both copies of a card may be free while only one slot
 takes it, and the copy that should go is the one covering something; a built card may

@@ -14,6 +14,7 @@ from collections.abc import Hashable
 
 from ..bristol import STOCK
 from ..position import Position
+from ._search import memo
 
 FANS = 8
 SOURCES = 11  # fans and reserves: the piles cards leave from
@@ -26,17 +27,9 @@ ONE = tuple(bytes((r,)) for r in range(KING + 1))
 #: Most states the relaxed-game search may visit before it gives up; giving up answers
 #: "not provably lost", so the limit costs pruning, never soundness.
 RELAXED_LIMIT = 400
-#: Entries a memo table may hold before it is emptied (bounds memory on long searches).
-MEMO_LIMIT = 200_000
 
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], tuple[int, ...], int, bool]
-
-
-def _memo(table: dict, key: Hashable, value: object) -> None:
-    if len(table) >= MEMO_LIMIT:
-        table.clear()
-    table[key] = value
 
 
 class BristolGame:
@@ -90,7 +83,7 @@ class BristolGame:
             fk = self._fan_keys.get(fans)
             if fk is None:
                 fk = self._fan_key(fans)
-                _memo(self._fan_keys, fans, fk)
+                memo(self._fan_keys, fans, fk)
         else:
             fk = tuple(sorted(fans))
         if si == len(self.stock):
@@ -118,7 +111,7 @@ class BristolGame:
                         n += 1
                     elif r < lo:
                         lo = r
-                _memo(inv, p, n)
+                memo(inv, p, n)
             s -= 10 * n
         return s
 
@@ -207,7 +200,7 @@ class BristolGame:
                     while i and p[i - 1] == p[i] + 1:
                         i -= 1
                     got = (p[i], p[: i + 1], p[-1])  # (base top, base, top)
-                    _memo(self._splits, p, got)
+                    memo(self._splits, p, got)
                 parts.append(got)
         parts.sort(key=_top_of)
         out = []
@@ -231,7 +224,7 @@ class BristolGame:
             m = 0
             for r in p:
                 m |= 1 << r
-            _memo(self._masks, p, m)
+            memo(self._masks, p, m)
         return m
 
     def _pile_units(self, p: bytes, home_only: int) -> tuple[bool, tuple]:
@@ -251,7 +244,7 @@ class BristolGame:
                     start = i + 1
                 lowest = min(lowest, r)
             got = (inversion, tuple(units))
-            _memo(self._units, key, got)
+            memo(self._units, key, got)
         return got
 
     def _relaxed_lost(self, piles: tuple[bytes, ...], found: tuple[int, ...], si: int) -> bool:
@@ -290,7 +283,7 @@ class BristolGame:
         lost = self._relaxed_memo.get(key)
         if lost is None:
             lost = not _relaxed_winnable(found, home_only, piles, fans, reserves, self.stock[si:])
-            _memo(self._relaxed_memo, key, lost)
+            memo(self._relaxed_memo, key, lost)
         return lost
 
 

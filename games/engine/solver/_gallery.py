@@ -14,6 +14,7 @@ from collections.abc import Hashable, Iterable
 
 from ..gallery import ACE_PILE, LAST_ROW, STOCK
 from ..position import Position
+from ._search import memo
 
 SLOTS = 24
 SOURCES = 32  # slots and reserves: the piles cards leave from
@@ -28,14 +29,48 @@ Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], int, int]
 
 
-#: Entries a memo table may hold before it is emptied (bounds memory on long searches).
-MEMO_LIMIT = 200_000
+#: Bit masks over card codes (rank * 4 + suit): the start cards (2, 3, 4) and the Aces.
+STARTS = sum(1 << (r * 4 + s) for r in (2, 3, 4) for s in range(4))
+ACES = sum(1 << (4 + s) for s in range(4))
 
 
-def _memo(table: dict, key: Hashable, value: object) -> None:
-    if len(table) >= MEMO_LIMIT:
-        table.clear()
-    table[key] = value
+def _no_reserve_can_empty(reserves: tuple[bytes, ...], ex: int, built: int) -> bool:
+    """True if no reserve can ever become empty by building alone (package docstring).
+
+    A least fixpoint of optimistic facts, as bit masks over card codes: ``ex``, the codes
+    of cards that can come to the top of their pile (given: the stock's and the tops of
+    slots not built; the reserves' tops are added here); ``built``, the codes that can
+    stand in a built slot (given: those that do now; then those that can come to the
+    top and are start cards or follow a code that can). A reserve card leaves by building
+    when it is an Ace, a start card, or follows a code that can be built.
+    """
+    for p in reserves:
+        if not p:
+            return False
+        ex |= 1 << p[-1]
+    depth = [0] * len(reserves)
+    while True:
+        while True:
+            nxt = built | (ex & (STARTS | (built << 12)))
+            if nxt == built:
+                break
+            built = nxt
+        leave = ACES | STARTS | (built << 12)
+        changed = False
+        for j, p in enumerate(reserves):
+            n = len(p)
+            d = depth[j]
+            while d < n and leave >> p[n - 1 - d] & 1:
+                d += 1
+                if d < n:
+                    ex |= 1 << p[n - 1 - d]
+            if d == n:
+                return False  # this reserve can be emptied
+            if d != depth[j]:
+                depth[j] = d
+                changed = True
+        if not changed:
+            return True
 
 
 def _built(s: int, p: bytes) -> bool:
@@ -60,11 +95,17 @@ class GalleryGame:
         self.symmetry = "symmetry" in rules
         self.safe_aces = "safe-aces" in rules
         self.null_moves = "null-moves" in rules
+        self.dead_ends = "dead-ends" in rules
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
         self.greedy = "greedy" in rules
         self._targets: dict[tuple[bytes, ...], tuple[list[list[int]], dict[int, list[int]]]] = {}
         self._penalty: dict[bytes, int] = {}
+        self._slot_masks: dict[tuple[bytes, ...], tuple[int, int]] = {}
+        #: rest_mask[si]: bit mask of the codes still in the stock once si cards are used.
+        self.rest_mask = [0] * (len(self.stock) + 1)
+        for i in range(len(self.stock) - 1, -1, -1):
+            self.rest_mask[i] = self.rest_mask[i + 1] | 1 << self.stock[i]
 
     # -- the search interface --------------------------------------------------------------
 
@@ -114,22 +155,34 @@ class GalleryGame:
                             if y > x and (y - x) % 12 == 0:
                                 n += 6
                                 break
-                    _memo(penalty, p, n)
+                    memo(penalty, p, n)
                 s -= n
         return s
 
     def dead(self, state: State) -> bool:
-        return False
+        if not self.dead_ends:
+            return False
+        piles, si, _ = state
+        slots = piles[:SLOTS]
+        masks = self._slot_masks.get(slots)
+        if masks is None:
+            built = loose = 0  # codes in built slots; codes on top of other slots
+            for i, p in enumerate(slots):
+                if p:
+                    if _built(i, p):
+                        for c in p:
+                            built |= 1 << c
+                    else:
+                        loose |= 1 << p[-1]
+            masks = (built, loose)
+            memo(self._slot_masks, slots, masks)
+        built, loose = masks
+        return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[si], built)
 
     def moves(self, state: State) -> list[Move]:
         piles, si, _ = state
         stock_left = len(self.stock) - si
-        slots = piles[:SLOTS]
-        targets_of = self._targets.get(slots)
-        if targets_of is None:
-            targets_of = self._slot_targets(slots)
-            _memo(self._targets, slots, targets_of)
-        empty_slots, wants = targets_of
+        empty_slots, wants = self._slot_targets(piles[:SLOTS])
         empty_res: list[int] = []
         if self.open_anytime or not stock_left:
             empty_res = [j for j in range(FIRST_RESERVE, SOURCES) if not piles[j]]
@@ -149,7 +202,7 @@ class GalleryGame:
             if r == ACE:
                 aces.append((s, ACE_PILE))
                 continue
-            built = _built(s, p)
+            built = s < SLOTS and p[0] >> 2 == (s >> 3) + 2
             if not (null and built):
                 targets = empty_slots[r - 2] if r <= 4 else wants.get(c, ())
                 builds.extend((s, d) for d in targets if d != s)
@@ -166,18 +219,22 @@ class GalleryGame:
         self, slots: tuple[bytes, ...]
     ) -> tuple[list[list[int]], dict[int, list[int]]]:
         """The empty slots of each row, and the built slots that take each card next."""
+        got = self._targets.get(slots)
+        if got is not None:
+            return got
         empty_slots: list[list[int]] = [[], [], []]
         wants: dict[int, list[int]] = {}
         for i in range(SLOTS):
             p = slots[i]
             if not p:
                 empty_slots[i >> 3].append(i)
-            elif p[0] >> 2 == (i >> 3) + 2 and len(p) < 4:
+            elif _built(i, p) and len(p) < 4:
                 wants.setdefault(p[-1] + 12, []).append(i)
         if self.symmetry:
             # Equal slots of a row are interchangeable: one destination of each kind.
             empty_slots = [x[:1] for x in empty_slots]
             wants = {c: x[:1] for c, x in wants.items()}
+        memo(self._targets, slots, (empty_slots, wants))
         return empty_slots, wants
 
     def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
@@ -242,15 +299,7 @@ class GalleryGame:
         moved = True
         while moved:
             moved = False
-            empty_slot = [-1, -1, -1]
-            wants: dict[int, int] = {}
-            for i in range(SLOTS):
-                p = piles[i]
-                if not p:
-                    if empty_slot[i >> 3] < 0:
-                        empty_slot[i >> 3] = i
-                elif p[0] >> 2 == (i >> 3) + 2 and len(p) < 4:
-                    wants.setdefault(p[-1] + 12, i)
+            empty_slots, wants = self._slot_targets(tuple(piles[:SLOTS]))
             refill_pending = self.refill and si < len(stock)
             for s in range(SOURCES):
                 p = piles[s]
@@ -262,12 +311,11 @@ class GalleryGame:
                 r = c >> 2
                 if r == ACE:
                     d = ACE_PILE
-                elif r <= 4:
-                    d = empty_slot[r - 2]
                 else:
-                    d = wants.get(c, -1)
-                if d < 0:
-                    continue
+                    targets = empty_slots[r - 2] if r <= 4 else wants.get(c)
+                    if not targets:
+                        continue
+                    d = targets[0]
                 piles[s] = p[:-1]
                 if d != ACE_PILE:
                     piles[d] += ONE[c]

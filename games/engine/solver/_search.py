@@ -29,6 +29,15 @@ from typing import Any, Protocol
 
 #: How many new states between two looks at the clock.
 CLOCK_EVERY = 256
+#: Entries a family's memo table may hold before it is emptied (bounds memory).
+MEMO_LIMIT = 200_000
+
+
+def memo(table: dict, key: Hashable, value: object) -> None:
+    """Store ``value`` in a memo table, emptying the table first when it is full."""
+    if len(table) >= MEMO_LIMIT:
+        table.clear()
+    table[key] = value
 
 
 class Game(Protocol):
