@@ -25,8 +25,11 @@ NAMES = (*(f"t{i}" for i in range(1, 9)), "r1", "r2", "r3")
 ONE = tuple(bytes((r,)) for r in range(KING + 1))
 
 #: Most states the relaxed-game search may visit before it gives up; giving up answers
-#: "not provably lost", so the limit costs pruning, never soundness.
+#: "not provably lost", so the limit costs pruning, never soundness. Once more than a
+#: quarter of a game's relaxed searches (after the first 50) have given up, the game
+#: uses the smaller limit: there the searches mostly cost time and decide nothing.
 RELAXED_LIMIT = 400
+RELAXED_LIMIT_LOW = 40
 
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], tuple[int, ...], int, bool]
@@ -58,6 +61,8 @@ class BristolGame:
         self._inversions: dict[bytes, int] = {}
         self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = {}
         self._relaxed_memo: dict[Hashable, bool] = {}
+        self._relaxed_runs = 0
+        self._relaxed_gave_up = 0
 
     # -- the search interface --------------------------------------------------------------
 
@@ -282,7 +287,14 @@ class BristolGame:
         key = (found, home_only, tuple(fans), tuple(reserves), si)
         lost = self._relaxed_memo.get(key)
         if lost is None:
-            lost = not _relaxed_winnable(found, home_only, piles, fans, reserves, self.stock[si:])
+            limit = RELAXED_LIMIT
+            if self._relaxed_runs > 50 and 4 * self._relaxed_gave_up > self._relaxed_runs:
+                limit = RELAXED_LIMIT_LOW
+            won = _relaxed_winnable(found, home_only, piles, fans, reserves, self.stock[si:], limit)
+            self._relaxed_runs += 1
+            if won is None:
+                self._relaxed_gave_up += 1
+            lost = won is False
             memo(self._relaxed_memo, key, lost)
         return lost
 
@@ -397,8 +409,10 @@ def _relaxed_winnable(
     fans: list[tuple],
     reserves: list[tuple],
     rest: bytes,
-) -> bool:
-    """Search the relaxed game; True if it is won, or too big to decide.
+    limit: int,
+) -> bool | None:
+    """Search the relaxed game: True if it is won, False if lost, None if the search
+    would visit more than ``limit`` states.
 
     ``h[k]`` counts the rank-k cards home (``h[0]`` is 4); ``free[k]`` the free rank-k
     cards; each stack holds a pile's units (home-only card, cards freed when it goes
@@ -424,7 +438,7 @@ def _relaxed_winnable(
             rem0[r] += 1
     first_reserve = len(fans)
     seen: set[Hashable] = set()
-    budget = [RELAXED_LIMIT]
+    budget = [limit]
 
     def rec(h: list[int], free: list[int], stacks: list[list], rem: list[int], di: int) -> bool:
         progress = True
@@ -493,4 +507,4 @@ def _relaxed_winnable(
     try:
         return rec(h0, free0, stacks0, rem0, 0)
     except _TooBig:
-        return True
+        return None
