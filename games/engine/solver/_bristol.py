@@ -11,6 +11,7 @@ still to come, in deal order). ``can_deal`` is the "deal early" flag (rule
 from __future__ import annotations
 
 from collections.abc import Hashable
+from typing import Any
 
 from ..bristol import STOCK
 from ..position import Position
@@ -38,7 +39,11 @@ State = tuple[tuple[bytes, ...], tuple[int, ...], int, bool]
 class BristolGame:
     """A Bristol-family position for :class:`~._search.BestFirst`."""
 
-    def __init__(self, position: Position, rules: frozenset[str]) -> None:
+    def __init__(
+        self, position: Position, rules: frozenset[str], memos: dict[str, Any] | None = None
+    ) -> None:
+        """``memos`` (optional) shares the memo tables between games of one position:
+        they hold functions of a state only, whatever the rules."""
         piles = position.piles
         self.root_piles = tuple(bytes(c >> 2 for c in p) for p in piles[:SOURCES])
         self.root_found = tuple(sorted(p[-1] >> 2 if p else 0 for p in piles[11:15]))
@@ -55,14 +60,14 @@ class BristolGame:
         self.exposure = "dead-ends" in rules
         self.relaxed = "relaxed-game" in rules
         self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
-        self._fan_keys: dict[tuple[bytes, ...], tuple] = {}
-        self._splits: dict[bytes, tuple[int, bytes, int]] = {}
-        self._masks: dict[bytes, int] = {}
-        self._inversions: dict[bytes, int] = {}
-        self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = {}
-        self._relaxed_memo: dict[Hashable, bool] = {}
-        self._relaxed_runs = 0
-        self._relaxed_gave_up = 0
+        m = {} if memos is None else memos
+        self._fan_keys: dict[tuple[bytes, ...], tuple] = m.setdefault("fan_keys", {})
+        self._splits: dict[bytes, tuple[int, bytes, int]] = m.setdefault("splits", {})
+        self._masks: dict[bytes, int] = m.setdefault("masks", {})
+        self._inversions: dict[bytes, int] = m.setdefault("inversions", {})
+        self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = m.setdefault("units", {})
+        self._relaxed_memo: dict[Hashable, bool] = m.setdefault("relaxed", {})
+        self._relaxed_count: list[int] = m.setdefault("relaxed_count", [0, 0])  # runs, gave up
 
     # -- the search interface --------------------------------------------------------------
 
@@ -288,12 +293,13 @@ class BristolGame:
         lost = self._relaxed_memo.get(key)
         if lost is None:
             limit = RELAXED_LIMIT
-            if self._relaxed_runs > 50 and 4 * self._relaxed_gave_up > self._relaxed_runs:
+            count = self._relaxed_count
+            if count[0] > 50 and 4 * count[1] > count[0]:
                 limit = RELAXED_LIMIT_LOW
             won = _relaxed_winnable(found, home_only, piles, fans, reserves, self.stock[si:], limit)
-            self._relaxed_runs += 1
+            count[0] += 1
             if won is None:
-                self._relaxed_gave_up += 1
+                count[1] += 1
             lost = won is False
             memo(self._relaxed_memo, key, lost)
         return lost
@@ -425,14 +431,20 @@ def _relaxed_winnable(
         for r in p:
             free0[r] += 1
     rem0 = [0] * (KING + 1)
-    stacks0: list[list[tuple[int, bytes]]] = []
+    # Units get ids (their bit in ``gone``, the set of units gone home): the stacks only
+    # lose their tops and gain units at deals, so (h, gone, di) identifies a state.
+    stacks0: list[list[tuple[int, bytes, int]]] = []
+    uid = 0
     for units in (*fans, *reserves):
-        stacks0.append(list(units))
+        stack = []
         for q, seg in units:
+            stack.append((q, seg, uid))
+            uid += 1
             free0[q] -= 1
             rem0[q] += 1
             for x in seg:
                 free0[x] -= 1
+        stacks0.append(stack)
     for r in rest:
         if home_only >> r & 1:
             rem0[r] += 1
@@ -440,17 +452,20 @@ def _relaxed_winnable(
     seen: set[Hashable] = set()
     budget = [limit]
 
-    def rec(h: list[int], free: list[int], stacks: list[list], rem: list[int], di: int) -> bool:
+    def rec(
+        h: list[int], free: list[int], stacks: list[list], rem: list[int], di: int, gone: int
+    ) -> bool:
         progress = True
         while progress:
             progress = False
             for st in stacks:
                 while st:
-                    q, seg = st[-1]
+                    q, seg, u = st[-1]
                     cap = h[q - 1] - h[q]
                     if cap < 1 or cap < rem[q]:
                         break
                     st.pop()
+                    gone |= 1 << u
                     h[q] += 1
                     rem[q] -= 1
                     for x in seg:
@@ -463,7 +478,7 @@ def _relaxed_winnable(
                     progress = True
         if h[KING] == 4:
             return True
-        key = (tuple(h), tuple(tuple(st) for st in stacks), di)
+        key = (tuple(h), gone, di)
         if key in seen:
             return False
         seen.add(key)
@@ -472,7 +487,7 @@ def _relaxed_winnable(
             raise _TooBig
         for i, st in enumerate(stacks):
             if st:
-                q, seg = st[-1]
+                q, seg, u = st[-1]
                 if h[q - 1] > h[q]:
                     h2, f2, r2 = list(h), list(free), list(rem)
                     s2 = [list(x) for x in stacks]
@@ -481,14 +496,14 @@ def _relaxed_winnable(
                     r2[q] -= 1
                     for x in seg:
                         f2[x] += 1
-                    if rec(h2, f2, s2, r2, di):
+                    if rec(h2, f2, s2, r2, di, gone | 1 << u):
                         return True
         for r in range(1, KING + 1):
             if free[r] and h[r - 1] > h[r]:
                 h2, f2 = list(h), list(free)
                 h2[r] += 1
                 f2[r] -= 1
-                if rec(h2, f2, [list(x) for x in stacks], list(rem), di):
+                if rec(h2, f2, [list(x) for x in stacks], list(rem), di, gone):
                     return True
         if di < len(rest):
             f2 = list(free)
@@ -497,14 +512,14 @@ def _relaxed_winnable(
             for k in range(n):
                 r = rest[di + k]
                 if home_only >> r & 1:
-                    s2[first_reserve + k].append((r, b""))
+                    s2[first_reserve + k].append((r, b"", uid + di + k))
                 else:
                     f2[r] += 1
-            if rec(list(h), f2, s2, list(rem), di + n):
+            if rec(list(h), f2, s2, list(rem), di + n, gone):
                 return True
         return False
 
     try:
-        return rec(h0, free0, stacks0, rem0, 0)
+        return rec(h0, free0, stacks0, rem0, 0, 0)
     except _TooBig:
         return None

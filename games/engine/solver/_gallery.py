@@ -11,6 +11,7 @@ The rules and why each is safe are in the package docstring.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from typing import Any
 
 from ..gallery import ACE_PILE, LAST_ROW, STOCK
 from ..position import Position
@@ -81,7 +82,11 @@ def _built(s: int, p: bytes) -> bool:
 class GalleryGame:
     """A Picture Gallery-family position for :class:`~._search.BestFirst`."""
 
-    def __init__(self, position: Position, rules: frozenset[str]) -> None:
+    def __init__(
+        self, position: Position, rules: frozenset[str], memos: dict[str, Any] | None = None
+    ) -> None:
+        """``memos`` (optional) shares the memo tables between games of one position:
+        they hold functions of a state only, whatever the rules (but ``symmetry``)."""
         v = position.variant
         piles = position.piles
         self.root_piles = tuple(bytes(p) for p in piles[:SOURCES])
@@ -99,9 +104,10 @@ class GalleryGame:
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
         self.greedy = "greedy" in rules
-        self._targets: dict[tuple[bytes, ...], tuple[list[list[int]], dict[int, list[int]]]] = {}
-        self._penalty: dict[bytes, int] = {}
-        self._slot_masks: dict[tuple[bytes, ...], tuple[int, int]] = {}
+        m = {} if memos is None else memos
+        self._targets: dict[tuple[bytes, ...], Any] = m.setdefault(f"targets{self.symmetry}", {})
+        self._penalty: dict[bytes, int] = m.setdefault("penalty", {})
+        self._slot_masks: dict[tuple[bytes, ...], tuple[int, int]] = m.setdefault("slots", {})
         #: rest_mask[si]: bit mask of the codes still in the stock once si cards are used.
         self.rest_mask = [0] * (len(self.stock) + 1)
         for i in range(len(self.stock) - 1, -1, -1):
