@@ -48,15 +48,10 @@ home; a card of rank k can go home exactly when ``h(k-1) > h(k)``.
     The eight fans obey identical rules and the stock never reaches them, so positions
     that differ by a permutation of the fans are equivalent: the key sorts the fans. Once
     the stock is empty the three reserves are interchangeable too and are sorted as well.
-``run-transfers`` (with ``symmetry``)
-    A fan is a *base* (the cards up to the one under its run) with a *run* going down by
-    one rank at a time to its top. Moving a run card to another fan whose top is one rank
-    higher swaps the two tops and is undone by the reverse move, so all the arrangements
-    reachable this way are equivalent. Among fans whose tops form a block of consecutive
-    ranks, every assignment of those tops in which no fan's top exceeds its base top is
-    reachable (swapping an inverted pair of tops that differ by one is always such a
-    transfer), so the key gives the block's tops in ascending order to the fans in
-    ascending order of base.
+    Only such true symmetries (relabellings that map moves to moves) may share a key.
+    Positions that are merely reachable from each other, such as two arrangements of
+    a run moved card by card between fans, must not: the search expands the first one
+    it meets and skips the other, whose own moves may be the only way to win.
 ``safe-foundation``
     A card of rank k is played home at once when every rank-(k-1) card is home (Aces
     always). Safe: no card can ever be put on it again (only rank k-1 cards could be), so
@@ -169,7 +164,6 @@ __all__ = [
 RULES: frozenset[str] = frozenset(
     {
         "symmetry",
-        "run-transfers",
         "safe-foundation",
         "lone-fan",
         "deal-early",

@@ -53,7 +53,6 @@ class BristolGame:
         for i in range(len(self.stock) - 1, -1, -1):
             self.rest_mask[i] = self.rest_mask[i + 1] | 1 << self.stock[i]
         self.symmetry = "symmetry" in rules
-        self.transfers = self.symmetry and "run-transfers" in rules
         self.safe_home = "safe-foundation" in rules
         self.lone_fan = "lone-fan" in rules
         self.deal_early = "deal-early" in rules
@@ -61,8 +60,6 @@ class BristolGame:
         self.relaxed = "relaxed-game" in rules
         self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
         m = {} if memos is None else memos
-        self._fan_keys: dict[tuple[bytes, ...], tuple] = m.setdefault("fan_keys", {})
-        self._splits: dict[bytes, tuple[int, bytes, int]] = m.setdefault("splits", {})
         self._masks: dict[bytes, int] = m.setdefault("masks", {})
         self._inversions: dict[bytes, int] = m.setdefault("inversions", {})
         self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = m.setdefault("units", {})
@@ -88,14 +85,7 @@ class BristolGame:
         piles, _, si, can_deal = state
         if not self.symmetry:
             return (piles, si, can_deal)
-        fans = piles[:FANS]
-        if self.transfers:
-            fk = self._fan_keys.get(fans)
-            if fk is None:
-                fk = self._fan_key(fans)
-                memo(self._fan_keys, fans, fk)
-        else:
-            fk = tuple(sorted(fans))
+        fk = tuple(sorted(piles[:FANS]))
         if si == len(self.stock):
             return (fk, tuple(sorted(piles[FANS:])))
         return (fk, piles[FANS:], si, can_deal)
@@ -190,42 +180,6 @@ class BristolGame:
             return True
         return self.relaxed and self._relaxed_lost(piles, found, si)
 
-    # -- symmetry: fans up to run transfers ------------------------------------------------
-
-    def _fan_key(self, fans: tuple[bytes, ...]) -> tuple:
-        """The fans as a sorted tuple of (base, top), tops put in canonical order.
-
-        A fan is its base (the cards up to the one under its run) and a run going down by
-        one from there to its top. Transfers of run cards permute the tops of fans whose
-        tops are consecutive; every arrangement of a block of consecutive tops in which no
-        fan's top exceeds its base top is reachable, so the key gives the block's tops in
-        ascending order to the fans in ascending order of base.
-        """
-        parts = []
-        for p in fans:
-            if p:
-                got = self._splits.get(p)
-                if got is None:
-                    i = len(p) - 1
-                    while i and p[i - 1] == p[i] + 1:
-                        i -= 1
-                    got = (p[i], p[: i + 1], p[-1])  # (base top, base, top)
-                    memo(self._splits, p, got)
-                parts.append(got)
-        parts.sort(key=_top_of)
-        out = []
-        n = len(parts)
-        i = 0
-        while i < n:
-            j = i + 1
-            while j < n and parts[j][2] - parts[j - 1][2] <= 1:
-                j += 1
-            block = sorted(parts[i:j])
-            out.extend((b[1], parts[i + k][2]) for k, b in enumerate(block))
-            i = j
-        out.sort()
-        return tuple(out)
-
     # -- dead ends: the relaxed game -------------------------------------------------------
 
     def _mask(self, p: bytes) -> int:
@@ -303,10 +257,6 @@ class BristolGame:
             lost = won is False
             memo(self._relaxed_memo, key, lost)
         return lost
-
-
-def _top_of(part: tuple[int, bytes, int]) -> int:
-    return part[2]
 
 
 def _close(piles: list[bytes], found: list[int], autos: list[str], greedy: bool) -> bool:
