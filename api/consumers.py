@@ -52,34 +52,30 @@ gets the error ``throttled`` (``cause`` ``message``) with
 that sends ``WS_MESSAGE_BURST`` more frames in a row while throttled is closed
 with 4429.
 
-Database work runs in a small fixed pool of threads, each connection bound to
-one (so its requests stay in order), with one database connection per thread:
-the pool bounds the database connections a server process holds however many
-sockets are open, and lets sockets' requests overlap while others wait on the
+Database work runs on the fixed socket threads of ``api.threads``, each socket
+bound to one (so its requests stay in order), with one database connection per
+thread: they bound the database connections a server process holds however many
+sockets are open, and let sockets' requests overlap while others wait on the
 database.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import json
 import logging
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
-from asgiref.sync import sync_to_async
 from channels.consumer import get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
-from django.db import connections
 from rest_framework.utils.encoders import JSONEncoder
 
 from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
+from api.threads import socket_runner
 from games import boards, daily, selectors, services
 from games.errors import InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, token_group
@@ -97,58 +93,8 @@ MAX_FRAME = 4096
 #: Longest move notation, as REST's ``MoveInput``.
 MAX_MOVE = 20
 BOARD_LIMIT = 10
-DB_THREADS = 8
-#: A database connection idle for longer is health-checked before its next use.
-IDLE_CHECK_S = 5.0
 
 T = TypeVar("T")
-
-# -- database threads ---------------------------------------------------------------------
-
-_executors = [
-    ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"ws-db-{i}") for i in range(DB_THREADS)
-]
-_next_executor = itertools.cycle(range(DB_THREADS))
-_last_use = threading.local()
-
-
-def _upkeep() -> None:
-    """Django's ``close_old_connections``, without a health check on every call.
-
-    ``close_old_connections`` (what ``database_sync_to_async`` runs around each
-    call) makes the next query of a persistent connection with health checks
-    send a ``SELECT 1`` first: one more database round trip per move. Here a
-    connection is checked only when it has been idle for a while, had an error,
-    or must be closed (its ``CONN_MAX_AGE`` is over: at once with 0, which hands
-    a pooled connection back to the pool after every call).
-    """
-    now = time.monotonic()
-    for conn in connections.all(initialized_only=True):
-        if conn.connection is None:
-            continue
-        idle = now - getattr(_last_use, conn.alias, now) > IDLE_CHECK_S
-        if (
-            idle
-            or conn.errors_occurred
-            or (conn.close_at is not None and now >= conn.close_at)
-            or conn.get_autocommit() != conn.settings_dict["AUTOCOMMIT"]
-        ):
-            conn.close_if_unusable_or_obsolete()
-        setattr(_last_use, conn.alias, now)
-
-
-def _in_db_thread(func: Callable[..., T], *args: Any) -> T:
-    _upkeep()
-    try:
-        return func(*args)
-    finally:
-        _upkeep()
-
-
-def close_db_connections() -> None:
-    """Close the database connections of the consumers' threads (tests, shutdown)."""
-    for executor in _executors:
-        executor.submit(connections.close_all).result()
 
 
 def _dumps(message: dict[str, Any]) -> str:
@@ -166,8 +112,7 @@ class _Consumer(AsyncWebsocketConsumer):
     async def db(self, func: Callable[..., T], *args: Any) -> T:
         """Run ``func`` on this connection's database thread."""
         if not hasattr(self, "_run"):
-            executor = _executors[next(_next_executor)]
-            self._run = sync_to_async(_in_db_thread, thread_sensitive=False, executor=executor)
+            self._run = socket_runner()
         return await self._run(func, *args)
 
     async def dispatch(self, message: dict[str, Any]) -> None:
@@ -175,7 +120,7 @@ class _Consumer(AsyncWebsocketConsumer):
 
         That call costs two thread hops per frame and per group event, and tidies
         only the connection of Channels' shared thread; these consumers use the
-        database in their own threads only, which tidy up after each call (``_upkeep``).
+        database in their own threads only, which tidy up around each call (``api.threads``).
         """
         handler = getattr(self, get_handler_name(message), None)
         if handler is None:

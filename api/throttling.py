@@ -29,6 +29,7 @@ if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime impo
     from rest_framework.views import APIView
 
 _cache: BaseCache | None = None
+_client: Any = None
 
 
 def throttle_cache() -> BaseCache:
@@ -45,9 +46,9 @@ def throttle_cache() -> BaseCache:
 
 @receiver(setting_changed)
 def _forget_cache(*, setting: str, **kwargs: Any) -> None:
-    global _cache
+    global _cache, _client
     if setting == "CACHES":
-        _cache = None
+        _cache = _client = None
 
 
 class _SettingsRateThrottle(SimpleRateThrottle):
@@ -85,9 +86,12 @@ class _SettingsRateThrottle(SimpleRateThrottle):
 
     def _allow_redis(self, cache: RedisCache) -> bool:
         """The same window in one round trip: create with expiry, count, read the time left."""
+        global _client
         key = cache.make_and_validate_key(self.key)
+        if _client is None:  # Django builds a new client object per call: keep one
+            _client = cache._cache.get_client(key, write=True)
         # MULTI/EXEC: the key cannot expire between SET and INCR (it would live forever).
-        pipe = cache._cache.get_client(key, write=True).pipeline(transaction=True)
+        pipe = _client.pipeline(transaction=True)
         pipe.set(key, 0, ex=self.duration, nx=True)
         pipe.incr(key)
         pipe.pttl(key)

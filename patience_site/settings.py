@@ -42,6 +42,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=64 
 # (a frame beyond is refused with the error "throttled"; see api.consumers).
 WS_MESSAGE_BURST = env.int("WS_MESSAGE_BURST", default=200)
 WS_MESSAGE_RATE = env.float("WS_MESSAGE_RATE", default=100.0)
+# Worker threads of a daphne process (api.threads): one pool for HTTP requests, and
+# single threads that sockets are bound to. Each may hold a database connection.
+HTTP_THREADS = env.int("HTTP_THREADS", default=12)
+SOCKET_THREADS = env.int("SOCKET_THREADS", default=8)
 
 INSTALLED_APPS = [
     "daphne",

@@ -17,7 +17,7 @@ from django.db import connections
 from django.test import Client
 from rest_framework.test import APIClient
 
-from api import consumers
+from api import consumers, threads
 from games import selectors, services
 from games.models import Game
 from patience_site.asgi import application
@@ -48,7 +48,7 @@ def _channel_layer(settings: Any) -> Any:
     yield
     # Database threads keep their connections open (CONN_MAX_AGE): close them so the
     # test database can be flushed and dropped.
-    consumers.close_db_connections()
+    threads.close_db_connections()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
