@@ -25,7 +25,8 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     ``type``), or ``throttled`` (below); ``ply`` is the game's current ply (the
     last one this socket sent, for ``bad_message`` and ``throttled``). The socket
     stays open. The session or token is checked once, at the handshake; when
-    the token a socket opened with is revoked, the socket is closed with 4401.
+    the token a socket opened with is revoked, or the session it opened with
+    signs out (``POST /api/v1/auth/logout/``), the socket is closed with 4401.
 
     Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
     ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``,
@@ -78,7 +79,7 @@ from api.errors import envelope, error_payload
 from api.threads import socket_runner
 from games import boards, daily, selectors, services
 from games.errors import InvalidInput, NotFound, StalePly
-from games.events import daily_group, game_group, token_group
+from games.events import daily_group, game_group, session_group, token_group
 from games.models import UNDO
 
 logger = logging.getLogger(__name__)
@@ -202,8 +203,11 @@ class GameConsumer(_Consumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED, reason="not authenticated")
             return
-        if self.scope.get("token_id") is not None:  # closed when that token is revoked
+        # Closed when the token it opened with is revoked, or its session signs out.
+        if self.scope.get("token_id") is not None:
             await self.join(token_group(self.scope["token_id"]))
+        elif session_key := getattr(self.scope.get("session"), "session_key", None):
+            await self.join(session_group(session_key))
         # Join before reading, so no change between the read and the join is missed.
         await self.join(game_group(self.game_id))
         try:
@@ -254,9 +258,9 @@ class GameConsumer(_Consumer):
             await self._send(frame)
 
     async def auth_revoked(self, event: dict[str, Any]) -> None:
-        """Group event: the token this socket was opened with has been revoked."""
+        """Group event: the token this socket opened with was revoked, or its session ended."""
         self.ready = False
-        await self.close(code=CLOSE_UNAUTHENTICATED, reason="token revoked")
+        await self.close(code=CLOSE_UNAUTHENTICATED, reason=event["reason"])
 
     # -- helpers --
 

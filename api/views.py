@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from django.contrib.auth import authenticate, login, logout
+from django.contrib.auth import authenticate, login
 from django.db import connection
 from django.middleware.csrf import get_token
 from django.utils.decorators import method_decorator
@@ -187,7 +187,7 @@ class LogoutView(APIView):
 
     @extend_schema(tags=["accounts"], request=None, responses={204: None, **errors(403)})
     def post(self, request: Request) -> Response:
-        logout(request._request)
+        services.user_logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 

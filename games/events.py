@@ -8,6 +8,7 @@ board event carries the public board line with its rank at send time.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 from datetime import date
@@ -36,6 +37,14 @@ def token_group(token_id: int) -> str:
     return f"token.{token_id}"
 
 
+def session_group(session_key: str) -> str:
+    """Channel group of the game sockets opened with one browser session.
+
+    Named by a digest of the key: the key itself is a credential and stays out of Redis.
+    """
+    return "session." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
+
+
 def _send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
@@ -48,8 +57,14 @@ def _send(group: str, message: dict[str, Any]) -> None:
 
 def token_revoked(*, token_id: int) -> None:
     """After commit: the sockets opened with this token must close (it no longer admits)."""
-    message = {"type": "auth.revoked", "token_id": token_id}
+    message = {"type": "auth.revoked", "reason": "token revoked"}
     transaction.on_commit(lambda: _send(token_group(token_id), message))
+
+
+def session_ended(*, session_key: str) -> None:
+    """After commit: the sockets opened with this session must close (signed out)."""
+    message = {"type": "auth.revoked", "reason": "signed out"}
+    transaction.on_commit(lambda: _send(session_group(session_key), message))
 
 
 def game_changed(*, game_id: int, ply: int, status: str) -> None:

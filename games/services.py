@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
+from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.http import HttpRequest
 
 from games import clock, events
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
@@ -68,6 +69,14 @@ def user_register(*, username: str, password: str, email: str = "") -> AbstractB
         return User.objects.create_user(username=username, email=email, password=password)
     except IntegrityError:
         raise InvalidInput("that username is taken", details={"username": ["taken"]}) from None
+
+
+def user_logout(request: HttpRequest) -> None:
+    """End the browser session; the game sockets it opened are closed too."""
+    session_key = request.session.session_key
+    logout(request)
+    if session_key:
+        events.session_ended(session_key=session_key)
 
 
 def token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:

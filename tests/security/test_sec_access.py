@@ -191,6 +191,42 @@ async def test_revoking_a_token_closes_its_open_sockets_with_4401():
     await spared.close()
 
 
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.usefixtures("ws_world")
+async def test_logging_out_closes_the_sockets_of_that_session_with_4401():
+    def setup() -> tuple:
+        ann = make("ann")
+        game = services.practice_game_start(user=ann, variant="bristol", seed=1)
+        leaving, staying = Client(), Client()
+        leaving.force_login(ann)
+        staying.force_login(ann)
+        return game, leaving, staying
+
+    def headers(client: Client) -> list[tuple[bytes, bytes]]:
+        cookie = client.cookies[django_settings.SESSION_COOKIE_NAME]
+        return [
+            (b"cookie", f"{cookie.key}={cookie.value}".encode()),
+            (b"origin", b"http://testserver"),
+        ]
+
+    game, leaving, staying = await database_sync_to_async(setup)()
+    path = f"/ws/v1/games/{game.pk}/"
+    doomed, spared = Socket(path, headers(leaving)), Socket(path, headers(staying))
+    await doomed.open()
+    await spared.open()
+    doomed_headers = headers(leaving)
+    response = await database_sync_to_async(leaving.post)("/api/v1/auth/logout/")
+    assert response.status_code == 204
+    out = await doomed.comm.receive_output(5)
+    assert out["type"] == "websocket.close" and out["code"] == 4401, out
+    # The same player's socket of another browser session goes on.
+    assert (await spared.ask({"type": "resync"}))["type"] == "state"
+    # The old cookie opens nothing any more.
+    assert await Socket(path, doomed_headers).close_code() == 4401
+    await spared.close()
+
+
 # -- admin ------------------------------------------------------------------------------------
 
 
