@@ -52,7 +52,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import cpu_times, own_servers, percentile, register  # noqa: E402
+from bench._server import (  # noqa: E402
+    RATE_HELP,
+    Pace,
+    cpu_times,
+    own_servers,
+    pacing,
+    percentile,
+    register,
+)
 
 TARGET_MOVES_PER_S = 300.0
 TARGET_P50_MS = 10.0
@@ -100,6 +108,7 @@ def play(
     tally = Tally()
     rng = random.Random(args.seed * 1000 + index)
     games = 0
+    pace = Pace(args.rate / args.clients, index / args.clients) if args.rate else None
     while time.perf_counter() < deadline and (args.games is None or games < args.games):
         r = session.post(f"{base}/api/v1/games/", json={"variant": args.variant}, timeout=30)
         if r.status_code != 201:
@@ -108,6 +117,8 @@ def play(
         games += 1
         tally.games_started += 1
         state = r.json()
+        if pace:
+            pace.resume()
         game_url = f"{base}/api/v1/games/{state['id']}"
         while state["status"] == "playing" and time.perf_counter() < deadline:
             if state["ply"] >= args.cap:
@@ -118,7 +129,7 @@ def play(
                 state = r.json()
                 break
             body = {"move": choose(state["legal_moves"], rng), "ply": state["ply"]}
-            t0 = time.perf_counter()
+            t0 = pace.wait() if pace else time.perf_counter()
             try:
                 r = session.post(f"{game_url}/moves/", json=body, timeout=30)
             except requests.RequestException as exc:
@@ -232,6 +243,7 @@ def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, inf
     p50 = percentile(latencies, 0.50)
     figures = {
         "clients": args.clients,
+        "offered_moves_per_s": args.rate or None,
         "variant": args.variant,
         "seconds": round(wall, 2),
         "moves": moves,
@@ -253,7 +265,7 @@ def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, inf
     print(f"REST play benchmark ({platform.python_version()}, {os.cpu_count()} CPUs, load {load})")
     print(f"  server     {info.get('server')}  database {info.get('database', '-')}")
     print(f"  redis      {info.get('redis', '-')}")
-    print(f"  clients    {args.clients} x {args.variant}, {wall:.1f} s")
+    print(f"  clients    {args.clients} x {args.variant}, {wall:.1f} s, {pacing(args.rate)}")
     print(
         f"  moves      {moves} validated, {rate:.1f} moves/s   (target >= {TARGET_MOVES_PER_S:g})"
     )
@@ -307,6 +319,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
+    parser.add_argument("--rate", type=float, default=0, help=RATE_HELP)
     parser.add_argument(
         "--pg-url",
         default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),

@@ -50,7 +50,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import cpu_times, own_servers, percentile, register  # noqa: E402
+from bench._server import (  # noqa: E402
+    RATE_HELP,
+    Pace,
+    cpu_times,
+    own_servers,
+    pacing,
+    percentile,
+    register,
+)
 
 TARGET_MOVES_PER_S = 600.0
 TARGET_P50_MS = 5.0
@@ -81,6 +89,7 @@ class Player:
     def __init__(self, base: str, index: int, args: argparse.Namespace) -> None:
         self.base = base
         self.args = args
+        self.index = index
         self.rng = random.Random(args.seed * 1000 + index)
         self.tally = Tally()
         self.http = requests.Session()
@@ -101,6 +110,8 @@ class Player:
 
     async def play(self, start_line: asyncio.Event, deadline: list[float]) -> Tally:
         await start_line.wait()
+        rate = self.args.rate / self.args.players
+        self.pace = Pace(rate, self.index / self.args.players) if rate else None
         games = 0
         while time.perf_counter() < deadline[0] and (
             self.args.games is None or games < self.args.games
@@ -122,6 +133,8 @@ class Player:
         headers = {"Authorization": f"Token {self.token}"}
         async with connect(url, additional_headers=headers, proxy=None, compression=None) as ws:
             first = json.loads(await ws.recv())
+            if self.pace is not None:
+                self.pace.resume()
             if first.get("type") != "state":
                 self.tally.errors.append(f"connect: {first}")
                 return
@@ -140,7 +153,9 @@ class Player:
                     "move": choose(state["legal_moves"], self.rng),
                     "ply": ply,
                 }
-                t0 = time.perf_counter()
+                if self.pace is not None:
+                    await asyncio.sleep(self.pace.due())
+                t0 = self.pace.take() if self.pace is not None else time.perf_counter()
                 answer = await self.ask(ws, request)
                 elapsed = (time.perf_counter() - t0) * 1000
                 if answer["type"] != "state" or answer["ply"] != ply + 1 or answer["duplicate"]:
@@ -217,6 +232,7 @@ def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: di
     p50 = percentile(rtts, 0.50)
     figures = {
         "players": args.players,
+        "offered_moves_per_s": args.rate or None,
         "variant": args.variant,
         "seconds": round(wall, 2),
         "moves": moves,
@@ -240,7 +256,7 @@ def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: di
     print(f"WebSocket play benchmark ({machine})")
     print(f"  server     {info.get('server')}  database {info.get('database', '-')}")
     print(f"  redis      {info.get('redis', '-')}")
-    print(f"  players    {args.players} x {args.variant}, {wall:.1f} s")
+    print(f"  players    {args.players} x {args.variant}, {wall:.1f} s, {pacing(args.rate)}")
     print(f"  moves      {moves}, {rate:.1f} moves/s   (target >= {TARGET_MOVES_PER_S:g})")
     print(
         f"  round trip p50 {p50:.2f} ms (target <= {TARGET_P50_MS:g})   "
@@ -286,6 +302,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--variant", default="bristol")
     parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")
+    parser.add_argument("--rate", type=float, default=0, help=RATE_HELP)
     parser.add_argument(
         "--pg-url",
         default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),

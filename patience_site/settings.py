@@ -101,10 +101,10 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Under ASGI (daphne) every request runs in a thread of its own, so persistent
-    # connections are never reused: they pile up until PostgreSQL refuses clients.
-    # The default is therefore psycopg's connection pool (CONN_MAX_AGE=0); a
-    # positive CONN_MAX_AGE gives persistent connections instead (WSGI only).
+    # Requests and socket calls run on the fixed worker threads of api.threads. By
+    # default (CONN_MAX_AGE=0) they share psycopg's connection pool, each thread
+    # handing its connection back after every call; a positive CONN_MAX_AGE keeps
+    # one persistent connection per thread instead.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     if DATABASES["default"]["CONN_MAX_AGE"] == 0:
         # No check query on every checkout (a round trip per request): the pool
