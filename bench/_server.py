@@ -108,6 +108,67 @@ def cpu_times(pid: int | None) -> tuple[float, float] | None:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def _cpu_by_command(commands: tuple[str, ...]) -> dict[str, float]:
+    """CPU seconds so far of every process whose command name is one of ``commands``."""
+    tick = os.sysconf("SC_CLK_TCK")
+    found = dict.fromkeys(commands, 0.0)
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # the process ended meanwhile
+            continue
+        name = text[text.find("(") + 1 : text.rfind(")")]
+        if name in found:
+            fields = text.rsplit(")", 1)[1].split()
+            found[name] += (int(fields[11]) + int(fields[12])) / tick
+    return found
+
+
+class CpuAccount:
+    """Where the CPU of a run went: the servers, PostgreSQL, Redis and this client.
+
+    Read from /proc (Linux) at the start and the end of the run: CPU time, not
+    wall-clock time, so other programs on the machine inflate it much less than
+    the latencies. Their sum per move bounds what this machine can serve with
+    every core busy (``cores / sum``), whatever the server's code does next.
+    """
+
+    COMMANDS = {"postgres": "postgres", "redis-server": "redis"}
+
+    def __init__(self, server_pids: list[int]) -> None:
+        self.server_pids = server_pids
+        self.before = self._now()
+
+    def _now(self) -> dict[str, float]:
+        servers = [cpu_times(pid) for pid in self.server_pids]
+        parts = {"server": sum(sum(t) for t in servers if t is not None)}
+        by_command = _cpu_by_command(tuple(self.COMMANDS))
+        parts.update({self.COMMANDS[c]: v for c, v in by_command.items()})
+        parts["client"] = sum(os.times()[:2])  # this process, all its threads
+        return parts
+
+    def spent(self) -> dict[str, float]:
+        """CPU seconds of each part since the account was opened."""
+        now = self._now()
+        return {k: now[k] - self.before[k] for k in now if self.server_pids or k != "server"}
+
+
+def cpu_lines(spent: dict[str, float], moves: int) -> list[str]:
+    """The report's lines on the CPU per move and the machine's ceiling it implies."""
+    if not moves:
+        return []
+    per = {k: 1000 * v / moves for k, v in spent.items()}
+    total = sum(per.values())
+    parts = ", ".join(f"{k} {v:.2f}" for k, v in per.items())
+    cores = os.cpu_count() or 1
+    ceiling = 1000 * cores / total if total else float("inf")
+    return [
+        f"  CPU/move   {parts} = {total:.2f} ms (game starts included)",
+        f"  ceiling    {cores} cores / {total:.2f} ms = {ceiling:.0f} moves/s with every core "
+        f"busy on this work alone",
+    ]
+
+
 def server_env(
     *, database_url: str, redis_url: str | None, settings: str = "patience_site.settings"
 ) -> dict[str, str]:

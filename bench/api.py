@@ -54,8 +54,9 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench._server import (  # noqa: E402
     RATE_HELP,
+    CpuAccount,
     Pace,
-    cpu_times,
+    cpu_lines,
     own_servers,
     pacing,
     percentile,
@@ -169,19 +170,15 @@ class Phase:
 
     tallies: list[Tally]
     wall: float
-    server_cpu: float | None
-    client_cpu: float
+    cpu: dict[str, float]  # CPU seconds by part (server, postgres, redis, client)
 
 
 def timed(pool: ThreadPoolExecutor, jobs: list, server_pid: int | None) -> Phase:
-    cpu_before = cpu_seconds(server_pid) if server_pid else None
-    client_before = time.process_time()
+    account = CpuAccount([server_pid] if server_pid else [])
     began = time.perf_counter()
     tallies = [f.result() for f in [pool.submit(job) for job in jobs]]
     wall = time.perf_counter() - began
-    cpu_after = cpu_seconds(server_pid) if server_pid else None
-    cpu = cpu_after - cpu_before if cpu_before is not None and cpu_after is not None else None
-    return Phase(tallies, wall, cpu, time.process_time() - client_before)
+    return Phase(tallies, wall, account.spent())
 
 
 def run_clients(
@@ -207,12 +204,6 @@ def run_clients(
 # -- the server -------------------------------------------------------------------------
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """User + system CPU time of a process so far (Linux), or None."""
-    times = cpu_times(pid)
-    return sum(times) if times is not None else None
-
-
 @contextmanager
 def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]:
     """A fresh database and one daphne process; both are removed afterwards."""
@@ -231,7 +222,7 @@ def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]
 
 
 def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, info: dict) -> bool:
-    tallies, wall, cpu = phase.tallies, phase.wall, phase.server_cpu
+    tallies, wall = phase.tallies, phase.wall
     latencies = sorted(x for t in tallies for x in t.latencies_ms)
     errors = [e for t in tallies for e in t.errors]
     ended: dict[str, int] = {}
@@ -256,9 +247,9 @@ def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, inf
         "games_started": sum(t.games_started for t in tallies),
         "games_ended": ended,
         "errors": len(errors),
-        "server_cpu_s": round(cpu, 2) if cpu is not None else None,
-        "server_cpu_ms_per_move": round(1000 * cpu / moves, 2) if cpu and moves else None,
-        "client_cpu_s": round(phase.client_cpu, 2),
+        "cpu_ms_per_move": {k: round(1000 * v / moves, 3) for k, v in phase.cpu.items()}
+        if moves
+        else None,
         **{k: v for k, v in info.items() if k != "pid"},
     }
     load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
@@ -273,19 +264,16 @@ def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, inf
         f"  latency    p50 {p50:.2f} ms (target <= {TARGET_P50_MS:g})   "
         f"p90 {figures['p90_ms']} ms   p99 {figures['p99_ms']} ms   max {figures['max_ms']} ms"
     )
-    if cpu is not None and moves:
-        print(
-            f"  server CPU {cpu:.1f} s = {1000 * cpu / moves:.2f} ms per move "
-            f"(all requests of the run, divided by the moves)"
-        )
-    print(f"  client CPU {phase.client_cpu:.1f} s (this process: the clients' threads)")
+    for line in cpu_lines(phase.cpu, moves):
+        print(line)
     if base_phase is not None:
         done = sorted(x for t in base_phase.tallies for x in t.latencies_ms)
         rate_base = len(done) / base_phase.wall if base_phase.wall else 0.0
         figures["baseline_requests_per_s"] = round(rate_base, 1)
         figures["baseline_p50_ms"] = round(percentile(done, 0.5), 2)
-        per = f" = {1000 * base_phase.server_cpu / len(done):.2f} ms" if done else ""
-        cpu_text = f", server CPU{per} per request" if base_phase.server_cpu is not None else ""
+        base_cpu = base_phase.cpu.get("server")
+        per = f" = {1000 * base_cpu / len(done):.2f} ms" if done and base_cpu else ""
+        cpu_text = f", server CPU{per} per request" if base_cpu is not None else ""
         print(
             f"  baseline   GET /api/v1/variants/ (no game work): {rate_base:.1f} requests/s, "
             f"p50 {percentile(done, 0.5):.2f} ms{cpu_text}"

@@ -52,8 +52,9 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench._server import (  # noqa: E402
     RATE_HELP,
+    CpuAccount,
     Pace,
-    cpu_times,
+    cpu_lines,
     own_servers,
     pacing,
     percentile,
@@ -176,22 +177,14 @@ class Player:
                 return answer
 
 
-def total_cpu(pids: list[int]) -> tuple[float, float] | None:
-    times = [cpu_times(pid) for pid in pids]
-    if not pids or None in times:
-        return None
-    return sum(t[0] for t in times), sum(t[1] for t in times)
-
-
 async def run_players(
     bases: list[str], args: argparse.Namespace, server_pids: list[int] | None = None
-) -> tuple[list[Tally], float, tuple[float, float] | None]:
+) -> tuple[list[Tally], float, dict[str, float]]:
     """Register every player, then let them all play at once.
 
     Player ``i`` uses server ``bases[i % len(bases)]``. Returns the tallies, the
-    playing time and the servers' CPU time in it (own servers only).
+    playing time and the CPU seconds spent in it by part (servers: own ones only).
     """
-    pids = server_pids or []
     players = [Player(bases[i % len(bases)], i, args) for i in range(args.players)]
     # Registration hashes a password on the server: a few at a time.
     gate = asyncio.Semaphore(4)
@@ -204,23 +197,25 @@ async def run_players(
     start_line = asyncio.Event()
     deadline = [float("inf")]
     tasks = [asyncio.create_task(p.play(start_line, deadline)) for p in players]
-    cpu0 = total_cpu(pids)
+    account = CpuAccount(server_pids or [])
     began = time.perf_counter()
     deadline[0] = began + args.seconds if args.seconds else float("inf")
     start_line.set()
     tallies = await asyncio.gather(*tasks)
     wall = time.perf_counter() - began
-    cpu1 = total_cpu(pids)
-    cpu = None
-    if cpu0 is not None and cpu1 is not None:
-        cpu = (cpu1[0] - cpu0[0], cpu1[1] - cpu0[1])
-    return list(tallies), wall, cpu
+    return list(tallies), wall, account.spent()
 
 
 # -- report -----------------------------------------------------------------------------
 
 
-def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: dict) -> bool:
+def report(
+    tallies: list[Tally],
+    wall: float,
+    cpu: dict[str, float],
+    args: argparse.Namespace,
+    info: dict,
+) -> bool:
     rtts = sorted(x for t in tallies for x in t.rtt_ms)
     errors = [e for t in tallies for e in t.errors]
     ended: dict[str, int] = {}
@@ -245,13 +240,12 @@ def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: di
         "games_started": sum(t.games_started for t in tallies),
         "games_ended": ended,
         "errors": len(errors),
+        "cpu_ms_per_move": {k: round(1000 * v / moves, 3) for k, v in cpu.items()}
+        if moves
+        else None,
         **info,
     }
     load = tuple(round(x, 2) for x in os.getloadavg())
-    cpu = info.pop("server_cpu_s", None)
-    if cpu is not None and moves:
-        figures["server_cpu_ms_per_move"] = round(sum(cpu) * 1000 / moves, 3)
-        figures["server_cpu_user_s"], figures["server_cpu_sys_s"] = cpu
     machine = f"{platform.python_version()}, {os.cpu_count()} CPUs, load {load}"
     print(f"WebSocket play benchmark ({machine})")
     print(f"  server     {info.get('server')}  database {info.get('database', '-')}")
@@ -263,11 +257,8 @@ def report(tallies: list[Tally], wall: float, args: argparse.Namespace, info: di
         f"p90 {figures['p90_ms']} ms   p99 {figures['p99_ms']} ms   max {figures['max_ms']} ms"
     )
     print(f"  games      {figures['games_started']} started, ended: {ended}")
-    if "server_cpu_ms_per_move" in figures:
-        print(
-            f"  server CPU {sum(cpu):.1f} s (user {cpu[0]:.1f}, sys {cpu[1]:.1f}) while playing, "
-            f"{figures['server_cpu_ms_per_move']} ms a move (game starts included)"
-        )
+    for line in cpu_lines(cpu, moves):
+        print(line)
     print(f"  errors     {len(errors)}")
     for e in errors[:5]:
         print(f"    {e}")
@@ -322,8 +313,8 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.url:
         bases = [u.rstrip("/") for u in args.url.split(",")]
-        tallies, wall, _ = asyncio.run(run_players(bases, args))
-        ok = report(tallies, wall, args, {"server": ", ".join(bases)})
+        tallies, wall, cpu = asyncio.run(run_players(bases, args))
+        ok = report(tallies, wall, cpu, args, {"server": ", ".join(bases)})
     else:
         with own_servers(
             db_prefix="patience_wsbench",
@@ -335,11 +326,10 @@ def main(argv: list[str] | None = None) -> int:
             keep_db=args.keep_db,
         ) as (bases, info):
             tallies, wall, cpu = asyncio.run(run_players(bases, args, info.pop("pids")))
-            info["server_cpu_s"] = cpu
             where = (
                 f"{len(bases)} daphne process{'es' if len(bases) > 1 else ''} at {', '.join(bases)}"
             )
-            ok = report(tallies, wall, args, {"server": where, **info})
+            ok = report(tallies, wall, cpu, args, {"server": where, **info})
     return 0 if ok else 1
 
 
