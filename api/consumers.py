@@ -8,7 +8,9 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     Close codes: 4401 not authenticated (no session and no token, or a bad or
     revoked token); 4404 no game with that id *of yours*: another player's
     game is refused exactly like an unknown one, as REST answers 404 for both,
-    so ids of other players' games cannot be probed.
+    so ids of other players' games cannot be probed; 4429 the player already
+    has ``WS_GAME_SOCKETS_PER_PLAYER`` game sockets open on this server process
+    (settings; it bounds what one account can hold open).
 
     Server -> client, every message with ``ply`` (log entries of the game):
     ``{"type": "state", "cause": c, "ply": n, "state": {...}}`` where ``state``
@@ -66,6 +68,7 @@ import dataclasses
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -188,6 +191,10 @@ def _ply_field(data: dict[str, Any]) -> int:
 Frame = tuple[str, tuple[int, str] | None]
 
 
+#: Open game sockets of each player in this process (``WS_GAME_SOCKETS_PER_PLAYER``).
+_open_game_sockets: Counter[int] = Counter()
+
+
 class GameConsumer(_Consumer):
     """Live play of one of the player's games."""
 
@@ -203,6 +210,11 @@ class GameConsumer(_Consumer):
         if self.user is None or not self.user.is_authenticated:
             await self.close(code=CLOSE_UNAUTHENTICATED, reason="not authenticated")
             return
+        if _open_game_sockets[self.user.pk] >= settings.WS_GAME_SOCKETS_PER_PLAYER:
+            await self.close(code=CLOSE_TOO_MANY, reason="too many open game sockets")
+            return
+        _open_game_sockets[self.user.pk] += 1
+        self.counted = True
         # Closed when the token it opened with is revoked, or its session signs out.
         if self.scope.get("token_id") is not None:
             await self.join(token_group(self.scope["token_id"]))
@@ -217,6 +229,12 @@ class GameConsumer(_Consumer):
             return
         self.ready = True
         await self._send(frame)
+
+    async def disconnect(self, code: int) -> None:
+        if getattr(self, "counted", False):
+            _open_game_sockets[self.user.pk] -= 1
+            if _open_game_sockets[self.user.pk] <= 0:
+                del _open_game_sockets[self.user.pk]
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not self.ready or await self.flooded():

@@ -249,6 +249,22 @@ async def test_unknown_path_closes_with_4404(key):
     assert await Socket("/ws/v1/nothing/", token_headers(key)).close_code() == 4404
 
 
+async def test_a_player_holds_a_bounded_number_of_game_sockets(game, key, settings):
+    settings.WS_GAME_SOCKETS_PER_PLAYER = 2
+    first, second = Socket(path(game), token_headers(key)), Socket(path(game), token_headers(key))
+    await first.open()
+    await second.open()
+    assert await Socket(path(game), token_headers(key)).close_code() == 4429
+    await first.close()
+    # A closed socket frees its place, and refused ones took none.
+    third = Socket(path(game), token_headers(key))
+    assert (await third.open())["type"] == "state"
+    assert await Socket(path(game), token_headers(key)).close_code() == 4429
+    await second.close()
+    await third.close()
+    assert consumers._open_game_sockets[game.player_id] == 0
+
+
 async def test_foreign_browser_origin_is_refused(game, player):
     headers = await database_sync_to_async(session_headers)(player)
     headers = [h for h in headers if h[0] != b"origin"] + [(b"origin", b"http://evil.example")]
