@@ -34,7 +34,7 @@ ALL_VARIANTS = (
     "mod3",
 )
 BRISTOL_RULES = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
-BRISTOL_RULES += ("dead-ends", "relaxed-game")
+BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score")
 GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends")
 
 

@@ -59,9 +59,13 @@ class BristolGame:
         self.exposure = "dead-ends" in rules
         self.relaxed = "relaxed-game" in rules
         self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
+        self.dig = "dig" in rules  # the score of the passes of ``dig-score``
         m = {} if memos is None else memos
         self._masks: dict[bytes, int] = m.setdefault("masks", {})
-        self._inversions: dict[bytes, int] = m.setdefault("inversions", {})
+        self._pile_info: dict[bytes, tuple[int, dict[int, list[int]]]] = m.setdefault(
+            "pile_info", {}
+        )
+        self._stock_waits: list[dict[int, list[int]] | None] = [None] * (len(self.stock) + 1)
         self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = m.setdefault("units", {})
         self._relaxed_memo: dict[Hashable, bool] = m.setdefault("relaxed", {})
         self._relaxed_count: list[int] = m.setdefault("relaxed_count", [0, 0])  # runs, gave up
@@ -97,22 +101,38 @@ class BristolGame:
         return f"{NAMES[s]}-{'f' if d == HOME else NAMES[d]}"
 
     def score(self, state: State) -> int:
-        """How promising: cards home, minus cards lying above a lower card."""
-        piles, found, _, _ = state
-        inv = self._inversions
+        """How promising: cards home, minus cards lying above a lower card, and under
+        ``dig`` minus how deep the cards the foundations take next lie (a stock card
+        counts one per deal it waits for), which steers where nothing can go home."""
+        piles, found, si, _ = state
+        need: dict[int, int] = {}  # rank -> foundations waiting for it
+        if self.dig:
+            for f in found:
+                if f < KING:
+                    need[f + 1] = need.get(f + 1, 0) + 1
         s = 100 * sum(found)
+        depths: dict[int, list[int]] = {r: [] for r in need}
+        info = self._pile_info
         for p in piles:
-            n = inv.get(p)
-            if n is None:
-                n = 0
-                lo = 14
-                for r in p:
-                    if r > lo:
-                        n += 1
-                    elif r < lo:
-                        lo = r
-                memo(inv, p, n)
+            got = info.get(p)
+            if got is None:
+                got = _pile_info(p)
+                memo(info, p, got)
+            n, where = got
             s -= 10 * n
+            for r, ds in depths.items():
+                d = where.get(r)
+                if d:
+                    ds.extend(d)
+        waits = self._stock_waits[si]
+        if waits is None:
+            waits = self._stock_waits[si] = _stock_waits(self.stock[si:])
+        for r, m in need.items():
+            ds = depths[r]
+            ds.extend(waits.get(r, ()))
+            if len(ds) > m:
+                ds.sort()
+            s -= 20 * sum(ds[:m])
         return s
 
     def moves(self, state: State) -> list[Move]:
@@ -257,6 +277,30 @@ class BristolGame:
             lost = won is False
             memo(self._relaxed_memo, key, lost)
         return lost
+
+
+def _pile_info(p: bytes) -> tuple[int, dict[int, list[int]]]:
+    """For the score: how many cards of a pile lie above a lower card, and for each rank
+    the depths of its cards (cards above them), shallowest first."""
+    n = 0
+    lo = 14
+    for r in p:
+        if r > lo:
+            n += 1
+        elif r < lo:
+            lo = r
+    where: dict[int, list[int]] = {}
+    for d in range(len(p)):
+        where.setdefault(p[-1 - d], []).append(d)
+    return n, where
+
+
+def _stock_waits(rest: bytes) -> dict[int, list[int]]:
+    """For the score: for each rank, the deals its stock cards wait for (1 for the next)."""
+    out: dict[int, list[int]] = {}
+    for k, r in enumerate(rest):
+        out.setdefault(r, []).append(1 + k // 3)
+    return out
 
 
 def _close(piles: list[bytes], found: list[int], autos: list[str], greedy: bool) -> bool:
