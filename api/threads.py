@@ -19,6 +19,7 @@ many requests and sockets are open.
 
 from __future__ import annotations
 
+import asyncio
 import itertools
 import threading
 import time
@@ -29,6 +30,8 @@ from typing import Any, TypeVar
 from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import connections
+
+from games import events
 
 T = TypeVar("T")
 
@@ -66,13 +69,24 @@ def _upkeep() -> None:
         setattr(_last_use, conn.alias, now)
 
 
-def tidy_call(func: Callable[..., T], *args: Any) -> T:
-    """Call ``func`` in a worker thread with its connection tidied before and after."""
+def tidy_call(loop: asyncio.AbstractEventLoop, func: Callable[..., T], *args: Any) -> T:
+    """Call ``func`` in a worker thread: its connection tidied before and after, events
+    handed to the server's event loop ``loop`` without waiting (``games.events``)."""
     _upkeep()
     try:
-        return func(*args)
+        with events.sending_on(loop):
+            return func(*args)
     finally:
         _upkeep()
+
+
+def _runner(executor: ThreadPoolExecutor) -> Callable[..., Awaitable[Any]]:
+    run = sync_to_async(tidy_call, thread_sensitive=False, executor=executor)
+
+    async def runner(func: Callable[..., T], *args: Any) -> T:
+        return await run(asyncio.get_running_loop(), func, *args)
+
+    return runner
 
 
 def _executors() -> tuple[ThreadPoolExecutor, list[ThreadPoolExecutor]]:
@@ -88,16 +102,15 @@ def _executors() -> tuple[ThreadPoolExecutor, list[ThreadPoolExecutor]]:
 
 
 def http_runner() -> Callable[..., Awaitable[Any]]:
-    """``await runner(func, *args)`` runs ``tidy_call(func, *args)`` on the HTTP pool."""
+    """``await runner(func, *args)`` runs ``func(*args)`` by ``tidy_call`` on the HTTP pool."""
     http, _ = _executors()
-    return sync_to_async(tidy_call, thread_sensitive=False, executor=http)
+    return _runner(http)
 
 
 def socket_runner() -> Callable[..., Awaitable[Any]]:
     """A runner bound to the next socket thread (round robin), for one socket's calls."""
     _, sockets = _executors()
-    executor = sockets[next(_next_socket) % len(sockets)]
-    return sync_to_async(tidy_call, thread_sensitive=False, executor=executor)
+    return _runner(sockets[next(_next_socket) % len(sockets)])
 
 
 def close_db_connections() -> None:

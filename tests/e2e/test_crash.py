@@ -40,7 +40,7 @@ pytestmark = pytest.mark.e2e
 REPO = Path(__file__).resolve().parents[2]
 PLAYERS = 16  # half REST, half WebSocket
 BEFORE_KILL_S = 4.0
-AFTER_RESTART_S = 4.0
+AFTER_RESTART_S = 8.0  # a cold server under a loaded machine needs a few seconds
 
 VERIFY = """
 import json

@@ -1,0 +1,71 @@
+"""games.events: group sends after commit, handed to the server's loop from worker threads."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import date
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
+from django.db import transaction
+
+from games import events
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+@pytest.fixture
+def settings_layer(settings: Any) -> Any:
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    return get_channel_layer()
+
+
+async def test_a_worker_thread_hands_the_event_to_the_loop_after_commit(settings_layer):
+    channel = await settings_layer.new_channel()
+    await settings_layer.group_add(events.game_group(7), channel)
+    loop = asyncio.get_running_loop()
+
+    def move_in_a_worker() -> None:
+        with events.sending_on(loop), transaction.atomic():
+            events.game_changed(game_id=7, ply=3, status="playing")
+            assert events._local.loop is loop
+        assert getattr(events._local, "loop", None) is None  # restored on the way out
+
+    await sync_to_async(move_in_a_worker, thread_sensitive=False)()
+    message = await asyncio.wait_for(settings_layer.receive(channel), 3)
+    assert message == {"type": "game.changed", "game_id": 7, "ply": 3, "status": "playing"}
+
+
+async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
+    channel = await settings_layer.new_channel()
+    await settings_layer.group_add(events.game_group(8), channel)
+    loop = asyncio.get_running_loop()
+
+    def rolled_back() -> None:
+        with events.sending_on(loop), pytest.raises(RuntimeError), transaction.atomic():
+            events.game_changed(game_id=8, ply=1, status="playing")
+            raise RuntimeError("rolled back")
+
+    await sync_to_async(rolled_back, thread_sensitive=False)()
+    with pytest.raises(asyncio.TimeoutError):
+        await asyncio.wait_for(settings_layer.receive(channel), 0.3)
+
+
+async def test_a_failed_send_is_logged_not_raised(settings_layer, monkeypatch, caplog):
+    async def broken(group: str, message: dict) -> None:
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr(settings_layer, "group_send", broken)
+    loop = asyncio.get_running_loop()
+
+    def send() -> None:
+        with events.sending_on(loop):
+            events.result_entered(variant="bristol", day=date(2026, 1, 2), line={})
+
+    with caplog.at_level(logging.ERROR, logger="games.events"):
+        await sync_to_async(send, thread_sensitive=False)()
+        await asyncio.sleep(0.1)  # the send runs on the loop, after the worker returned
+    assert "could not send board.result" in caplog.text
