@@ -325,6 +325,33 @@ def test_bristol_cases_catch_an_unsafe_rule(bristol_truth: list) -> None:
     assert wrong > 10
 
 
+def _bristol_playouts() -> list[Position]:
+    """Positions reached by random legal moves from real deals: unlike the late positions
+    above, they hold what real play leaves (runs spread over fans, a stock to come)."""
+    rng = random.Random(1)
+    out = []
+    for _ in range(100):
+        pos = new_position("bristol", seed=rng.randrange(10**6))
+        for _ in range(rng.randint(5, 60)):
+            if not pos.legal_moves:
+                break
+            pos = pos.play([str(rng.choice(pos.legal_moves))])
+        out.append(pos)
+    return out
+
+
+def test_bristol_rules_agree_with_plain_search_after_random_play() -> None:
+    # These positions caught the unsound key of fans up to run transfers (3 won
+    # positions answered "lost"), which the late positions above did not.
+    verdicts = []
+    for pos in _bristol_playouts():
+        plain = solve(pos, max_nodes=60_000, rules=frozenset())
+        if plain.decided:
+            verdicts.append(plain.verdict)
+            assert solve(pos, max_nodes=30_000).verdict in (plain.verdict, Verdict.UNKNOWN)
+    assert verdicts.count(Verdict.WON) >= 50 and verdicts.count(Verdict.LOST) >= 10
+
+
 def test_bristol_rules_agree_on_real_deals() -> None:
     for variant, seed in [("bristol", 149), ("belvedere", 149), ("bristol", 1), ("bristol", 2)]:
         pos = new_position(variant, seed=seed)
