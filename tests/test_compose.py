@@ -74,6 +74,15 @@ def test_web_depends_on_healthy_postgres_and_redis():
             assert depends[name]["condition"] == "service_healthy"
 
 
+def test_dailies_are_dealt_ahead_every_hour_after_the_migration():
+    dailies = _compose()["services"]["dailies"]
+    command = " ".join(dailies["command"])
+    assert "create_dailies --days 2" in command and "sleep 3600" in command
+    assert dailies["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
+    assert _env_names(dailies) >= REQUIRED_ENV
+    assert dailies["restart"] == "unless-stopped"
+
+
 def test_web_environment_names_required_settings():
     assert _env_names(_compose()["services"]["web"]) >= REQUIRED_ENV
 
