@@ -9,6 +9,7 @@ browser-like registration of a player; CPU time of a process from /proc.
 from __future__ import annotations
 
 import os
+import random
 import socket
 import subprocess
 import sys
@@ -72,6 +73,12 @@ class Pace:
 def pacing(rate: float) -> str:
     """How the clients send, for the report."""
     return f"paced: {rate:g} moves/s offered in all" if rate else "closed loop (no pauses)"
+
+
+def choose(legal: list[str], rng: random.Random) -> str:
+    """A random legal move; a move to a foundation when there is one (games then end)."""
+    home = [m for m in legal if m.endswith("-f") or m.endswith("-a")]
+    return rng.choice(home or legal)
 
 
 def free_port() -> int:

@@ -32,18 +32,14 @@ p50 <= 10 ms, no errors. The exit status is 1 when one is missed.
 from __future__ import annotations
 
 import argparse
-import json
-import os
-import platform
 import random
-import statistics
 import sys
 import time
 import uuid
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import requests
@@ -52,43 +48,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import (  # noqa: E402
-    RATE_HELP,
-    CpuAccount,
-    Pace,
-    cpu_lines,
-    own_servers,
-    pacing,
-    percentile,
-    register,
-)
+from bench import _play  # noqa: E402
+from bench._play import Tally  # noqa: E402
+from bench._server import CpuAccount, Pace, choose, own_servers, percentile, register  # noqa: E402
 
-TARGET_MOVES_PER_S = 300.0
-TARGET_P50_MS = 10.0
+TARGETS = _play.Targets(moves_per_s=300.0, p50_ms=10.0)
 
 
 # -- the clients ------------------------------------------------------------------------
-
-
-@dataclass
-class Tally:
-    """What one client measured."""
-
-    latencies_ms: list[float] = field(default_factory=list)
-    games_started: int = 0
-    games_ended: dict[str, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-
-    def error(self, what: str, response: requests.Response | None = None) -> None:
-        if response is not None:
-            what = f"{what}: HTTP {response.status_code} {response.text[:200]}"
-        self.errors.append(what)
-
-
-def choose(legal: list[str], rng: random.Random) -> str:
-    """A random legal move; a move to a foundation when there is one (games then end)."""
-    home = [m for m in legal if m.endswith("-f") or m.endswith("-a")]
-    return rng.choice(home or legal)
 
 
 def client_session(base: str) -> tuple[requests.Session | None, str | None]:
@@ -147,7 +114,7 @@ def play(
             tally.latencies_ms.append(elapsed)
             state = after
         if state["status"] != "playing":
-            tally.games_ended[state["status"]] = tally.games_ended.get(state["status"], 0) + 1
+            tally.games_ended[state["status"]] += 1
     return tally
 
 
@@ -221,83 +188,34 @@ def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]
 # -- report -----------------------------------------------------------------------------
 
 
+def baseline(phase: Phase) -> tuple[str, dict[str, float]]:
+    """The baseline's report line and figures."""
+    done = sorted(x for t in phase.tallies for x in t.latencies_ms)
+    rate = len(done) / phase.wall if phase.wall else 0.0
+    p50 = percentile(done, 0.5)
+    cpu = phase.cpu.get("server")
+    per = f", server CPU = {1000 * cpu / len(done):.2f} ms per request" if done and cpu else ""
+    line = (
+        f"  baseline   GET /api/v1/variants/ (no game work): {rate:.1f} requests/s, "
+        f"p50 {p50:.2f} ms{per}"
+    )
+    return line, {"baseline_requests_per_s": round(rate, 1), "baseline_p50_ms": round(p50, 2)}
+
+
 def report(phase: Phase, base_phase: Phase | None, args: argparse.Namespace, info: dict) -> bool:
-    tallies, wall = phase.tallies, phase.wall
-    latencies = sorted(x for t in tallies for x in t.latencies_ms)
-    errors = [e for t in tallies for e in t.errors]
-    ended: dict[str, int] = {}
-    for t in tallies:
-        for k, v in t.games_ended.items():
-            ended[k] = ended.get(k, 0) + v
-    moves = len(latencies)
-    rate = moves / wall if wall else 0.0
-    p50 = percentile(latencies, 0.50)
-    figures = {
-        "clients": args.clients,
-        "offered_moves_per_s": args.rate or None,
-        "variant": args.variant,
-        "seconds": round(wall, 2),
-        "moves": moves,
-        "moves_per_s": round(rate, 1),
-        "p50_ms": round(p50, 2),
-        "p90_ms": round(percentile(latencies, 0.90), 2),
-        "p99_ms": round(percentile(latencies, 0.99), 2),
-        "max_ms": round(latencies[-1], 2) if latencies else None,
-        "mean_ms": round(statistics.fmean(latencies), 2) if latencies else None,
-        "games_started": sum(t.games_started for t in tallies),
-        "games_ended": ended,
-        "errors": len(errors),
-        "cpu_ms_per_move": {k: round(1000 * v / moves, 3) for k, v in phase.cpu.items()}
-        if moves
-        else None,
-        **{k: v for k, v in info.items() if k != "pid"},
-    }
-    load = os.getloadavg() if hasattr(os, "getloadavg") else ("?",)
-    print(f"REST play benchmark ({platform.python_version()}, {os.cpu_count()} CPUs, load {load})")
-    print(f"  server     {info.get('server')}  database {info.get('database', '-')}")
-    print(f"  redis      {info.get('redis', '-')}")
-    print(f"  clients    {args.clients} x {args.variant}, {wall:.1f} s, {pacing(args.rate)}")
-    print(
-        f"  moves      {moves} validated, {rate:.1f} moves/s   (target >= {TARGET_MOVES_PER_S:g})"
-    )
-    print(
-        f"  latency    p50 {p50:.2f} ms (target <= {TARGET_P50_MS:g})   "
-        f"p90 {figures['p90_ms']} ms   p99 {figures['p99_ms']} ms   max {figures['max_ms']} ms"
-    )
-    for line in cpu_lines(phase.cpu, moves):
-        print(line)
+    extra: list[str] = []
     if base_phase is not None:
-        done = sorted(x for t in base_phase.tallies for x in t.latencies_ms)
-        rate_base = len(done) / base_phase.wall if base_phase.wall else 0.0
-        figures["baseline_requests_per_s"] = round(rate_base, 1)
-        figures["baseline_p50_ms"] = round(percentile(done, 0.5), 2)
-        base_cpu = base_phase.cpu.get("server")
-        per = f" = {1000 * base_cpu / len(done):.2f} ms" if done and base_cpu else ""
-        cpu_text = f", server CPU{per} per request" if base_cpu is not None else ""
-        print(
-            f"  baseline   GET /api/v1/variants/ (no game work): {rate_base:.1f} requests/s, "
-            f"p50 {percentile(done, 0.5):.2f} ms{cpu_text}"
-        )
-    print(f"  games      {figures['games_started']} started, ended: {ended}")
-    print(f"  errors     {len(errors)}")
-    for e in errors[:5]:
-        print(f"    {e}")
-    ok = rate >= TARGET_MOVES_PER_S and p50 <= TARGET_P50_MS and not errors and moves > 0
-    print("PASS" if ok else "FAIL")
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2))
-    return ok
+        line, figures = baseline(base_phase)
+        extra.append(line)
+        info = {**info, **figures}
+    return _play.report(
+        "REST play benchmark", phase.tallies, phase.wall, phase.cpu, args, info, TARGETS, extra
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _play.arguments(__doc__.split("\n\n")[0], redis_db=14)
     parser.add_argument("--url", help="base URL of a running server (default: start one)")
-    parser.add_argument("--clients", type=int, default=20, help="concurrent clients (20)")
-    parser.add_argument("--games", type=int, help="games per client (default: no limit)")
-    parser.add_argument(
-        "--seconds", type=float, help="stop after this long (default: 20 s unless --games)"
-    )
-    parser.add_argument("--variant", default="bristol")
     parser.add_argument(
         "--baseline",
         type=float,
@@ -305,28 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help="first time the cheapest request (GET variants) for this long: the stack's ceiling",
     )
-    parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
-    parser.add_argument("--rate", type=float, default=0, help=RATE_HELP)
-    parser.add_argument(
-        "--pg-url",
-        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
-        help="PostgreSQL server for the benchmark database (no database name)",
-    )
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/14"),
-        help="Redis for the server's cache and channel layer, if it answers ('' for none)",
-    )
-    parser.add_argument(
-        "--settings", default="patience_site.settings", help="the server's settings module"
-    )
-    parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
-    parser.add_argument("--server-log", help="write daphne's output to this file")
-    parser.add_argument("--json", help="also write the figures to this JSON file")
-    args = parser.parse_args(argv)
-    if args.seconds is None and args.games is None:
-        args.seconds = 20.0
+    args = _play.parse(parser, argv)
 
     if args.url:
         base = args.url.rstrip("/")

@@ -68,7 +68,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import cpu_times, own_servers, percentile, register  # noqa: E402
+from bench._server import choose, cpu_times, own_servers, percentile, register  # noqa: E402
 
 VARIANTS = (
     "bristol",
@@ -227,12 +227,6 @@ class Deadline:
 
 def today() -> str:
     return datetime.now(UTC).date().isoformat()
-
-
-def choose(legal: list[str], rng: random.Random) -> str:
-    """A random legal move; a move to a foundation when there is one (games then end)."""
-    home = [m for m in legal if m.endswith("-f") or m.endswith("-a")]
-    return rng.choice(home or legal)
 
 
 class Player:

@@ -33,14 +33,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
-import platform
 import random
-import statistics
 import sys
 import time
 import uuid
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import requests
@@ -50,38 +46,20 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import (  # noqa: E402
-    RATE_HELP,
-    CpuAccount,
-    Pace,
-    cpu_lines,
-    own_servers,
-    pacing,
-    percentile,
-    register,
-)
+from bench import _play  # noqa: E402
+from bench._play import Tally  # noqa: E402
+from bench._server import CpuAccount, Pace, choose, own_servers, register  # noqa: E402
 
-TARGET_MOVES_PER_S = 600.0
-TARGET_P50_MS = 5.0
+TARGETS = _play.Targets(moves_per_s=600.0, p50_ms=5.0)
+
+
+def report(
+    tallies: list[Tally], wall: float, cpu: dict[str, float], args: argparse.Namespace, info: dict
+) -> bool:
+    return _play.report("WebSocket play benchmark", tallies, wall, cpu, args, info, TARGETS)
 
 
 # -- the players ------------------------------------------------------------------------
-
-
-@dataclass
-class Tally:
-    """What one player measured."""
-
-    rtt_ms: list[float] = field(default_factory=list)
-    games_started: int = 0
-    games_ended: dict[str, int] = field(default_factory=dict)
-    errors: list[str] = field(default_factory=list)
-
-
-def choose(legal: list[str], rng: random.Random) -> str:
-    """A random legal move; a move to a foundation when there is one (games then end)."""
-    home = [m for m in legal if m.endswith("-f") or m.endswith("-a")]
-    return rng.choice(home or legal)
 
 
 class Player:
@@ -111,8 +89,8 @@ class Player:
 
     async def play(self, start_line: asyncio.Event, deadline: list[float]) -> Tally:
         await start_line.wait()
-        rate = self.args.rate / self.args.players
-        self.pace = Pace(rate, self.index / self.args.players) if rate else None
+        rate = self.args.rate / self.args.clients
+        self.pace = Pace(rate, self.index / self.args.clients) if rate else None
         games = 0
         while time.perf_counter() < deadline[0] and (
             self.args.games is None or games < self.args.games
@@ -162,11 +140,10 @@ class Player:
                 if answer["type"] != "state" or answer["ply"] != ply + 1 or answer["duplicate"]:
                     self.tally.errors.append(f"move {request}: {json.dumps(answer)[:300]}")
                     return
-                self.tally.rtt_ms.append(elapsed)
+                self.tally.latencies_ms.append(elapsed)
                 state = answer["state"]
             if state["status"] != "playing":
-                ended = self.tally.games_ended
-                ended[state["status"]] = ended.get(state["status"], 0) + 1
+                self.tally.games_ended[state["status"]] += 1
 
     @staticmethod
     async def ask(ws: object, request: dict) -> dict:
@@ -185,7 +162,7 @@ async def run_players(
     Player ``i`` uses server ``bases[i % len(bases)]``. Returns the tallies, the
     playing time and the CPU seconds spent in it by part (servers: own ones only).
     """
-    players = [Player(bases[i % len(bases)], i, args) for i in range(args.players)]
+    players = [Player(bases[i % len(bases)], i, args) for i in range(args.clients)]
     # Registration hashes a password on the server: a few at a time.
     gate = asyncio.Semaphore(4)
 
@@ -206,110 +183,15 @@ async def run_players(
     return list(tallies), wall, account.spent()
 
 
-# -- report -----------------------------------------------------------------------------
-
-
-def report(
-    tallies: list[Tally],
-    wall: float,
-    cpu: dict[str, float],
-    args: argparse.Namespace,
-    info: dict,
-) -> bool:
-    rtts = sorted(x for t in tallies for x in t.rtt_ms)
-    errors = [e for t in tallies for e in t.errors]
-    ended: dict[str, int] = {}
-    for t in tallies:
-        for k, v in t.games_ended.items():
-            ended[k] = ended.get(k, 0) + v
-    moves = len(rtts)
-    rate = moves / wall if wall else 0.0
-    p50 = percentile(rtts, 0.50)
-    figures = {
-        "players": args.players,
-        "offered_moves_per_s": args.rate or None,
-        "variant": args.variant,
-        "seconds": round(wall, 2),
-        "moves": moves,
-        "moves_per_s": round(rate, 1),
-        "p50_ms": round(p50, 2),
-        "p90_ms": round(percentile(rtts, 0.90), 2),
-        "p99_ms": round(percentile(rtts, 0.99), 2),
-        "max_ms": round(rtts[-1], 2) if rtts else None,
-        "mean_ms": round(statistics.fmean(rtts), 2) if rtts else None,
-        "games_started": sum(t.games_started for t in tallies),
-        "games_ended": ended,
-        "errors": len(errors),
-        "cpu_ms_per_move": {k: round(1000 * v / moves, 3) for k, v in cpu.items()}
-        if moves
-        else None,
-        **info,
-    }
-    load = tuple(round(x, 2) for x in os.getloadavg())
-    machine = f"{platform.python_version()}, {os.cpu_count()} CPUs, load {load}"
-    print(f"WebSocket play benchmark ({machine})")
-    print(f"  server     {info.get('server')}  database {info.get('database', '-')}")
-    print(f"  redis      {info.get('redis', '-')}")
-    print(f"  players    {args.players} x {args.variant}, {wall:.1f} s, {pacing(args.rate)}")
-    print(f"  moves      {moves}, {rate:.1f} moves/s   (target >= {TARGET_MOVES_PER_S:g})")
-    print(
-        f"  round trip p50 {p50:.2f} ms (target <= {TARGET_P50_MS:g})   "
-        f"p90 {figures['p90_ms']} ms   p99 {figures['p99_ms']} ms   max {figures['max_ms']} ms"
-    )
-    print(f"  games      {figures['games_started']} started, ended: {ended}")
-    for line in cpu_lines(cpu, moves):
-        print(line)
-    print(f"  errors     {len(errors)}")
-    for e in errors[:5]:
-        print(f"    {e}")
-    ok = rate >= TARGET_MOVES_PER_S and p50 <= TARGET_P50_MS and not errors and moves > 0
-    print("PASS" if ok else "FAIL")
-    if args.json:
-        Path(args.json).write_text(json.dumps(figures, indent=2))
-    return ok
-
-
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _play.arguments(__doc__.split("\n\n")[0], redis_db=13)
     parser.add_argument(
         "--url", help="base URL of a running server, or several, comma-separated (default: own)"
     )
     parser.add_argument(
         "--servers", type=int, default=1, help="own daphne processes, players spread over them (1)"
     )
-    parser.add_argument(
-        "--players", "--clients", type=int, default=20, help="concurrent players (20)"
-    )
-    parser.add_argument("--games", type=int, help="games per player (default: no limit)")
-    parser.add_argument(
-        "--seconds", type=float, help="stop after this long (default: 20 s unless --games)"
-    )
-    parser.add_argument(
-        "--settings",
-        default="patience_site.settings",
-        help="settings module of own servers, to try a change (importable from the repo root "
-        "or PYTHONPATH)",
-    )
-    parser.add_argument("--variant", default="bristol")
-    parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
-    parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")
-    parser.add_argument("--rate", type=float, default=0, help=RATE_HELP)
-    parser.add_argument(
-        "--pg-url",
-        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
-        help="PostgreSQL server for the benchmark database (no database name)",
-    )
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/13"),
-        help="Redis for the server's cache and channel layer, if it answers ('' for none)",
-    )
-    parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
-    parser.add_argument("--server-log", help="write daphne's output to this file")
-    parser.add_argument("--json", help="also write the figures to this JSON file")
-    args = parser.parse_args(argv)
-    if args.seconds is None and args.games is None:
-        args.seconds = 20.0
+    args = _play.parse(parser, argv)
 
     if args.url:
         bases = [u.rstrip("/") for u in args.url.split(",")]
