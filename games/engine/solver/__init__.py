@@ -37,9 +37,10 @@ greedy pass within a few hundred states; only a complete search can answer ``los
     under a score that also counts how deep the cards the foundations take next lie.
     The states a best-first search visits before a win depend a lot on its score, and
     no single score suits every deal (the one without depths wanders where nothing can
-    go home; the one with them is misled on other deals); two scores side by side cost
-    at most twice the states of the better one on each deal. The complete searches
-    have the same rules, so either can answer ``lost``.
+    go home; the one with them is misled on other deals); run side by side, the two
+    cost about twice the states of the better one on each deal, which pays off on
+    the hard deals. The complete searches have the same rules, so either can answer
+    ``lost``; the Gallery family has no second score (none tried helped there).
 
 Every rule has a name; ``solve(..., rules=...)`` takes any subset of :data:`RULES`
 (the tests compare the verdicts with rules on and off). With ``rules=frozenset()`` the
