@@ -40,6 +40,7 @@ IDLE_CHECK_S = 5.0
 
 _last_use = threading.local()
 _http: ThreadPoolExecutor | None = None
+_http_size = 0
 _sockets: list[ThreadPoolExecutor] = []
 _next_socket = itertools.count()
 _setup = threading.Lock()
@@ -90,10 +91,11 @@ def _runner(executor: ThreadPoolExecutor) -> Callable[..., Awaitable[Any]]:
 
 
 def _executors() -> tuple[ThreadPoolExecutor, list[ThreadPoolExecutor]]:
-    global _http
+    global _http, _http_size
     with _setup:
         if _http is None:
-            _http = ThreadPoolExecutor(settings.HTTP_THREADS, thread_name_prefix="http")
+            _http_size = settings.HTTP_THREADS
+            _http = ThreadPoolExecutor(_http_size, thread_name_prefix="http")
             _sockets.extend(
                 ThreadPoolExecutor(1, thread_name_prefix=f"socket-{i}")
                 for i in range(settings.SOCKET_THREADS)
@@ -116,18 +118,18 @@ def socket_runner() -> Callable[..., Awaitable[Any]]:
 def close_db_connections() -> None:
     """Close the database connections of the worker threads started so far (tests, shutdown)."""
     with _setup:
-        http, sockets = _http, list(_sockets)
+        http, size, sockets = _http, _http_size, list(_sockets)
     for executor in sockets:
         executor.submit(connections.close_all).result()
     if http is None:
         return
     # As many calls as threads, each holding its thread until all have run,
     # so every thread of the pool runs one.
-    barrier = threading.Barrier(settings.HTTP_THREADS)
+    barrier = threading.Barrier(size)
 
     def close_here() -> None:
         connections.close_all()
         barrier.wait(timeout=10)
 
-    for future in [http.submit(close_here) for _ in range(settings.HTTP_THREADS)]:
+    for future in [http.submit(close_here) for _ in range(size)]:
         future.result()
