@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench._server import RATE_HELP, cpu_lines, pacing, percentile
+from bench._server import RATE_HELP, cpu_lines, pacing, percentile, server_arguments
 
 
 @dataclass
@@ -50,24 +50,7 @@ def arguments(description: str, *, redis_db: int) -> argparse.ArgumentParser:
     parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")
     parser.add_argument("--rate", type=float, default=0, help=RATE_HELP)
-    parser.add_argument(
-        "--settings",
-        default="patience_site.settings",
-        help="settings module of own servers, to try a change (importable from the repo root)",
-    )
-    parser.add_argument(
-        "--pg-url",
-        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
-        help="PostgreSQL server for the benchmark database (no database name)",
-    )
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("BENCH_REDIS_URL", f"redis://127.0.0.1:6379/{redis_db}"),
-        help="Redis for the server's cache and channel layer, if it answers ('' for none)",
-    )
-    parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
-    parser.add_argument("--server-log", help="write daphne's output to this file")
-    parser.add_argument("--json", help="also write the figures to this JSON file")
+    server_arguments(parser, redis_db=redis_db)
     return parser
 
 

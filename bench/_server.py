@@ -8,6 +8,7 @@ browser-like registration of a player; CPU time of a process from /proc.
 
 from __future__ import annotations
 
+import argparse
 import os
 import random
 import socket
@@ -298,6 +299,48 @@ def own_servers(
             log.close()
         if not keep_db:
             pg_admin(pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
+
+
+def server_arguments(parser: argparse.ArgumentParser, *, redis_db: int) -> None:
+    """The options of the benchmarks that start their own servers (and write JSON)."""
+    parser.add_argument(
+        "--settings",
+        default="patience_site.settings",
+        help="settings module of own servers, to try a change (importable from the repo root)",
+    )
+    parser.add_argument(
+        "--pg-url",
+        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
+        help="PostgreSQL server for the database of own servers (no database name)",
+    )
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("BENCH_REDIS_URL", f"redis://127.0.0.1:6379/{redis_db}"),
+        help="Redis of own servers (cache, channel layer, boards), if it answers ('' for none)",
+    )
+    parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
+    parser.add_argument("--server-log", help="write daphne's output to this file")
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+
+
+@contextmanager
+def servers_for(
+    args: argparse.Namespace, *, db_prefix: str, count: int = 1
+) -> Iterator[tuple[list[str], dict[str, Any]]]:
+    """``own_servers`` as the options of ``server_arguments`` ask; ``info["server"]`` says
+    what runs where."""
+    with own_servers(
+        db_prefix=db_prefix,
+        pg_url=args.pg_url,
+        redis_url=args.redis_url,
+        count=count,
+        settings=args.settings,
+        server_log=args.server_log,
+        keep_db=args.keep_db,
+    ) as (bases, info):
+        n = len(bases)
+        info["server"] = f"{n} daphne process{'es' if n > 1 else ''} at {', '.join(bases)}"
+        yield bases, info
 
 
 def register(

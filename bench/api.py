@@ -36,9 +36,7 @@ import random
 import sys
 import time
 import uuid
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,7 +48,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench import _play  # noqa: E402
 from bench._play import Tally  # noqa: E402
-from bench._server import CpuAccount, Pace, choose, own_servers, percentile, register  # noqa: E402
+from bench._server import CpuAccount, Pace, choose, percentile, register, servers_for  # noqa: E402
 
 TARGETS = _play.Targets(moves_per_s=300.0, p50_ms=10.0)
 
@@ -171,20 +169,6 @@ def run_clients(
 # -- the server -------------------------------------------------------------------------
 
 
-@contextmanager
-def own_server(args: argparse.Namespace) -> Iterator[tuple[str, dict[str, str]]]:
-    """A fresh database and one daphne process; both are removed afterwards."""
-    with own_servers(
-        db_prefix="patience_bench",
-        pg_url=args.pg_url,
-        redis_url=args.redis_url,
-        settings=args.settings,
-        server_log=args.server_log,
-        keep_db=args.keep_db,
-    ) as (bases, info):
-        yield bases[0], {**info, "pid": info.pop("pids")[0]}
-
-
 # -- report -----------------------------------------------------------------------------
 
 
@@ -230,9 +214,9 @@ def main(argv: list[str] | None = None) -> int:
         phase, base_phase = run_clients(base, args)
         ok = report(phase, base_phase, args, {"server": base})
     else:
-        with own_server(args) as (base, info):
-            phase, base_phase = run_clients(base, args, info["pid"])
-            ok = report(phase, base_phase, args, {"server": f"daphne at {base}", **info})
+        with servers_for(args, db_prefix="patience_bench") as (bases, info):
+            phase, base_phase = run_clients(bases[0], args, info.pop("pids")[0])
+            ok = report(phase, base_phase, args, info)
     return 0 if ok else 1
 
 

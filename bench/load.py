@@ -68,7 +68,14 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import choose, cpu_times, own_servers, percentile, register  # noqa: E402
+from bench._server import (  # noqa: E402
+    choose,
+    cpu_times,
+    percentile,
+    register,
+    server_arguments,
+    servers_for,
+)
 
 VARIANTS = (
     "bristol",
@@ -806,20 +813,7 @@ def main(argv: list[str] | None = None) -> int:
         "--register-concurrency", type=int, default=4, help="registrations at once (4)"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")
-    parser.add_argument(
-        "--pg-url",
-        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
-        help="PostgreSQL server for the database of own servers (no database name)",
-    )
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12"),
-        help="Redis of own servers: cache, channel layer, boards ('' for none)",
-    )
-    parser.add_argument("--settings", default="patience_site.settings", help="of own servers")
-    parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
-    parser.add_argument("--server-log", help="write daphne's output to this file")
-    parser.add_argument("--json", help="also write the figures to this JSON file")
+    server_arguments(parser, redis_db=12)
     args = parser.parse_args(argv)
     if not 0 < args.seconds <= 3600 or not 0 < args.players <= 2000:
         parser.error("--seconds must be in (0, 3600] and --players in (0, 2000]")
@@ -832,20 +826,8 @@ def main(argv: list[str] | None = None) -> int:
         args.server_info = {"server": ", ".join(bases)}
         ok = play(bases, args, [])
     else:
-        with own_servers(
-            db_prefix="patience_load",
-            pg_url=args.pg_url,
-            redis_url=args.redis_url,
-            count=args.servers,
-            settings=args.settings,
-            server_log=args.server_log,
-            keep_db=args.keep_db,
-        ) as (bases, info):
-            n = len(bases)
-            args.server_info = {
-                "server": f"{n} daphne process{'es' if n > 1 else ''} at {', '.join(bases)}",
-                **info,
-            }
+        with servers_for(args, db_prefix="patience_load", count=args.servers) as (bases, info):
+            args.server_info = info
             ok = play(bases, args, info["pids"])
     return 0 if ok else 1
 

@@ -48,7 +48,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench import _play  # noqa: E402
 from bench._play import Tally  # noqa: E402
-from bench._server import CpuAccount, Pace, choose, own_servers, register  # noqa: E402
+from bench._server import CpuAccount, Pace, choose, register, servers_for  # noqa: E402
 
 TARGETS = _play.Targets(moves_per_s=600.0, p50_ms=5.0)
 
@@ -198,20 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         tallies, wall, cpu = asyncio.run(run_players(bases, args))
         ok = report(tallies, wall, cpu, args, {"server": ", ".join(bases)})
     else:
-        with own_servers(
-            db_prefix="patience_wsbench",
-            pg_url=args.pg_url,
-            redis_url=args.redis_url,
-            count=args.servers,
-            settings=args.settings,
-            server_log=args.server_log,
-            keep_db=args.keep_db,
-        ) as (bases, info):
+        with servers_for(args, db_prefix="patience_wsbench", count=args.servers) as (bases, info):
             tallies, wall, cpu = asyncio.run(run_players(bases, args, info.pop("pids")))
-            where = (
-                f"{len(bases)} daphne process{'es' if len(bases) > 1 else ''} at {', '.join(bases)}"
-            )
-            ok = report(tallies, wall, cpu, args, {"server": where, **info})
+            ok = report(tallies, wall, cpu, args, info)
     return 0 if ok else 1
 
 
