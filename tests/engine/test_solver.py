@@ -215,6 +215,21 @@ def test_bristol_arrangements_of_runs_are_not_merged() -> None:
     assert solve(pos, rules=frozenset()).verdict is Verdict.WON
 
 
+def test_bristol_relaxed_game_looks_deep_at_the_root(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Deals 702 and 1120 are lost in the relaxed game, which takes more states to show
+    # than the small limit allows: only the deep look at the root decides them quickly.
+    from games.engine.solver import _bristol
+
+    for seed in (702, 1120):
+        pos = new_position("bristol", seed=seed)
+        game = BristolGame(pos, RULES)
+        assert game.dead(game.start()[0])
+        assert solve(pos, max_nodes=2_000).verdict is Verdict.LOST
+    monkeypatch.setattr(_bristol, "RELAXED_ROOT_LIMIT", _bristol.RELAXED_LIMIT)
+    for seed in (702, 1120):
+        assert solve(new_position("bristol", seed=seed), max_nodes=2_000).verdict is Verdict.UNKNOWN
+
+
 def test_bristol_position_already_decided() -> None:
     won = bristol_position({}, (13, 13, 13, 13))
     assert solve(won).verdict is Verdict.WON and solve(won).line == ()

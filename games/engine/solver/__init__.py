@@ -98,7 +98,8 @@ home; a card of rank k can go home exactly when ``h(k-1) > h(k)``.
     reserves. Every winning line of the real game sends cards home in an order the relaxed
     game allows, so if the relaxed game is lost, so is the position. It is searched
     exactly with a small budget (giving up answers "not lost"; the budget shrinks in a
-    game where these searches mostly give up), playing at once the
+    game where these searches mostly give up, and is fifty times larger at the search's
+    root, where one deep look decides some lost deals at once), playing at once the
     uncontested plays: a home-only card whose rank has at least as many free foundations
     as home-only cards of that rank still out, and a free card whose rank has more. It
     runs only when a home-only card lies, or will be dealt, above a lower card.

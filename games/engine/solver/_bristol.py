@@ -31,6 +31,9 @@ ONE = tuple(bytes((r,)) for r in range(KING + 1))
 #: uses the smaller limit: there the searches mostly cost time and decide nothing.
 RELAXED_LIMIT = 400
 RELAXED_LIMIT_LOW = 40
+#: The limit at the root of each search: one deep look there decides some lost deals at
+#: once (a few milliseconds), which the small limits never decide.
+RELAXED_ROOT_LIMIT = 20_000
 
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], tuple[int, ...], int, bool]
@@ -78,7 +81,8 @@ class BristolGame:
         autos: list[str] = []
         if self.safe_home:
             _close(piles, found, autos, self.greedy)
-        return (tuple(piles), tuple(found), 0, True), tuple(autos)
+        self._root = (tuple(piles), tuple(found), 0, True)
+        return self._root, tuple(autos)
 
     def won(self, state: State) -> bool:
         return state[1][0] == KING
@@ -198,7 +202,8 @@ class BristolGame:
         piles, found, si, _ = state
         if self.exposure and _never_exposed(piles, found, self.rest_mask[si]):
             return True
-        return self.relaxed and self._relaxed_lost(piles, found, si)
+        root = state is self._root
+        return self.relaxed and self._relaxed_lost(piles, found, si, root)
 
     # -- dead ends: the relaxed game -------------------------------------------------------
 
@@ -231,7 +236,9 @@ class BristolGame:
             memo(self._units, key, got)
         return got
 
-    def _relaxed_lost(self, piles: tuple[bytes, ...], found: tuple[int, ...], si: int) -> bool:
+    def _relaxed_lost(
+        self, piles: tuple[bytes, ...], found: tuple[int, ...], si: int, root: bool
+    ) -> bool:
         in_fans = 0
         for p in piles[:FANS]:
             in_fans |= self._mask(p)
@@ -268,7 +275,9 @@ class BristolGame:
         if lost is None:
             limit = RELAXED_LIMIT
             count = self._relaxed_count
-            if count[0] > 50 and 4 * count[1] > count[0]:
+            if root:
+                limit = RELAXED_ROOT_LIMIT
+            elif count[0] > 50 and 4 * count[1] > count[0]:
                 limit = RELAXED_LIMIT_LOW
             won = _relaxed_winnable(found, home_only, piles, fans, reserves, self.stock[si:], limit)
             count[0] += 1

@@ -108,7 +108,7 @@ class BestFirst:
                         return None
                 entry = pop(heap)
                 idx, st = entry[2], entry[3]
-                if idx and dead(st):
+                if dead(st):
                     continue
                 for move in moves_of(st):
                     child, autos = play(st, move)
