@@ -28,6 +28,9 @@ ONE = tuple(bytes((c,)) for c in range(64))
 
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], int, int]
+#: A row's empty slots; for each card, the built slots of the row that take it next; bit
+#: masks of the codes in its built slots and of the top codes of its other slots.
+RowTargets = tuple[list[int], dict[int, list[int]], int, int]
 
 
 #: Bit masks over card codes (rank * 4 + suit): the start cards (2, 3, 4) and the Aces.
@@ -74,9 +77,13 @@ def _no_reserve_can_empty(reserves: tuple[bytes, ...], ex: int, built: int) -> b
             return True
 
 
+#: The rank of each slot's start card (2, 3, 4 by row).
+ROW_START = tuple((i >> 3) + 2 for i in range(SLOTS))
+
+
 def _built(s: int, p: bytes) -> bool:
     """Whether pile ``s`` is a slot built on its row's start card (``p`` non-empty)."""
-    return s < SLOTS and p[0] >> 2 == (s >> 3) + 2
+    return s < SLOTS and p[0] >> 2 == ROW_START[s]
 
 
 class GalleryGame:
@@ -105,9 +112,10 @@ class GalleryGame:
         #: they trigger no refill.
         self.greedy = "greedy" in rules
         m = {} if memos is None else memos
-        self._targets: dict[tuple[bytes, ...], Any] = m.setdefault(f"targets{self.symmetry}", {})
+        self._targets: list[dict[tuple[bytes, ...], RowTargets]] = [
+            m.setdefault(f"targets{self.symmetry}{row}", {}) for row in range(3)
+        ]
         self._penalty: dict[bytes, int] = m.setdefault("penalty", {})
-        self._slot_masks: dict[tuple[bytes, ...], tuple[int, int]] = m.setdefault("slots", {})
         #: rest_mask[si]: bit mask of the codes still in the stock once si cards are used.
         self.rest_mask = [0] * (len(self.stock) + 1)
         for i in range(len(self.stock) - 1, -1, -1):
@@ -169,26 +177,16 @@ class GalleryGame:
         if not self.dead_ends:
             return False
         piles, si, _ = state
-        slots = piles[:SLOTS]
-        masks = self._slot_masks.get(slots)
-        if masks is None:
-            built = loose = 0  # codes in built slots; codes on top of other slots
-            for i, p in enumerate(slots):
-                if p:
-                    if _built(i, p):
-                        for c in p:
-                            built |= 1 << c
-                    else:
-                        loose |= 1 << p[-1]
-            masks = (built, loose)
-            memo(self._slot_masks, slots, masks)
-        built, loose = masks
+        built = loose = 0
+        for row in self._slot_targets(piles):
+            built |= row[2]
+            loose |= row[3]
         return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[si], built)
 
     def moves(self, state: State) -> list[Move]:
         piles, si, _ = state
         stock_left = len(self.stock) - si
-        empty_slots, wants = self._slot_targets(piles[:SLOTS])
+        rows = self._slot_targets(piles)
         empty_res: list[int] = []
         if self.open_anytime or not stock_left:
             empty_res = [j for j in range(FIRST_RESERVE, SOURCES) if not piles[j]]
@@ -199,6 +197,7 @@ class GalleryGame:
         parks: list[Move] = []
         unbuilds: list[Move] = []
         null = self.null_moves
+        lone_stays = null and not stock_left  # a lone reserve card is not parked again
         for s in range(SOURCES):
             p = piles[s]
             if not p:
@@ -208,12 +207,19 @@ class GalleryGame:
             if r == ACE:
                 aces.append((s, ACE_PILE))
                 continue
-            built = s < SLOTS and p[0] >> 2 == (s >> 3) + 2
+            built = s < SLOTS and p[0] >> 2 == ROW_START[s]
             if not (null and built):
-                targets = empty_slots[r - 2] if r <= 4 else wants.get(c, ())
-                builds.extend((s, d) for d in targets if d != s)
-            if empty_res and not (null and not stock_left and s >= FIRST_RESERVE and len(p) == 1):
-                (unbuilds if built else parks).extend((s, d) for d in empty_res if d != s)
+                empty, wants, _, _ = rows[(r - 2) % 3]
+                targets = empty if r <= 4 else wants.get(c)
+                if targets:
+                    for d in targets:
+                        if d != s:
+                            builds.append((s, d))
+            if empty_res and not (lone_stays and s >= FIRST_RESERVE and len(p) == 1):
+                into = unbuilds if built else parks
+                for d in empty_res:
+                    if d != s:
+                        into.append((s, d))
         out = aces + builds + parks
         if stock_left:
             out.append(DEAL)
@@ -222,26 +228,46 @@ class GalleryGame:
         return out + unbuilds
 
     def _slot_targets(
-        self, slots: tuple[bytes, ...]
-    ) -> tuple[list[list[int]], dict[int, list[int]]]:
-        """The empty slots of each row, and the built slots that take each card next."""
-        got = self._targets.get(slots)
+        self, piles: tuple[bytes, ...] | list[bytes]
+    ) -> tuple[RowTargets, RowTargets, RowTargets]:
+        """For each row: its empty slots, its built slots that take each card next, and
+        the masks the dead-end rule starts from (:data:`RowTargets`).
+
+        A card of rank ``r`` goes to row ``(r - 2) % 3`` only (a start card to an empty
+        slot there, any other card onto a built slot there), so rows are looked up apart,
+        each in its own memo table: a move changes at most two rows."""
+        return (
+            self._row_targets(0, tuple(piles[0:8])),
+            self._row_targets(1, tuple(piles[8:16])),
+            self._row_targets(2, tuple(piles[16:24])),
+        )
+
+    def _row_targets(self, row: int, slots: tuple[bytes, ...]) -> RowTargets:
+        table = self._targets[row]
+        got = table.get(slots)
         if got is not None:
             return got
-        empty_slots: list[list[int]] = [[], [], []]
+        empty: list[int] = []
         wants: dict[int, list[int]] = {}
-        for i in range(SLOTS):
-            p = slots[i]
+        built = loose = 0  # codes in built slots; codes on top of other slots
+        base = 8 * row
+        for j, p in enumerate(slots):
             if not p:
-                empty_slots[i >> 3].append(i)
-            elif _built(i, p) and len(p) < 4:
-                wants.setdefault(p[-1] + 12, []).append(i)
+                empty.append(base + j)
+            elif p[0] >> 2 == row + 2:
+                if len(p) < 4:
+                    wants.setdefault(p[-1] + 12, []).append(base + j)
+                for c in p:
+                    built |= 1 << c
+            else:
+                loose |= 1 << p[-1]
         if self.symmetry:
             # Equal slots of a row are interchangeable: one destination of each kind.
-            empty_slots = [x[:1] for x in empty_slots]
+            empty = empty[:1]
             wants = {c: x[:1] for c, x in wants.items()}
-        memo(self._targets, slots, (empty_slots, wants))
-        return empty_slots, wants
+        got = (empty, wants, built, loose)
+        memo(table, slots, got)
+        return got
 
     def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
         piles = list(state[0])
@@ -259,8 +285,8 @@ class GalleryGame:
             p = piles[s]
             c = p[-1]
             piles[s] = p[:-1]
-            if _built(s, p):
-                home -= 1
+            if s < SLOTS and p[0] >> 2 == ROW_START[s]:
+                home -= 1  # it leaves a built slot
             if d != ACE_PILE:
                 piles[d] += ONE[c]
             if d < SLOTS or d == ACE_PILE:
@@ -305,7 +331,7 @@ class GalleryGame:
         moved = True
         while moved:
             moved = False
-            empty_slots, wants = self._slot_targets(tuple(piles[:SLOTS]))
+            rows = self._slot_targets(piles)
             refill_pending = self.refill and si < len(stock)
             for s in range(SOURCES):
                 p = piles[s]
@@ -318,7 +344,8 @@ class GalleryGame:
                 if r == ACE:
                     d = ACE_PILE
                 else:
-                    targets = empty_slots[r - 2] if r <= 4 else wants.get(c)
+                    empty, wants, _, _ = rows[(r - 2) % 3]
+                    targets = empty if r <= 4 else wants.get(c)
                     if not targets:
                         continue
                     d = targets[0]

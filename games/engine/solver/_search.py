@@ -69,18 +69,20 @@ class BestFirst:
         self.nodes = 0  # states generated so far
         self.outcome: Outcome | None = None
         state, autos = game.start()
-        # parents[i] = (parent index, texts that led to node i)
-        self._parents: list[tuple[int, tuple[str, ...]]] = [(-1, autos)]
+        # parents[i] = (parent index, move, autos): how node i was reached; the texts are
+        # written only for the winning line
+        self._parents: list[tuple[int, Any, tuple[str, ...]]] = [(-1, None, autos)]
         self._seen = {game.key(state)}
         self._heap: list[tuple[int, int, int, Any]] = [(-game.score(state), 0, 0, state)]
         if game.won(state):
             self.outcome = Outcome("won", autos)
 
-    def _line(self, idx: int, last: tuple[str, ...]) -> tuple[str, ...]:
-        parts = [last]
+    def _line(self, idx: int, move: Any, autos: tuple[str, ...]) -> tuple[str, ...]:
+        text = self.game.text
+        parts = [(text(move), *autos)]
         while idx >= 0:
-            idx, texts = self._parents[idx]
-            parts.append(texts)
+            idx, move, autos = self._parents[idx]
+            parts.append(autos if move is None else (text(move), *autos))
         return tuple(t for texts in reversed(parts) for t in texts)
 
     def run(self, max_nodes: int | None = None, deadline: float | None = None) -> Outcome | None:
@@ -92,7 +94,7 @@ class BestFirst:
             return self.outcome
         game = self.game
         moves_of, play, won, key = game.moves, game.play, game.won, game.key
-        dead, score, text = game.dead, game.score, game.text
+        dead, score = game.dead, game.score
         seen, parents, heap = self._seen, self._parents, self._heap
         push, pop = heapq.heappush, heapq.heappop
         stop = self.nodes + max_nodes if max_nodes is not None else None
@@ -113,15 +115,14 @@ class BestFirst:
                 for move in moves_of(st):
                     child, autos = play(st, move)
                     nodes += 1
-                    texts = (text(move), *autos)
                     if won(child):
-                        self.outcome = Outcome("won", self._line(idx, texts))
+                        self.outcome = Outcome("won", self._line(idx, move, autos))
                         return self.outcome
                     k = key(child)
                     if k in seen:
                         continue
                     seen.add(k)
-                    parents.append((idx, texts))
+                    parents.append((idx, move, autos))
                     n = len(parents) - 1
                     push(heap, (-score(child), -n, n, child))
             self.outcome = Outcome("lost", ())
