@@ -194,8 +194,10 @@ class BristolGame:
         touched_reserve = s < 0 or s >= FANS
         if self.safe_home:
             limit = found[0] + 1
-            if self.greedy or any(q and q[-1] <= limit for q in fresh):
-                touched_reserve = _close(piles, found, autos, self.greedy) or touched_reserve
+            for q in fresh:
+                if self.greedy or (q and q[-1] <= limit):
+                    touched_reserve = _close(piles, found, autos, self.greedy) or touched_reserve
+                    break
         return (tuple(piles), tuple(found), si, touched_reserve), tuple(autos)
 
     def dead(self, state: State) -> bool:
@@ -354,6 +356,8 @@ def _never_exposed(piles: tuple[bytes, ...], found: tuple[int, ...], rest_mask: 
     for f in found:
         base |= 1 << f
     depth = [0] * SOURCES
+    # The piles that can hold a card that never comes to the top: two cards or more.
+    open_piles = [i for i in range(SOURCES) if len(piles[i]) > 1]
     while True:
         at = base  # a foundation at k-1 can reach k with a rank-k card that comes to the top
         while True:
@@ -369,26 +373,27 @@ def _never_exposed(piles: tuple[bytes, ...], found: tuple[int, ...], rest_mask: 
             fan = nxt
         leave = (at << 1) | (fan >> 1)  # ranks that can leave their pile once on top
         changed = False
-        stuck = False
-        for i in range(SOURCES):
+        still_open = []
+        for i in open_piles:
             p = piles[i]
             n = len(p) - 1
             d = depth[i]
-            while d < n and leave >> p[n - d] & 1:
-                d += 1
-                t = 1 << p[n - d]
-                ex |= t
-                if i < FANS:
-                    exf |= t
-            if d != depth[i]:
-                depth[i] = d
+            if leave >> p[n - d] & 1:
                 changed = True
+                while d < n and leave >> p[n - d] & 1:
+                    d += 1
+                    t = 1 << p[n - d]
+                    ex |= t
+                    if i < FANS:
+                        exf |= t
+                depth[i] = d
             if d < n:
-                stuck = True
-        if not stuck:
+                still_open.append(i)
+        if not still_open:
             return False
         if not changed:
             return True
+        open_piles = still_open
 
 
 def _home_only_ranks(in_fans: int, outside: int) -> int:
