@@ -197,6 +197,23 @@ def test_bristol_dead_end_rule_follows_cards_through_fans() -> None:
     assert solve(pos, rules=frozenset()).verdict is Verdict.LOST
 
 
+def test_bristol_state_that_may_not_deal_is_covered_by_one_that_may() -> None:
+    from games.engine.solver._bristol import DEAL
+
+    pos = new_position("bristol", seed=3)
+    game = BristolGame(pos, RULES)
+    state, _ = game.start()
+    piles, found, si, _ = state
+    barred = (piles, found, si, False)
+    assert game.covered_by(state) is None
+    assert game.covered_by(barred) == game.key(state) != game.key(barred)
+    assert DEAL not in game.moves(barred)
+    assert set(game.moves(state)) == {*game.moves(barred), DEAL}
+    for move in game.moves(barred):
+        assert game.play(barred, move) == game.play(state, move)
+    assert BristolGame(pos, RULES - {"deal-early"}).covered_by(barred) is None
+
+
 def test_bristol_arrangements_of_runs_are_not_merged() -> None:
     # From here only 4 onto the 5 of t6 wins (then 5 and 3 go home from t8). Keying
     # the fans up to transfers of run cards once merged this position with the one

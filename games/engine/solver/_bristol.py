@@ -98,6 +98,13 @@ class BristolGame:
             return (fk, tuple(sorted(piles[FANS:])))
         return (fk, piles[FANS:], si, can_deal)
 
+    def covered_by(self, state: State) -> Hashable | None:
+        """Under ``deal-early``, a state that may not deal yet is covered by the same
+        position allowed to deal: that one has the same moves and the deal."""
+        if not self.deal_early or state[3] or state[2] == len(self.stock):
+            return None
+        return self.key((state[0], state[1], state[2], True))
+
     def text(self, move: Move) -> str:
         s, d = move
         if s < 0:

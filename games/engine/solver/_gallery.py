@@ -183,6 +183,10 @@ class GalleryGame:
             loose |= row[3]
         return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[si], built)
 
+    def covered_by(self, state: State) -> None:
+        """No state of this family covers another (see :mod:`._search`)."""
+        return None
+
     def moves(self, state: State) -> list[Move]:
         piles, si, _ = state
         stock_left = len(self.stock) - si
