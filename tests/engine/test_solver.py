@@ -197,21 +197,30 @@ def test_bristol_dead_end_rule_follows_cards_through_fans() -> None:
     assert solve(pos, rules=frozenset()).verdict is Verdict.LOST
 
 
-def test_bristol_state_that_may_not_deal_is_covered_by_one_that_may() -> None:
-    from games.engine.solver._bristol import DEAL
+def test_bristol_deal_flag_twins_share_their_moves() -> None:
+    from games.engine.solver._bristol import DEAL, DEAL_ONLY
 
     pos = new_position("bristol", seed=3)
     game = BristolGame(pos, RULES)
-    state, _ = game.start()
-    piles, found, si, _ = state
+    free, _ = game.start()
+    piles, found, si, _ = free
     barred = (piles, found, si, False)
-    assert game.covered_by(state) is None
-    assert game.covered_by(barred) == game.key(state) != game.key(barred)
+    # The state free to deal has the other one's moves, to the same children, and the deal.
     assert DEAL not in game.moves(barred)
-    assert set(game.moves(state)) == {*game.moves(barred), DEAL}
+    assert set(game.moves(free)) == {*game.moves(barred), DEAL}
     for move in game.moves(barred):
-        assert game.play(barred, move) == game.play(state, move)
-    assert BristolGame(pos, RULES - {"deal-early"}).covered_by(barred) is None
+        assert game.play(barred, move) == game.play(free, move)
+    # Nothing seen: both stay whole.
+    assert game.restrict(free, set()) is free and game.restrict(barred, set()) is barred
+    # The free one seen: the barred one is dropped.
+    assert game.restrict(barred, {game.key(free)}) is None
+    # The barred one seen: the free one keeps only the deal.
+    only = game.restrict(free, {game.key(barred)})
+    assert only is not None and only[3] == DEAL_ONLY and game.moves(only) == [DEAL]
+    assert game.play(only, DEAL) == game.play(free, DEAL)
+    # Without the rule both moves sets are whole and nothing is restricted.
+    plain = BristolGame(pos, RULES - {"deal-early"})
+    assert plain.restrict(barred, {plain.key(free)}) is barred
 
 
 def test_bristol_arrangements_of_runs_are_not_merged() -> None:

@@ -80,10 +80,12 @@ home; a card of rank k can go home exactly when ``h(k-1) > h(k)``.
     Safe: a move that touches no reserve commutes with a deal (the deal changes only the
     reserves), and the safe plays that follow reach the same position in either order, so
     every winning line can be rearranged to deal before such moves.
-    The flag is part of the key, and a state that may not deal is skipped once the same
-    position allowed to deal has been seen: that one has the same moves and the deal,
-    and a move leads to the same child whatever the flag, so it reaches all this one
-    reaches (the search's ``covered_by``).
+    The flag is part of the key; a move leads to the same child whatever the flag, and
+    the state free to deal has the moves of the one barred from dealing and the deal.
+    So a state barred from dealing is dropped once the same position free to deal has
+    been seen (that one reaches all it reaches), and a state free to deal keeps only the
+    deal once the same position barred from dealing has been seen (that one makes the
+    other moves); see the search's ``restrict``.
 ``dead-ends``
     A position is dropped when some card can never come to the top of its pile. Computed
     as the least fixpoint of optimistic facts: which ranks can come to the top somewhere

@@ -5,7 +5,8 @@ bottom to top: fans 0-7, then reserves 8-10 (the engine's indices, so a move's t
 read straight off the state). ``found`` is the sorted tuple of the four foundation top
 ranks (0: empty). ``si`` counts the stock cards dealt since the root (``stock[si:]`` is
 still to come, in deal order). ``can_deal`` is the "deal early" flag (rule
-``deal-early``). The rules and why each is safe are in the package docstring.
+``deal-early``): True, False or :data:`DEAL_ONLY`. The rules and why each is safe are
+in the package docstring.
 """
 
 from __future__ import annotations
@@ -36,7 +37,10 @@ RELAXED_LIMIT_LOW = 40
 RELAXED_ROOT_LIMIT = 20_000
 
 Move = tuple[int, int]
-State = tuple[tuple[bytes, ...], tuple[int, ...], int, bool]
+State = tuple[tuple[bytes, ...], tuple[int, ...], int, int]
+#: The flag of a state that may only deal (see ``restrict``); else True (may deal) or
+#: False (barred from dealing).
+DEAL_ONLY = 2
 
 
 class BristolGame:
@@ -98,12 +102,18 @@ class BristolGame:
             return (fk, tuple(sorted(piles[FANS:])))
         return (fk, piles[FANS:], si, can_deal)
 
-    def covered_by(self, state: State) -> Hashable | None:
-        """Under ``deal-early``, a state that may not deal yet is covered by the same
-        position allowed to deal: that one has the same moves and the deal."""
-        if not self.deal_early or state[3] or state[2] == len(self.stock):
-            return None
-        return self.key((state[0], state[1], state[2], True))
+    def restrict(self, state: State, seen: set[Hashable]) -> State | None:
+        """Under ``deal-early`` (see the package docstring): a state barred from dealing
+        is dropped once the same position free to deal was seen, and a state free to
+        deal keeps only the deal once the same position barred from dealing was seen."""
+        piles, found, si, can_deal = state
+        if not self.deal_early or si == len(self.stock):
+            return state
+        if not can_deal:
+            return None if self.key((piles, found, si, True)) in seen else state
+        if self.key((piles, found, si, False)) in seen:
+            return (piles, found, si, DEAL_ONLY)
+        return state
 
     def text(self, move: Move) -> str:
         s, d = move
@@ -148,6 +158,8 @@ class BristolGame:
 
     def moves(self, state: State) -> list[Move]:
         piles, found, si, can_deal = state
+        if can_deal == DEAL_ONLY:
+            return [DEAL]
         by_top: dict[int, list[int]] = {}
         for d in range(FANS):
             p = piles[d]

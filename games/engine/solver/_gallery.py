@@ -183,9 +183,9 @@ class GalleryGame:
             loose |= row[3]
         return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[si], built)
 
-    def covered_by(self, state: State) -> None:
-        """No state of this family covers another (see :mod:`._search`)."""
-        return None
+    def restrict(self, state: State, seen: set[Hashable]) -> State:
+        """Every move stays (see :mod:`._search`): no rule of this family knows better."""
+        return state
 
     def moves(self, state: State) -> list[Move]:
         piles, si, _ = state

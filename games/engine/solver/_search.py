@@ -11,9 +11,10 @@ A family (:mod:`._bristol`, :mod:`._gallery`) supplies a small interface:
 - ``text(move) -> str``: the spec's text of a move;
 - ``score(state) -> int``: how promising a state looks (higher first);
 - ``dead(state) -> bool``: True only if the state provably cannot be won;
-- ``covered_by(state)``: the key of a state that can do everything this one can (the
-  same moves or more, to the same children), or None. Once that state has been seen,
-  this one is skipped: whatever it reaches, that one reaches too.
+- ``restrict(state, seen)``: the state with only the moves whose children no state in
+  ``seen`` (the keys seen so far) also has among its own, or None when none is left.
+  A seen state is expanded sooner or later, so the children it shares need not be
+  generated twice; a family without such knowledge returns ``state``.
 
 The question is reachability (can a won state be reached from the root?), so the table
 is a plain visited set keyed by the canonical key: a state seen before is never expanded
@@ -54,7 +55,7 @@ class Game(Protocol):
     def text(self, move: Any) -> str: ...
     def score(self, state: Any) -> int: ...
     def dead(self, state: Any) -> bool: ...
-    def covered_by(self, state: Any) -> Hashable | None: ...
+    def restrict(self, state: Any, seen: set[Hashable]) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,7 +99,7 @@ class BestFirst:
             return self.outcome
         game = self.game
         moves_of, play, won, key = game.moves, game.play, game.won, game.key
-        dead, score, covered_by = game.dead, game.score, game.covered_by
+        dead, score, restrict = game.dead, game.score, game.restrict
         seen, parents, heap = self._seen, self._parents, self._heap
         push, pop = heapq.heappush, heapq.heappop
         stop = self.nodes + max_nodes if max_nodes is not None else None
@@ -125,8 +126,8 @@ class BestFirst:
                     k = key(child)
                     if k in seen:
                         continue
-                    cover = covered_by(child)
-                    if cover is not None and cover in seen:
+                    child = restrict(child, seen)
+                    if child is None:
                         continue
                     seen.add(k)
                     parents.append((idx, move, autos))
