@@ -431,6 +431,11 @@ def _home_only_ranks(in_fans: int, outside: int) -> int:
     return (~(can_top >> 1) & 0x1FFE) | (1 << KING)
 
 
+#: A unit of the relaxed game: a home-only card's rank, the ranks of the cards below it
+#: down to the next home-only card, and the unit's id.
+Unit = tuple[int, bytes, int]
+
+
 class _TooBig(Exception):
     pass
 
@@ -460,7 +465,7 @@ def _relaxed_winnable(
     rem0 = [0] * (KING + 1)
     # Units get ids (their bit in ``gone``, the set of units gone home): the stacks only
     # lose their tops and gain units at deals, so (h, gone, di) identifies a state.
-    stacks0: list[list[tuple[int, bytes, int]]] = []
+    stacks0: list[tuple[Unit, ...]] = []
     uid = 0
     for units in (*fans, *reserves):
         stack = []
@@ -471,7 +476,7 @@ def _relaxed_winnable(
             rem0[q] += 1
             for x in seg:
                 free0[x] -= 1
-        stacks0.append(stack)
+        stacks0.append(tuple(stack))
     for r in rest:
         if home_only >> r & 1:
             rem0[r] += 1
@@ -480,29 +485,44 @@ def _relaxed_winnable(
     budget = [limit]
 
     def rec(
-        h: list[int], free: list[int], stacks: list[list], rem: list[int], di: int, gone: int
+        h: list[int],
+        free: list[int],
+        stacks: list[tuple[Unit, ...]],
+        rem: list[int],
+        di: int,
+        gone: int,
     ) -> bool:
+        # The lists are this call's own (the caller copied them); the stacks are tuples,
+        # so a copy of the list of stacks is shallow and a changed stack a new tuple.
         progress = True
         while progress:
             progress = False
-            for st in stacks:
+            for i, st in enumerate(stacks):
+                popped = False
                 while st:
                     q, seg, u = st[-1]
                     cap = h[q - 1] - h[q]
                     if cap < 1 or cap < rem[q]:
                         break
-                    st.pop()
+                    st = st[:-1]
+                    popped = True
                     gone |= 1 << u
                     h[q] += 1
                     rem[q] -= 1
                     for x in seg:
                         free[x] += 1
+                if popped:
+                    stacks[i] = st
                     progress = True
             for r in range(1, KING + 1):
-                while free[r] and h[r - 1] - h[r] > rem[r]:
-                    h[r] += 1
-                    free[r] -= 1
-                    progress = True
+                f = free[r]
+                if f:
+                    room = h[r - 1] - h[r] - rem[r]  # free foundations left over
+                    if room > 0:
+                        k = f if f < room else room
+                        h[r] += k
+                        free[r] = f - k
+                        progress = True
         if h[KING] == 4:
             return True
         key = (tuple(h), gone, di)
@@ -516,9 +536,9 @@ def _relaxed_winnable(
             if st:
                 q, seg, u = st[-1]
                 if h[q - 1] > h[q]:
-                    h2, f2, r2 = list(h), list(free), list(rem)
-                    s2 = [list(x) for x in stacks]
-                    s2[i].pop()
+                    h2, f2, r2 = h[:], free[:], rem[:]
+                    s2 = stacks[:]
+                    s2[i] = st[:-1]
                     h2[q] += 1
                     r2[q] -= 1
                     for x in seg:
@@ -527,22 +547,22 @@ def _relaxed_winnable(
                         return True
         for r in range(1, KING + 1):
             if free[r] and h[r - 1] > h[r]:
-                h2, f2 = list(h), list(free)
+                h2, f2 = h[:], free[:]
                 h2[r] += 1
                 f2[r] -= 1
-                if rec(h2, f2, [list(x) for x in stacks], list(rem), di, gone):
+                if rec(h2, f2, stacks[:], rem[:], di, gone):
                     return True
         if di < len(rest):
-            f2 = list(free)
-            s2 = [list(x) for x in stacks]
+            f2 = free[:]
+            s2 = stacks[:]
             n = min(3, len(rest) - di)
             for k in range(n):
                 r = rest[di + k]
                 if home_only >> r & 1:
-                    s2[first_reserve + k].append((r, b"", uid + di + k))
+                    s2[first_reserve + k] += ((r, b"", uid + di + k),)
                 else:
                     f2[r] += 1
-            if rec(list(h), f2, s2, list(rem), di + n, gone):
+            if rec(h[:], f2, s2, rem[:], di + n, gone):
                 return True
         return False
 
