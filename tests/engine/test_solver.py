@@ -211,16 +211,18 @@ def test_bristol_deal_flag_twins_share_their_moves() -> None:
     for move in game.moves(barred):
         assert game.play(barred, move) == game.play(free, move)
     # Nothing seen: both stay whole.
-    assert game.restrict(free, set()) is free and game.restrict(barred, set()) is barred
+    free_key, barred_key = game.key(free), game.key(barred)
+    assert game.restrict(free, free_key, set()) is free
+    assert game.restrict(barred, barred_key, set()) is barred
     # The free one seen: the barred one is dropped.
-    assert game.restrict(barred, {game.key(free)}) is None
+    assert game.restrict(barred, barred_key, {free_key}) is None
     # The barred one seen: the free one keeps only the deal.
-    only = game.restrict(free, {game.key(barred)})
+    only = game.restrict(free, free_key, {barred_key})
     assert only is not None and only[3] == DEAL_ONLY and game.moves(only) == [DEAL]
     assert game.play(only, DEAL) == game.play(free, DEAL)
     # Without the rule both moves sets are whole and nothing is restricted.
     plain = BristolGame(pos, RULES - {"deal-early"})
-    assert plain.restrict(barred, {plain.key(free)}) is barred
+    assert plain.restrict(barred, plain.key(barred), {plain.key(free)}) is barred
 
 
 def test_bristol_arrangements_of_runs_are_not_merged() -> None:

@@ -12,7 +12,7 @@ in the package docstring.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Any
+from typing import Any, cast
 
 from ..bristol import STOCK
 from ..position import Position
@@ -102,18 +102,19 @@ class BristolGame:
             return (fk, tuple(sorted(piles[FANS:])))
         return (fk, piles[FANS:], si, can_deal)
 
-    def restrict(self, state: State, seen: set[Hashable]) -> State | None:
+    def restrict(self, state: State, key: Hashable, seen: set[Hashable]) -> State | None:
         """Under ``deal-early`` (see the package docstring): a state barred from dealing
         is dropped once the same position free to deal was seen, and a state free to
         deal keeps only the deal once the same position barred from dealing was seen."""
         piles, found, si, can_deal = state
         if not self.deal_early or si == len(self.stock):
             return state
-        if not can_deal:
-            return None if self.key((piles, found, si, True)) in seen else state
-        if self.key((piles, found, si, False)) in seen:
-            return (piles, found, si, DEAL_ONLY)
-        return state
+        # With stock left, the key ends with the flag (see ``key``): the twin's key
+        # differs in that item only.
+        twin = (*cast(tuple, key)[:-1], not can_deal)
+        if twin not in seen:
+            return state
+        return (piles, found, si, DEAL_ONLY) if can_deal else None
 
     def text(self, move: Move) -> str:
         s, d = move

@@ -183,7 +183,7 @@ class GalleryGame:
             loose |= row[3]
         return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[si], built)
 
-    def restrict(self, state: State, seen: set[Hashable]) -> State:
+    def restrict(self, state: State, key: Hashable, seen: set[Hashable]) -> State:
         """Every move stays (see :mod:`._search`): no rule of this family knows better."""
         return state
 

@@ -11,8 +11,9 @@ A family (:mod:`._bristol`, :mod:`._gallery`) supplies a small interface:
 - ``text(move) -> str``: the spec's text of a move;
 - ``score(state) -> int``: how promising a state looks (higher first);
 - ``dead(state) -> bool``: True only if the state provably cannot be won;
-- ``restrict(state, seen)``: the state with only the moves whose children no state in
-  ``seen`` (the keys seen so far) also has among its own, or None when none is left.
+- ``restrict(state, key, seen)``: the state (whose key is ``key``) with only the moves
+  whose children no state in ``seen`` (the keys seen so far) also has among its own,
+  or None when none is left.
   A seen state is expanded sooner or later, so the children it shares need not be
   generated twice; a family without such knowledge returns ``state``.
 
@@ -55,7 +56,7 @@ class Game(Protocol):
     def text(self, move: Any) -> str: ...
     def score(self, state: Any) -> int: ...
     def dead(self, state: Any) -> bool: ...
-    def restrict(self, state: Any, seen: set[Hashable]) -> Any: ...
+    def restrict(self, state: Any, key: Hashable, seen: set[Hashable]) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,7 +127,7 @@ class BestFirst:
                     k = key(child)
                     if k in seen:
                         continue
-                    child = restrict(child, seen)
+                    child = restrict(child, k, seen)
                     if child is None:
                         continue
                     seen.add(k)
