@@ -261,18 +261,21 @@ class BristolGame:
     def _relaxed_lost(
         self, piles: tuple[bytes, ...], found: tuple[int, ...], si: int, root: bool
     ) -> bool:
+        # The memo tables are read inline (this runs for most states); a miss computes.
+        masks, pile_units = self._masks, self._units
         in_fans = 0
         for p in piles[:FANS]:
-            in_fans |= self._mask(p)
+            in_fans |= masks.get(p) or self._mask(p)
         outside = self.rest_mask[si]
         for p in piles[FANS:]:
-            outside |= self._mask(p)
+            outside |= masks.get(p) or self._mask(p)
         home_only = _home_only_ranks(in_fans, outside)
         fans: list[tuple] = []
         reserves: list[tuple] = []
         inversion = False
         for i in range(SOURCES):
-            bad, units = self._pile_units(piles[i], home_only)
+            p = piles[i]
+            bad, units = pile_units.get((p, home_only)) or self._pile_units(p, home_only)
             inversion = inversion or bad
             if i >= FANS:
                 reserves.append(units)
