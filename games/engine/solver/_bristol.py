@@ -66,7 +66,7 @@ class BristolGame:
         self.exposure = "dead-ends" in rules
         self.relaxed = "relaxed-game" in rules
         self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
-        self.dig = "dig" in rules  # the score of the passes of ``dig-score``
+        self.dig = "dig" in rules  # the score of the second complete search (``dig-score``)
         m = {} if memos is None else memos
         self._masks: dict[bytes, int] = m.setdefault("masks", {})
         self._pile_info: dict[bytes, tuple[int, dict[int, list[int]]]] = m.setdefault(
