@@ -30,7 +30,8 @@ Searches take turns in slices that double in size (iterative limits): a *greedy*
 first pass that plays far more moves at once than is safe, and is therefore incomplete
 (its wins are real, its failures mean nothing), and the complete search, whose rules
 are all proven safe below, each with its share of slices a round (``SHARES``: Bristol
-family 3 and 3, Gallery family 1 and 2). Many won deals fall to the greedy pass within
+family 3 and 3, and 2 for the second complete search of ``dig-score``; Gallery family
+1 and 2). Many won deals fall to the greedy pass within
 a few hundred states; only a complete search can answer ``lost``.
 
 ``dig-score`` (Bristol family)
@@ -179,8 +180,8 @@ __all__ = [
 ]
 
 #: Every rule of the complete search (see the module docstring), plus ``greedy-first``,
-#: the incomplete first pass that takes turns with it, and ``dig-score``, a second pair
-#: of passes under another score.
+#: the incomplete first pass that takes turns with it, and ``dig-score``, a second
+#: complete search under another score.
 RULES: frozenset[str] = frozenset(
     {
         "symmetry",

@@ -289,8 +289,8 @@ class GalleryGame:
             p = piles[s]
             c = p[-1]
             piles[s] = p[:-1]
-            if s < SLOTS and p[0] >> 2 == ROW_START[s]:
-                home -= 1  # it leaves a built slot
+            if _built(s, p):
+                home -= 1
             if d != ACE_PILE:
                 piles[d] += ONE[c]
             if d < SLOTS or d == ACE_PILE:
