@@ -191,6 +191,9 @@ class Config:
     ramp: float = 0.0
     timeout: float = 30.0
     seed: int = 1
+    #: The day whose dailies are played: the server's today (a test's server runs on a
+    #: pinned clock and passes its day).
+    day: str = field(default_factory=lambda: datetime.now(UTC).date().isoformat())
 
 
 @dataclass
@@ -230,10 +233,6 @@ class Deadline:
 
     def left(self) -> float:
         return self.at - time.perf_counter()
-
-
-def today() -> str:
-    return datetime.now(UTC).date().isoformat()
 
 
 class Player:
@@ -300,7 +299,7 @@ class Player:
     async def start_game(self, daily: bool) -> dict[str, Any] | None:
         variant = self.rng.choice(self.config.variants)
         if daily:
-            path, body = f"/api/v1/daily/{variant}/{today()}/play/", None
+            path, body = f"/api/v1/daily/{variant}/{self.config.day}/play/", None
         else:
             path, body = "/api/v1/games/", {"variant": variant}
         # Not resent after a lost answer: a second game would start, which is harmless.
@@ -356,7 +355,9 @@ class Player:
 
     async def read_board(self, variant: str) -> None:
         """After a daily: today's board of its variant."""
-        status, data = await self.rest("board", "GET", f"/api/v1/daily/{variant}/{today()}/board/")
+        status, data = await self.rest(
+            "board", "GET", f"/api/v1/daily/{variant}/{self.config.day}/board/"
+        )
         if status != 200:
             self.error(f"rest {status} {_code(data)}")
 
@@ -741,7 +742,8 @@ def open_dailies(base: str, variants: list[str]) -> float:
 
     began = time.perf_counter()
     for variant in variants:
-        r = requests.get(f"{base}/api/v1/daily/{variant}/{today()}/", timeout=600)
+        day = datetime.now(UTC).date().isoformat()
+        r = requests.get(f"{base}/api/v1/daily/{variant}/{day}/", timeout=600)
         r.raise_for_status()
     return time.perf_counter() - began
 

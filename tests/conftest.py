@@ -3,16 +3,27 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import time_machine
+from pinned_clock import PINNED_NOW
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 #: A password that passes Django's validators.
 PASSWORD = "correct-horse-battery-staple-42"
+
+
+@pytest.fixture(autouse=True)
+def _pinned_clock() -> Iterator[None]:
+    """Every test starts at the same instant (a noon, ticking on), so no result depends on
+    the date the suite runs on, and no test straddles a midnight. Tests that move time
+    themselves patch ``games.clock.now`` on top (``daily_fixtures.daily_clock``)."""
+    with time_machine.travel(PINNED_NOW, tick=True):
+        yield
 
 
 @pytest.fixture

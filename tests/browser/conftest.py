@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
 ARTIFACTS = REPO / "test-artifacts"
@@ -56,7 +57,8 @@ def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 40.0) -> N
 
 @pytest.fixture(scope="session")
 def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Environment of the server process: a fresh SQLite file, no Redis (one process)."""
+    """Environment of the server process: a fresh SQLite file, no Redis (one process), and
+    the clock pinned (today's deals differ from day to day)."""
     tmp = tmp_path_factory.mktemp("browser-server")
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
     env.update(
@@ -65,6 +67,7 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         DJANGO_SETTINGS_MODULE="patience_site.settings",
         PYTHONUNBUFFERED="1",
         PATIENCE_TEST_TMP=str(tmp),
+        **pinned_clock_env(),
     )
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],

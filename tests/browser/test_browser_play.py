@@ -27,6 +27,12 @@ GALLERY_KEYS = (
     | {f"r{i}": str(i) for i in range(1, 9)}
     | {"a": "p"}
 )
+#: The German rank names of an accessible card label. A pattern with ``\w`` would fail in
+#: the browser, where Playwright evaluates it and ``\w`` matches ASCII only ("König").
+GERMAN_RANKS = "|".join(
+    ["Ass", "Zwei", "Drei", "Vier", "Fünf", "Sechs", "Sieben", "Acht", "Neun", "Zehn"]
+    + ["Bube", "Dame", "König"]
+)
 
 
 def register(page: Any, base: str, username: str) -> None:
@@ -182,7 +188,7 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
     expect(page.locator("#btn-hint")).to_have_count(0)  # no hints in a ranked daily
     expect(page.locator("#game-status")).to_have_text("Aufgegeben")
     expect(page.locator('[data-pile="t3"] .card').first).to_have_attribute(
-        "aria-label", re.compile(r"^(Kreuz|Karo|Herz|Pik) \w+ auf Fächer 3$")
+        "aria-label", re.compile(rf"^(Kreuz|Karo|Herz|Pik) ({GERMAN_RANKS}) auf Fächer 3$")
     )
     page.goto(base + "/")
     expect(page.locator("h1")).to_have_text("Die Tagesaufgaben von heute")

@@ -37,6 +37,8 @@ REPO = Path(__file__).resolve().parents[2]
 if str(REPO) not in sys.path:  # bench.load and bench._server, shared with the benchmarks
     sys.path.insert(0, str(REPO))
 
+from pinned_clock import pinned_clock_env  # noqa: E402
+
 from bench._server import free_port, start_daphne, wait_until_up  # noqa: E402
 
 #: Accounts with tokens made in the template database (every copy has them).
@@ -141,11 +143,23 @@ def fresh_database(
 
 
 @pytest.fixture(scope="session")
-def e2e_env(e2e_urls: tuple[str, str], fresh_database: Callable[[str], str]) -> dict[str, str]:
+def pinned_clock() -> dict[str, str]:
+    """One pinned clock (``pinned_clock.PINNED_NOW``) for every server of the session, so
+    that what the tests play does not depend on the date they run on."""
+    return pinned_clock_env()
+
+
+@pytest.fixture(scope="session")
+def e2e_env(
+    e2e_urls: tuple[str, str],
+    fresh_database: Callable[[str], str],
+    pinned_clock: dict[str, str],
+) -> dict[str, str]:
     """Environment of the shared server processes, on a fresh migrated PostgreSQL database."""
     _, redis_url = e2e_urls
     env = {
         **os.environ,
+        **pinned_clock,
         "DATABASE_URL": fresh_database("shared"),
         "REDIS_URL": redis_url,
         "DEBUG": "True",

@@ -31,6 +31,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
+from pinned_clock import PINNED_DAY
 
 from bench._server import server_env
 from bench.load import Config, Deadline, Stats, make_players, run_players
@@ -65,14 +66,14 @@ def verify_all(env: dict[str, str]) -> dict[int, str | None]:
 
 
 def test_a_server_killed_under_load_loses_no_acknowledged_move(
-    e2e_urls, fresh_database, e2e_player, daphne
+    e2e_urls, fresh_database, e2e_player, daphne, pinned_clock
 ):
     import psycopg
     import redis
 
     database_url = fresh_database("crash")
     _, redis_url = e2e_urls
-    env = server_env(database_url=database_url, redis_url=redis_url)
+    env = server_env(database_url=database_url, redis_url=redis_url) | pinned_clock
     server = daphne(env).start()
 
     tokens = [e2e_player()[1] for _ in range(PLAYERS)]
@@ -83,6 +84,7 @@ def test_a_server_killed_under_load_loses_no_acknowledged_move(
         cap=40,  # resign at 40 moves: many starts and ends, ranked results among them
         undo_share=0.05,
         timeout=10.0,
+        day=PINNED_DAY.isoformat(),
     )
     stats = Stats()
     players = make_players(server.url, tokens, config, stats)

@@ -15,12 +15,12 @@ import subprocess
 import sys
 import threading
 import uuid
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+from pinned_clock import PINNED_DAY
 from websockets.sync.client import ClientConnection, connect
 
 pytestmark = pytest.mark.e2e
@@ -106,7 +106,7 @@ def answer_to(ws: ClientConnection, cause: str) -> dict[str, Any]:
 
 def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_other(servers):
     a, b = servers
-    today = datetime.now(UTC).date().isoformat()
+    today = PINNED_DAY.isoformat()
     with open_socket(a, f"/ws/v1/daily/bristol/{today}/") as listener:
         first = recv(listener)
         assert first["type"] == "board"

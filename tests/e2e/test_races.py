@@ -28,11 +28,11 @@ import subprocess
 import sys
 import uuid
 from collections import Counter
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pinned_clock import PINNED_DAY
 
 from bench.load import Http
 
@@ -44,7 +44,8 @@ TIMEOUT = 20.0
 
 
 def today() -> str:
-    return datetime.now(UTC).date().isoformat()
+    """The day the servers play (their clock is pinned)."""
+    return PINNED_DAY.isoformat()
 
 
 class Client:
