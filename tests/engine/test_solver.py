@@ -552,10 +552,35 @@ def test_winrate_command_reports_share_interval_and_unknowns(tmp_path) -> None:
     csv_path = tmp_path / "rows.csv"
     call_command(
         "winrate", "bristol", "--deals", "4", "--limit", "5", "--start-seed", "146",
-        "--csv", str(csv_path), stdout=out, stderr=err,
+        "--csv", str(csv_path), "--proof-states", "2000", stdout=out, stderr=err,
     )  # fmt: skip
     text = out.getvalue()
     assert "won 3, lost 1, unknown 0" in text  # seed 149 is lost
+    # ... too large a space for a blind search of 2,000 positions
+    assert "confirmed by the exhaustive search: 0, unconfirmed" in text
+    assert "limit came first): 1, contradicted: 0" in text
     assert "95% Wilson interval" in text and "deals/s" in text
     assert "4/4" in err.getvalue()  # the progress bar
-    assert len(csv_path.read_text().splitlines()) == 5
+    rows = csv_path.read_text().splitlines()
+    assert len(rows) == 5 and rows[0].endswith(",proof")
+    assert rows[4].startswith("149,lost,") and rows[4].endswith(",undecided")
+
+
+def test_winrate_command_fails_when_the_second_proof_wins_a_lost_deal(monkeypatch) -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    import games.management.commands.winrate as winrate
+
+    def unsound(variant: str, seed: int, **limits: object) -> solver_module.SolveResult:
+        return solver_module.SolveResult(Verdict.LOST, (), 1, 0.0)  # every deal "lost"
+
+    monkeypatch.setattr(winrate, "solve_seed", unsound)
+    out = StringIO()
+    with pytest.raises(CommandError, match=r"won 1 deal\(s\) the solver called lost \(seeds 2\)"):
+        call_command(
+            "winrate", "bristol", "--deals", "1", "--limit", "5", "--start-seed", "2",
+            "--no-progress", stdout=out,
+        )  # fmt: skip
+    assert "contradicted: 1" in out.getvalue()

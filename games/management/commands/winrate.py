@@ -5,6 +5,11 @@ reproducible; each is solved with the perfect-information solver within the limi
 Prints won, lost and unknown counts, the share won among the decided deals with its
 95% Wilson score interval, the range the share could take if the unknowns went either
 way, time per deal, and deals per second. ``--workers`` solves in parallel processes.
+
+Every "lost" is checked by a second, independent proof (an exhaustive search on the
+engine's own moves, :mod:`games.engine.solver.proof`) within ``--proof-states``
+positions: the report counts confirmed and unconfirmed losses apart, and a loss the
+proof contradicts (it found a win) fails the command, since the figures would be wrong.
 """
 
 from __future__ import annotations
@@ -17,20 +22,25 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
-from games.engine import SEED_LIMIT, VARIANTS
+from games.engine import SEED_LIMIT, VARIANTS, new_position
 from games.engine.solver import Verdict, solve_seed, wilson_interval
+from games.engine.solver.proof import DEFAULT_MAX_STATES, Proof, prove_lost
 
 from .solve import seed_arg
 
-Job = tuple[str, int, float | None, int | None]
-Row = tuple[int, str, int, float, int]
+Job = tuple[str, int, float | None, int | None, int]
+Row = tuple[int, str, int, float, int, str]
 
 
 def solve_job(job: Job) -> Row:
-    """Solve one seed (runs in a worker process): seed, verdict, states, seconds, moves."""
-    variant, seed, limit, nodes = job
+    """Solve one seed (runs in a worker process): seed, verdict, states, seconds, moves,
+    and for a loss the second proof's outcome ("" otherwise, or when it is switched off)."""
+    variant, seed, limit, nodes, proof_states = job
     res = solve_seed(variant, seed, max_seconds=limit, max_nodes=nodes)
-    return seed, res.verdict.value, res.nodes, res.seconds, len(res.line)
+    proof = ""
+    if res.verdict is Verdict.LOST and proof_states:
+        proof = prove_lost(new_position(variant, seed=seed), max_states=proof_states).outcome
+    return seed, res.verdict.value, res.nodes, res.seconds, len(res.line), proof
 
 
 class Progress:
@@ -81,6 +91,12 @@ class Command(BaseCommand):
         parser.add_argument("--workers", type=int, default=1, help="parallel processes")
         parser.add_argument("--csv", default=None, help="also write one row per deal here")
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+        parser.add_argument(
+            "--proof-states",
+            type=int,
+            default=DEFAULT_MAX_STATES,
+            help="positions the second proof of a loss may visit (0: no second proof)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         variant, deals, limit = options["variant"], options["deals"], options["limit"]
@@ -93,7 +109,8 @@ class Command(BaseCommand):
             raise CommandError("--workers must be at least 1")
         if start + deals > SEED_LIMIT:
             raise CommandError("the seeds would pass 2**64 - 1")
-        jobs = [(variant, seed, limit, nodes) for seed in range(start, start + deals)]
+        proof_states = options["proof_states"]
+        jobs = [(variant, seed, limit, nodes, proof_states) for seed in range(start, start + deals)]
         progress = None if options["no_progress"] else Progress(deals, self.stderr)
         rows: list[Row] = []
         t0 = time.perf_counter()
@@ -113,10 +130,16 @@ class Command(BaseCommand):
         if options["csv"]:
             with open(options["csv"], "w", newline="") as fh:
                 out = csv.writer(fh)
-                out.writerow(["seed", "verdict", "nodes", "seconds", "moves"])
-                out.writerows((s, v, n, f"{t:.4f}", m) for s, v, n, t, m in rows)
+                out.writerow(["seed", "verdict", "nodes", "seconds", "moves", "proof"])
+                out.writerows((s, v, n, f"{t:.4f}", m, p) for s, v, n, t, m, p in rows)
         for line in report(variant, rows, start, limit, nodes, workers, elapsed):
             self.stdout.write(line)
+        wrong = [r[0] for r in rows if r[5] == Proof.CONTRADICTED]
+        if wrong:
+            raise CommandError(
+                f"the second proof won {len(wrong)} deal(s) the solver called lost "
+                f"(seeds {', '.join(map(str, wrong))}): a pruning rule is unsound"
+            )
 
 
 def report(
@@ -141,6 +164,15 @@ def report(
         f"{workers} worker(s)",
         f"won {won}, lost {lost}, unknown {unknown} (counted apart)",
     ]
+    proofs = [r[5] for r in rows if r[1] == Verdict.LOST]
+    if lost and any(proofs):
+        confirmed = proofs.count(Proof.CONFIRMED)
+        contradicted = proofs.count(Proof.CONTRADICTED)
+        lines.append(
+            f"lost deals confirmed by the exhaustive search: {confirmed}, unconfirmed "
+            f"(its state limit came first): {lost - confirmed - contradicted}, "
+            f"contradicted: {contradicted}"
+        )
     if decided:
         lo, hi = wilson_interval(won, decided)
         lines.append(
