@@ -67,6 +67,7 @@ class BristolGame:
         self.relaxed = "relaxed-game" in rules
         self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
         self.dig = "dig" in rules  # the score of the second complete search (``dig-score``)
+        self.deal_first = "deal-first" in rules  # a depth-first search's other move order
         m = {} if memos is None else memos
         self._masks: dict[bytes, int] = m.setdefault("masks", {})
         self._pile_info: dict[bytes, tuple[int, dict[int, list[int]]]] = m.setdefault(
@@ -184,6 +185,8 @@ class BristolGame:
                     from_fan.extend((s, d) for d in targets if d != s)
         out = home + from_reserve
         if si < len(self.stock) and (can_deal or not self.deal_early):
+            if self.deal_first:
+                return [DEAL, *out, *from_fan]
             out.append(DEAL)
         return out + from_fan
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Hashable
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -134,6 +134,93 @@ class BestFirst:
                     parents.append((idx, move, autos))
                     n = len(parents) - 1
                     push(heap, (-score(child), -n, n, child))
+            self.outcome = Outcome("lost", ())
+            return self.outcome
+        finally:
+            self.nodes = nodes
+
+
+class DepthFirst:
+    """Depth-first search over the same game, resumable like :class:`BestFirst`.
+
+    It tries each state's moves in the family's order (best first) and follows the
+    first new child at once, so it plays a line on deep where the best-first search
+    keeps weighing the frontier's alternatives: some deals that a score misleads fall
+    to it within hundreds of states. It is complete for the same reason: every state
+    it sees is expanded before it gives up, so when the stack runs out every seen state
+    is lost.
+    """
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+        self.nodes = 0
+        self.outcome: Outcome | None = None
+        state, autos = game.start()
+        self._root_autos = autos
+        self._seen = {game.key(state)}
+        # stack[i]: (state, its moves not yet tried); path[i]: (move, autos) that led from
+        # stack[i]'s state to stack[i + 1]'s
+        self._stack: list[tuple[Any, Iterator[Any]]] = []
+        self._path: list[tuple[Any, tuple[str, ...]]] = []
+        if game.won(state):
+            self.outcome = Outcome("won", autos)
+        else:
+            self._push(state)
+
+    def _push(self, state: Any) -> None:
+        moves = () if self.game.dead(state) else self.game.moves(state)
+        self._stack.append((state, iter(moves)))
+
+    def _line(self, move: Any, autos: tuple[str, ...]) -> tuple[str, ...]:
+        text = self.game.text
+        out = list(self._root_autos)
+        for m, a in (*self._path, (move, autos)):
+            out.append(text(m))
+            out.extend(a)
+        return tuple(out)
+
+    def run(self, max_nodes: int | None = None, deadline: float | None = None) -> Outcome | None:
+        """Search until done, ``max_nodes`` more states, or the ``perf_counter`` deadline.
+
+        Returns the outcome once the search is finished, else None (call again to resume).
+        """
+        if self.outcome is not None:
+            return self.outcome
+        game = self.game
+        play, won, key, restrict = game.play, game.won, game.key, game.restrict
+        seen, stack, path = self._seen, self._stack, self._path
+        stop = self.nodes + max_nodes if max_nodes is not None else None
+        next_clock = self.nodes + CLOCK_EVERY
+        nodes = self.nodes
+        try:
+            while stack:
+                if stop is not None and nodes >= stop:
+                    return None
+                if nodes >= next_clock:
+                    next_clock = nodes + CLOCK_EVERY
+                    if deadline is not None and time.perf_counter() >= deadline:
+                        return None
+                state, moves = stack[-1]
+                move = next(moves, None)
+                if move is None:
+                    stack.pop()
+                    if path:
+                        path.pop()
+                    continue
+                child, autos = play(state, move)
+                nodes += 1
+                if won(child):
+                    self.outcome = Outcome("won", self._line(move, autos))
+                    return self.outcome
+                k = key(child)
+                if k in seen:
+                    continue
+                child = restrict(child, k, seen)
+                if child is None:
+                    continue
+                seen.add(k)
+                path.append((move, autos))
+                self._push(child)
             self.outcome = Outcome("lost", ())
             return self.outcome
         finally:
