@@ -232,6 +232,7 @@ def test_a_stale_ply_is_a_conflict_with_the_current_ply(api):
     assert error["code"] == "stale_ply"
     assert error["details"] == {"ply": 1}
     error = error_of(move(api, state, "deal", ply=7), 409)
+    assert error["code"] == "bad_ply"
     assert error["details"] == {"ply": 1}
     assert api.get(f"{GAMES}{state['id']}/").json()["ply"] == 1
 
@@ -337,12 +338,13 @@ def test_undo_errors(api, other_user, token_client):
     state = start(api)
     url = f"{GAMES}{state['id']}/undo/"
     assert error_of(api.post(url, {"ply": 0}, format="json"), 409)["code"] == "undo_not_allowed"
-    assert error_of(api.post(url, {"ply": 3}, format="json"), 409)["code"] == "stale_ply"
+    assert error_of(api.post(url, {"ply": 3}, format="json"), 409)["code"] == "bad_ply"
     assert error_of(api.post(url, {}, format="json"), 400)["code"] == "validation_error"
     other = token_client(other_user)
     assert error_of(other.post(url, {"ply": 0}, format="json"), 404)["code"] == "not_found"
     api.post(f"{GAMES}{state['id']}/resign/")
-    assert error_of(api.post(url, {"ply": 0}, format="json"), 409)["code"] == "game_finished"
+    for ply in (0, 3):
+        assert error_of(api.post(url, {"ply": ply}, format="json"), 409)["code"] == "game_finished"
 
 
 def test_resign_reveals_the_deal_and_ends_the_game(api):
