@@ -22,13 +22,14 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     ``{"type": "error", "cause": c, "ply": n, "error": {"code", "message",
     "details"}}``: the REST envelope and codes (``stale_ply`` and ``bad_ply``
     with the current ply in ``details.ply``, ``illegal_move``, ``bad_notation``,
-    ``game_finished``, ``undo_not_allowed``, ``hint_not_allowed``, ...), or ``bad_message`` for a frame that is not a
-    valid request (``cause`` is then ``message`` when the frame has no valid
-    ``type``), or ``throttled`` (below); ``ply`` is the game's current ply (the
-    last one this socket sent, for ``bad_message`` and ``throttled``). The socket
-    stays open. The session or token is checked once, at the handshake; when
-    the token a socket opened with is revoked, or the session it opened with
-    signs out (``POST /api/v1/auth/logout/``), the socket is closed with 4401.
+    ``game_finished``, ``undo_not_allowed``, ``hint_not_allowed``, ...), or
+    ``bad_message`` for a frame that is not a valid request (``cause`` is then
+    ``message`` when the frame has no valid ``type``), or ``throttled`` (below);
+    ``ply`` is the game's current ply (the last one this socket sent, for
+    ``bad_message`` and ``throttled``). The socket stays open. The session or
+    token is checked once, at the handshake; when the token a socket opened
+    with is revoked, or the session it opened with signs out
+    (``POST /api/v1/auth/logout/``), the socket is closed with 4401.
 
     Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
     ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``,

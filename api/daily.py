@@ -152,9 +152,13 @@ class ReplaySerializer(serializers.Serializer):
 #: The word that stands for the current UTC day wherever a day is asked for.
 TODAY = "today"
 
-#: The path parameter ``variant``: its keys (any other is answered 404 ``not_found``).
+#: The path parameter ``variant``: a key of ``VariantEnum``, the enum of the game-start
+#: body's ``variant`` (one enum for generated clients); any other key is 404 ``not_found``.
 VARIANT_PARAMETER = OpenApiParameter(
-    "variant", str, OpenApiParameter.PATH, enum=sorted(VARIANTS), description="A variant's key."
+    "variant",
+    {"$ref": "#/components/schemas/VariantEnum"},
+    OpenApiParameter.PATH,
+    description="A variant's key.",
 )
 
 ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
