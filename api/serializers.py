@@ -78,6 +78,17 @@ class VariantSerializer(serializers.Serializer):
     reversible_last_row = serializers.BooleanField()
 
 
+GAME_STATUSES = ["playing", "won", "lost", "resigned"]
+
+
+class GameListQuery(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=GAME_STATUSES,
+        required=False,
+        help_text="Only games of this status: `playing` lists the games to resume.",
+    )
+
+
 class GameCreateInput(serializers.Serializer):
     variant = serializers.ChoiceField(choices=sorted(VARIANTS))
     seed = serializers.IntegerField(
@@ -117,7 +128,7 @@ class GameStateSerializer(serializers.Serializer):
     variant = serializers.CharField()
     kind = serializers.ChoiceField(choices=Deal.Kind.choices)
     date = serializers.DateField(allow_null=True)
-    status = serializers.ChoiceField(choices=["playing", "won", "lost", "resigned"])
+    status = serializers.ChoiceField(choices=GAME_STATUSES)
     score = serializers.IntegerField(help_text="Cards home.")
     max_score = serializers.IntegerField()
     ply = serializers.IntegerField(help_text="Log entries so far (moves and undos).")

@@ -343,12 +343,15 @@ class GameListView(APIView):
 
     @extend_schema(
         tags=["games"],
-        responses={200: s.GameStateSerializer(many=True), **errors(401)},
+        parameters=[s.GameListQuery],
+        responses={200: s.GameStateSerializer(many=True), **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
+        query = s.GameListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(
-            selectors.games_of_player(user=request.user), request, view=self
+            selectors.games_of_player(user=request.user, **query.validated_data), request, view=self
         )
         return paginator.get_paginated_response([selectors.game_state(g) for g in page])
 

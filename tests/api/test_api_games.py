@@ -203,6 +203,17 @@ def test_list_my_games_with_paging(api, other_user, token_client):
     assert error_of(api.get(GAMES, {"page": 9}), 404)["code"] == "not_found"
 
 
+def test_list_only_the_games_to_resume(api):
+    ids = [start(api, seed=i)["id"] for i in range(3)]
+    api.post(f"{GAMES}{ids[1]}/resign/")
+    playing = api.get(GAMES, {"status": "playing"}).json()
+    assert [g["id"] for g in playing["results"]] == [ids[2], ids[0]] and playing["count"] == 2
+    resigned = api.get(GAMES, {"status": "resigned"}).json()["results"]
+    assert [g["id"] for g in resigned] == [ids[1]]
+    error = error_of(api.get(GAMES, {"status": "paused"}), 400)
+    assert error["code"] == "validation_error" and "status" in error["details"]
+
+
 # -- moves ------------------------------------------------------------------------------------
 
 
@@ -377,7 +388,7 @@ def test_resigning_someone_elses_game_is_not_found(api, other_user, token_client
 
 
 def test_unknown_api_urls_answer_with_the_envelope(api):
-    for path in ("/api/v1/nothing/", "/api/v1/games/abc/", "/api/v1/"):
+    for path in ("/api/v1/nothing/", "/api/v1/games/abc/", "/api/v1/index/"):
         error = error_of(api.get(path), 404)
         assert error["code"] == "not_found"
     error = error_of(APIClient().post("/api/v1/no/such/thing/", {}, format="json"), 404)
