@@ -69,7 +69,7 @@ class IndexView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(tags=["about"], responses={200: IndexSerializer})
+    @extend_schema(operation_id="index", tags=["about"], responses={200: IndexSerializer})
     def get(self, request: Request) -> Response:
         from api.routing import websocket_urlpatterns
         from api.urls import urlpatterns  # they import this module
