@@ -20,15 +20,16 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     process); answers to ``move`` and ``undo`` add ``"duplicate": bool`` (true
     for a safe retry of the entry already stored at that ply: nothing applied).
     ``{"type": "error", "cause": c, "ply": n, "error": {"code", "message",
-    "details"}}``: the REST envelope and codes (``stale_ply`` with the current
-    ply in ``details.ply``, ``illegal_move``, ``bad_notation``, ``game_finished``,
-    ``undo_not_allowed``, ...), or ``bad_message`` for a frame that is not a
-    valid request (``cause`` is then ``message`` when the frame has no valid
-    ``type``), or ``throttled`` (below); ``ply`` is the game's current ply (the
-    last one this socket sent, for ``bad_message`` and ``throttled``). The socket
-    stays open. The session or token is checked once, at the handshake; when
-    the token a socket opened with is revoked, or the session it opened with
-    signs out (``POST /api/v1/auth/logout/``), the socket is closed with 4401.
+    "details"}}``: the REST envelope and codes (``stale_ply`` and ``bad_ply``
+    with the current ply in ``details.ply``, ``illegal_move``, ``bad_notation``,
+    ``game_finished``, ``undo_not_allowed``, ``hint_not_allowed``, ...), or
+    ``bad_message`` for a frame that is not a valid request (``cause`` is then
+    ``message`` when the frame has no valid ``type``), or ``throttled`` (below);
+    ``ply`` is the game's current ply (the last one this socket sent, for
+    ``bad_message`` and ``throttled``). The socket stays open. The session or
+    token is checked once, at the handshake; when the token a socket opened
+    with is revoked, or the session it opened with signs out
+    (``POST /api/v1/auth/logout/``), the socket is closed with 4401.
 
     Client -> server: ``{"type": "move", "move": "t3-f", "ply": n}``,
     ``{"type": "undo", "ply": n}``, ``{"type": "resign"}``, ``{"type": "resync"}``,
@@ -36,8 +37,9 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     "hint": {"ply", "verdict", "move", "nodes"}}``, as ``POST .../hint/``);
     ``ply`` is the number of log entries the client has seen, as for REST.
 
-``ws/v1/daily/<variant>/<YYYY-MM-DD>/`` (anyone; ``?limit=`` 1..100, default 10)
-    Close codes: 4400 a date that is not YYYY-MM-DD or a bad limit; 4404 an
+``ws/v1/daily/<variant>/<YYYY-MM-DD or today>/`` (anyone; ``?limit=`` 1..100, default 10)
+    ``today`` is the current UTC day when the socket opens (it stays on that day).
+    Close codes: 4400 a date that is not YYYY-MM-DD or today, or a bad limit; 4404 an
     unknown variant or a day that is not out yet. On connect:
     ``{"type": "board", "variant", "date", "board": {...}}`` (the top of the
     REST board, with ``me`` and ``around`` for a signed-in listener); then

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -25,7 +26,19 @@ class DailySerializer(serializers.Serializer):
     date = serializers.DateField()
     commitment = serializers.CharField(help_text="SHA-256 of the seed's decimal text.")
     seed = serializers.CharField(allow_null=True, help_text="Published once the day is over.")
-    deck = serializers.ListField(child=serializers.CharField(), allow_null=True)
+    deck = serializers.ListField(
+        child=serializers.CharField(), allow_null=True, help_text="Published once the day is over."
+    )
+    par = serializers.IntegerField(
+        allow_null=True,
+        help_text="Moves in the solver's winning line; published once the day is over "
+        "(null for a deal that was not certified).",
+    )
+    par_line = serializers.ListField(
+        child=serializers.CharField(),
+        allow_null=True,
+        help_text="The solver's winning line in the spec's notation, published with `par`.",
+    )
     seconds_left = serializers.IntegerField(help_text="Until the day ends (UTC).")
 
 
@@ -136,11 +149,41 @@ class ReplaySerializer(serializers.Serializer):
 # -- helpers ------------------------------------------------------------------------------
 
 
+#: The word that stands for the current UTC day wherever a day is asked for.
+TODAY = "today"
+
+#: The path parameter ``variant``: a key of ``VariantEnum``, the enum of the game-start
+#: body's ``variant`` (one enum for generated clients); any other key is 404 ``not_found``.
+VARIANT_PARAMETER = OpenApiParameter(
+    "variant",
+    {"$ref": "#/components/schemas/VariantEnum"},
+    OpenApiParameter.PATH,
+    description="A variant's key.",
+)
+
+ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+#: The path parameter ``day`` of every daily route, as the schema documents it.
+DAY_PARAMETER = OpenApiParameter(
+    "day",
+    str,
+    OpenApiParameter.PATH,
+    pattern=r"^([0-9]{4}-[0-9]{2}-[0-9]{2}|today)$",
+    description="A UTC day as `YYYY-MM-DD`, or `today` for the current UTC day.",
+)
+
+
 def parse_day(text: str) -> date:
+    """A day of a path: ``YYYY-MM-DD``, or ``today`` (the current UTC day)."""
+    if text == TODAY:
+        return clock.today()
     try:
+        # fromisoformat alone also takes 20261201 and 2026-W49-2: only the documented form.
+        if not ISO_DAY.fullmatch(text):
+            raise ValueError
         return date.fromisoformat(text)
     except ValueError:
-        raise InvalidInput(f"{text!r} is not a date (YYYY-MM-DD)") from None
+        raise InvalidInput(f"{text!r} is not a date (YYYY-MM-DD or today)") from None
 
 
 def parse_variant(key: str) -> str:
@@ -173,7 +216,11 @@ class DailyDetailView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(tags=["daily"], responses={200: DailySerializer, **errors(400, 404)})
+    @extend_schema(
+        tags=["daily"],
+        parameters=[VARIANT_PARAMETER, DAY_PARAMETER],
+        responses={200: DailySerializer, **errors(400, 404)},
+    )
     def get(self, request: Request, variant: str, day: str) -> Response:
         deal = daily.published_deal(parse_variant(variant), parse_day(day))
         return Response(daily.deal_public(deal))
@@ -184,6 +231,7 @@ class DailyPlayView(APIView):
 
     @extend_schema(
         tags=["daily"],
+        parameters=[VARIANT_PARAMETER, DAY_PARAMETER],
         request=None,
         responses={
             200: GameStateSerializer,
@@ -208,7 +256,7 @@ class DailyBoardView(APIView):
 
     @extend_schema(
         tags=["leaderboards"],
-        parameters=[BoardQuery],
+        parameters=[VARIANT_PARAMETER, DAY_PARAMETER, BoardQuery],
         responses={200: BoardSerializer, **errors(400, 404)},
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
@@ -224,7 +272,11 @@ class DailyReplayView(APIView):
 
     @extend_schema(
         tags=["leaderboards"],
-        parameters=[OpenApiParameter("step", int, required=False)],
+        parameters=[
+            VARIANT_PARAMETER,
+            DAY_PARAMETER,
+            OpenApiParameter("step", int, required=False),
+        ],
         responses={200: ReplaySerializer, **errors(400, 404)},
     )
     def get(self, request: Request, variant: str, day: str, result_id: int) -> Response:
@@ -247,7 +299,7 @@ class AlltimeBoardView(APIView):
 
     @extend_schema(
         tags=["leaderboards"],
-        parameters=[AlltimeQuery],
+        parameters=[VARIANT_PARAMETER, AlltimeQuery],
         responses={200: AlltimeSerializer, **errors(400, 404)},
     )
     def get(self, request: Request, variant: str) -> Response:

@@ -11,7 +11,10 @@ from games.models import Deal
 class ErrorBodySerializer(serializers.Serializer):
     code = serializers.CharField(help_text="Stable machine-readable code, e.g. `illegal_move`.")
     message = serializers.CharField(help_text="Explanation for people.")
-    details = serializers.JSONField(help_text='Extra facts, e.g. `{"ply": 12}` for stale_ply.')
+    details = serializers.JSONField(
+        help_text='Extra facts, e.g. `{"ply": 12}` for stale_ply, or the fields\' messages of '
+        "a validation_error."
+    )
 
 
 class ErrorSerializer(serializers.Serializer):
@@ -34,6 +37,12 @@ class RegisterInput(serializers.Serializer):
 class LoginInput(serializers.Serializer):
     username = serializers.CharField(max_length=150)
     password = serializers.CharField(max_length=128, style={"input_type": "password"})
+
+
+class TokenLoginInput(LoginInput):
+    name = serializers.CharField(
+        max_length=100, required=False, default="api", help_text="A label for the token list."
+    )
 
 
 class CsrfSerializer(serializers.Serializer):
@@ -67,6 +76,17 @@ class VariantSerializer(serializers.Serializer):
     refill_reserves = serializers.BooleanField()
     reserves_open_anytime = serializers.BooleanField()
     reversible_last_row = serializers.BooleanField()
+
+
+GAME_STATUSES = ["playing", "won", "lost", "resigned"]
+
+
+class GameListQuery(serializers.Serializer):
+    status = serializers.ChoiceField(
+        choices=GAME_STATUSES,
+        required=False,
+        help_text="Only games of this status: `playing` lists the games to resume.",
+    )
 
 
 class GameCreateInput(serializers.Serializer):
@@ -108,7 +128,7 @@ class GameStateSerializer(serializers.Serializer):
     variant = serializers.CharField()
     kind = serializers.ChoiceField(choices=Deal.Kind.choices)
     date = serializers.DateField(allow_null=True)
-    status = serializers.ChoiceField(choices=["playing", "won", "lost", "resigned"])
+    status = serializers.ChoiceField(choices=GAME_STATUSES)
     score = serializers.IntegerField(help_text="Cards home.")
     max_score = serializers.IntegerField()
     ply = serializers.IntegerField(help_text="Log entries so far (moves and undos).")
@@ -122,7 +142,9 @@ class GameStateSerializer(serializers.Serializer):
     legal_moves = serializers.ListField(child=serializers.CharField())
     can_undo = serializers.BooleanField()
     deal = DealRevealSerializer(
-        allow_null=True, help_text="Seed and deck order, only once the game has ended."
+        allow_null=True,
+        help_text="Seed and deck order once the game has ended; for a daily's game, once its "
+        "day is over as well (others are still playing it), so null until then.",
     )
 
 

@@ -1,18 +1,25 @@
 """URL routes of the versioned API (mounted at /api/v1/)."""
 
 from django.urls import path, re_path
-from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api import daily, views
+from api import daily, index, views
 from api.errors import NotFoundView
 
 urlpatterns = [
+    path("", index.IndexView.as_view(), name="index"),
     path("health/", views.HealthView.as_view(), name="health"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path(
+        "redoc/",
+        SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
+        name="redoc",
+    ),
     path("auth/csrf/", views.CsrfView.as_view(), name="csrf"),
     path("auth/register/", views.RegisterView.as_view(), name="register"),
     path("auth/login/", views.LoginView.as_view(), name="login"),
+    path("auth/token/", views.TokenLoginView.as_view(), name="token-login"),
     path("auth/logout/", views.LogoutView.as_view(), name="logout"),
     path("auth/me/", views.MeView.as_view(), name="me"),
     path("auth/tokens/", views.TokenListView.as_view(), name="tokens"),

@@ -21,6 +21,7 @@ from drf_spectacular.utils import (
 )
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
+from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
@@ -28,28 +29,55 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api import serializers as s
+from api.authentication import ApiTokenAuthentication
 from api.throttling import AuthThrottle
 from games import selectors, services
 from games.engine import VARIANTS
-from games.errors import InvalidInput
 from games.models import UNDO
 
 
-def errors(*codes: int) -> dict[int, OpenApiResponse]:
-    """Schema entries for error responses, all in the one envelope."""
+def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiResponse]:
+    """Schema entries for error responses, all in the one envelope.
+
+    ``conflicts`` are the codes this operation answers with 409.
+    """
+    assert (409 in codes) == bool(conflicts), "a 409 lists its codes"
     text = {
         400: "Invalid input, a body that is not JSON, or an illegal move (`validation_error`, "
         "`parse_error`, `bad_notation`, `illegal_move`).",
-        401: "Not authenticated, or a bad token (`not_authenticated`, `authentication_failed`).",
-        403: "CSRF failure or permission denied (`permission_denied`).",
+        401: "Not authenticated, a bad token, or a wrong user name or password "
+        "(`not_authenticated`, `authentication_failed`).",
+        403: "A session without its CSRF token (send the `csrftoken` cookie's value as the "
+        "`X-CSRFToken` header; a request with a token needs none), or permission denied "
+        "(`permission_denied`).",
         404: "No such object of yours (`not_found`).",
         406: "The `Accept` header allows no JSON (`not_acceptable`).",
-        409: "Conflict with the game's state (`stale_ply`, `game_finished`, `undo_not_allowed`).",
+        409: "Conflict with the game's state: "
+        + ", ".join(f"`{code}`" for code in conflicts)
+        + ". "
+        + " ".join(CONFLICTS[code] for code in conflicts),
         413: "The request body is over 64 KiB (`request_too_large`).",
         415: "The body is not `application/json` (`unsupported_media_type`).",
         429: "Too many requests (`throttled`); see the Retry-After header.",
     }
     return {c: OpenApiResponse(s.ErrorSerializer, description=text[c]) for c in codes}
+
+
+#: What each 409 code means, for the operations' descriptions.
+CONFLICTS = {
+    "stale_ply": "`stale_ply`: `ply` is behind the game (it moved on); `details.ply` is the "
+    "game's ply, read the game again. Resending the entry already stored at that ply is "
+    "not an error: it answers 200 with `duplicate: true`.",
+    "bad_ply": "`bad_ply`: `ply` is ahead of the game (more entries than it has); "
+    "`details.ply` is the game's ply.",
+    "game_finished": "`game_finished`: the game has ended, whatever the ply.",
+    "undo_not_allowed": "`undo_not_allowed`: nothing to undo, or a ranked game's undo would "
+    "take back a move that revealed a stock card.",
+    "hint_not_allowed": "`hint_not_allowed`: a ranked game gets no hints.",
+}
+
+#: The 409 codes of a request that carries a ply.
+PLY_CONFLICTS = ("stale_ply", "bad_ply", "game_finished")
 
 
 STALE_EXAMPLE = OpenApiExample(
@@ -121,11 +149,14 @@ class CsrfChecked(BasePermission):
     """CSRF check for session writes that may come before a login (register, log in).
 
     Django's ``csrf_protect`` would answer a failure with an HTML page; this
-    raises DRF's PermissionDenied, so the client gets the error envelope.
+    raises DRF's PermissionDenied, so the client gets the error envelope. A
+    request signed with a personal token needs none (no browser adds that
+    header by itself), as for every other write.
     """
 
     def has_permission(self, request: Request, view: APIView) -> bool:
-        SessionAuthentication().enforce_csrf(request)
+        if not isinstance(request.successful_authenticator, ApiTokenAuthentication):
+            SessionAuthentication().enforce_csrf(request)
         return True
 
 
@@ -159,8 +190,19 @@ class RegisterView(APIView):
         return Response(user_data(user), status=status.HTTP_201_CREATED)
 
 
+def credentials_user(request: Request, *, username: str, password: str) -> Any:
+    """The active user with this name and password; 401 ``authentication_failed`` if none."""
+    user = authenticate(request._request, username=username, password=password)
+    if user is None:
+        raise AuthenticationFailed("wrong username or password")
+    return user
+
+
 class LoginView(APIView):
-    """Log in with username and password; the session cookie carries the login."""
+    """Log in with username and password; the session cookie carries the login.
+
+    For browsers. Programs get a token from `POST /api/v1/auth/token/` instead.
+    """
 
     permission_classes = [AllowAny, CsrfChecked]
     throttle_classes = [AuthThrottle]
@@ -168,16 +210,48 @@ class LoginView(APIView):
     @extend_schema(
         tags=["accounts"],
         request=s.LoginInput,
-        responses={200: s.UserSerializer, **errors(400, 403, 429)},
+        responses={200: s.UserSerializer, **errors(400, 401, 403, 429)},
     )
     def post(self, request: Request) -> Response:
         data = s.LoginInput(data=request.data)
         data.is_valid(raise_exception=True)
-        user = authenticate(request._request, **data.validated_data)
-        if user is None:
-            raise InvalidInput("wrong username or password")
+        user = credentials_user(request, **data.validated_data)
         login(request._request, user)
         return Response(user_data(user))
+
+
+class TokenLoginView(APIView):
+    """A new personal token for a user name and password: how a program signs in.
+
+    No session is read or opened, so no CSRF token is needed; the key is shown
+    only in this answer. Rate-limited like log-in. The token is listed, and
+    revoked, under `auth/tokens/` like any other.
+    """
+
+    # Only the token scheme: a session cookie is ignored, so there is no CSRF check.
+    authentication_classes = [ApiTokenAuthentication]
+    permission_classes = [AllowAny]
+    throttle_classes = [AuthThrottle]
+
+    @extend_schema(
+        tags=["accounts"],
+        request=s.TokenLoginInput,
+        responses={201: s.NewTokenSerializer, **errors(400, 401, 429)},
+        examples=[
+            OpenApiExample(
+                "a script",
+                value={"username": "ann", "password": "correct-horse", "name": "my bot"},
+                request_only=True,
+            )
+        ],
+    )
+    def post(self, request: Request) -> Response:
+        data = s.TokenLoginInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        name = data.validated_data.pop("name")
+        user = credentials_user(request, **data.validated_data)
+        token, key = services.token_create(user=user, name=name)
+        return Response({**token_data(token), "token": key}, status=status.HTTP_201_CREATED)
 
 
 class LogoutView(APIView):
@@ -269,12 +343,15 @@ class GameListView(APIView):
 
     @extend_schema(
         tags=["games"],
-        responses={200: s.GameStateSerializer(many=True), **errors(401)},
+        parameters=[s.GameListQuery],
+        responses={200: s.GameStateSerializer(many=True), **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
+        query = s.GameListQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(
-            selectors.games_of_player(user=request.user), request, view=self
+            selectors.games_of_player(user=request.user, **query.validated_data), request, view=self
         )
         return paginator.get_paginated_response([selectors.game_state(g) for g in page])
 
@@ -323,7 +400,10 @@ class GameMovesView(APIView):
     @extend_schema(
         tags=["games"],
         request=s.MoveInput,
-        responses={200: s.MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)},
+        responses={
+            200: s.MoveResultSerializer,
+            **errors(400, 401, 403, 404, 409, 429, conflicts=PLY_CONFLICTS),
+        },
         examples=[
             OpenApiExample("a move", value={"move": "t3-f", "ply": 12}, request_only=True),
             ILLEGAL_EXAMPLE,
@@ -339,12 +419,21 @@ class GameMovesView(APIView):
 
 
 class GameUndoView(APIView):
-    """Take back the last move that is still on the board (practice games)."""
+    """Take back the last move that is still on the board.
+
+    Practice games undo freely. A ranked daily undoes too, but never a move that
+    revealed a card of the stock (a deal, or a reserve refilled from the stock),
+    and each undo counts as a move of its result. The game's `can_undo` tells
+    whether an undo would be accepted now.
+    """
 
     @extend_schema(
         tags=["games"],
         request=s.PlyInput,
-        responses={200: s.MoveResultSerializer, **errors(400, 401, 403, 404, 409, 429)},
+        responses={
+            200: s.MoveResultSerializer,
+            **errors(400, 401, 403, 404, 409, 429, conflicts=(*PLY_CONFLICTS, "undo_not_allowed")),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         data = s.PlyInput(data=request.data)
@@ -357,12 +446,18 @@ class GameUndoView(APIView):
 
 
 class GameHintView(APIView):
-    """A hint in a practice game: the next move of a winning line. The game becomes assisted."""
+    """A hint in a practice game: the next move of a winning line. The game becomes assisted.
+
+    Ranked games get none (`hint_not_allowed`): the solver sees the hidden stock.
+    """
 
     @extend_schema(
         tags=["games"],
         request=None,
-        responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429)},
+        responses={
+            200: s.HintSerializer,
+            **errors(401, 403, 404, 409, 429, conflicts=("hint_not_allowed", "game_finished")),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         hint = services.game_hint(game_id=game_id, user=request.user)
@@ -375,7 +470,10 @@ class GameResignView(APIView):
     @extend_schema(
         tags=["games"],
         request=None,
-        responses={200: s.GameStateSerializer, **errors(401, 403, 404, 409, 429)},
+        responses={
+            200: s.GameStateSerializer,
+            **errors(401, 403, 404, 409, 429, conflicts=("game_finished",)),
+        },
     )
     def post(self, request: Request, game_id: int) -> Response:
         game = services.game_resign(game_id=game_id, user=request.user)

@@ -37,6 +37,16 @@ class StalePly(ServiceError):
     status = 409
 
 
+class BadPly(StalePly):
+    """The client claims more log entries than the game has; ``details.ply`` is the current ply.
+
+    A client bug rather than a race, hence its own code; like ``stale_ply`` it is
+    cured by reading the game again.
+    """
+
+    code = "bad_ply"
+
+
 class GameFinished(ServiceError):
     """The game has ended; no more moves, undos or resignations."""
 

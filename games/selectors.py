@@ -125,9 +125,12 @@ def player_by_name(username: str) -> AbstractBaseUser:
         raise NotFound(f"no player {username!r}") from None
 
 
-def games_of_player(*, user: AbstractBaseUser) -> QuerySet[Game]:
-    """A player's games, newest first."""
-    return Game.objects.filter(player=user).select_related("deal").order_by("-started_at", "-pk")
+def games_of_player(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Game]:
+    """A player's games, newest first; only those of one status if given."""
+    games = Game.objects.filter(player=user)
+    if status is not None:
+        games = games.filter(status=status)
+    return games.select_related("deal").order_by("-started_at", "-pk")
 
 
 def game_moves(game: Game) -> QuerySet[Move]:

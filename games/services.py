@@ -24,6 +24,7 @@ from games import clock, events
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
 from games.engine.solver import Verdict, solve
 from games.errors import (
+    BadPly,
     GameFinished,
     HintNotAllowed,
     InvalidInput,
@@ -166,18 +167,21 @@ def _next_position(game: Game, pos: Position, move: str) -> Position:
 def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
-    A stale ply is refused with the current ply; resending the entry already
-    stored at that ply is answered without applying anything (safe retries).
+    Resending the entry already stored at that ply is answered without applying
+    anything (safe retries, also of the move that ended the game). Otherwise a
+    finished game is ``game_finished`` whatever the ply, a ply behind the game
+    ``stale_ply`` and one ahead of it ``bad_ply``, both with the current ply.
     """
     game = _locked_game(game_id, user)
-    if ply != game.ply:
-        if 0 <= ply < game.ply and game.moves.filter(ply=ply, notation=move).exists():
-            return MoveOutcome(game, game_position(game), duplicate=True)
-        raise StalePly(
-            f"you sent ply {ply} but the game is at ply {game.ply}", details={"ply": game.ply}
-        )
+    if 0 <= ply < game.ply and game.moves.filter(ply=ply, notation=move).exists():
+        return MoveOutcome(game, game_position(game), duplicate=True)
     if game.status != Status.PLAYING:
         raise GameFinished(f"the game is {game.status}")
+    if ply != game.ply:
+        error = StalePly if ply < game.ply else BadPly
+        raise error(
+            f"you sent ply {ply} but the game is at ply {game.ply}", details={"ply": game.ply}
+        )
     before = game_position(game)
     pos = _next_position(game, before, move)
     Move.objects.create(game=game, ply=game.ply, notation=move)

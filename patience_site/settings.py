@@ -59,6 +59,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",  # Swagger UI and Redoc as static files: no CDN
     "channels",
     "games",
     "api",
@@ -205,6 +206,11 @@ SPECTACULAR_SETTINGS = {
     "server-validated moves and leaderboards.",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
+    # The docs pages load their scripts from this server (drf-spectacular-sidecar), pinned
+    # by that package's version, so they work offline and change only with an upgrade.
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
 }
 
 LOGGING = {

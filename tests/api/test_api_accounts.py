@@ -97,18 +97,18 @@ def test_login_and_me_and_logout(user, password):
 
 def test_login_with_a_wrong_password_is_refused(user):
     client = APIClient()
-    error = error_of(
-        client.post(LOGIN, {"username": "ann", "password": "wrong"}, format="json"), 400
-    )
-    assert error["code"] == "validation_error"
+    response = client.post(LOGIN, {"username": "ann", "password": "wrong"}, format="json")
+    error = error_of(response, 401)
+    assert error["code"] == "authentication_failed"
+    assert response["WWW-Authenticate"] == "Token"
     assert error_of(client.get(ME), 401)["code"] == "not_authenticated"
 
 
 def test_login_of_an_unknown_user_or_without_fields_is_refused(db):
     error = error_of(
-        APIClient().post(LOGIN, {"username": "nobody", "password": "x"}, format="json"), 400
+        APIClient().post(LOGIN, {"username": "nobody", "password": "x"}, format="json"), 401
     )
-    assert error["code"] == "validation_error"
+    assert error["code"] == "authentication_failed"
     error = error_of(APIClient().post(LOGIN, {}, format="json"), 400)
     assert set(error["details"]) == {"username", "password"}
 
@@ -262,3 +262,63 @@ def test_token_endpoints_need_authentication(db):
         == "not_authenticated"
     )
     assert error_of(APIClient().delete(f"{TOKENS}1/"), 401)["code"] == "not_authenticated"
+
+
+# -- a token for a user name and password ------------------------------------------------------
+
+TOKEN = "/api/v1/auth/token/"
+
+
+def test_a_password_gets_a_new_token_without_csrf_or_session(user, password):
+    client = APIClient(enforce_csrf_checks=True)
+    response = client.post(
+        TOKEN, {"username": "ann", "password": password, "name": "bot"}, format="json"
+    )
+    assert response.status_code == 201, response.content
+    body = response.json()
+    assert set(body) == {"id", "name", "prefix", "created_at", "last_used_at", "token"}
+    assert body["name"] == "bot" and body["token"].startswith(body["prefix"])
+    assert "sessionid" not in response.cookies and "csrftoken" not in response.cookies
+    assert error_of(client.get(ME), 401)["code"] == "not_authenticated"  # no session
+
+    client.credentials(HTTP_AUTHORIZATION=f"Token {body['token']}")
+    assert client.get(ME).json()["username"] == "ann"
+    started = client.post("/api/v1/games/", {"variant": "bristol"}, format="json")
+    assert started.status_code == 201  # a write with a token: no CSRF token
+    assert client.post(LOGOUT).status_code == 204
+
+
+def test_the_token_endpoint_ignores_a_session_and_its_csrf(user, password):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(user)
+    response = client.post(TOKEN, {"username": "ann", "password": password}, format="json")
+    assert response.status_code == 201, response.content
+    assert response.json()["name"] == "api"
+    assert ApiToken.objects.filter(user=user).count() == 1
+
+
+def test_a_wrong_password_gets_no_token(user):
+    client = APIClient()
+    for name, secret in (("ann", "wrong"), ("nobody", "wrong"), ("ANN", "x")):
+        response = client.post(TOKEN, {"username": name, "password": secret}, format="json")
+        assert error_of(response, 401)["code"] == "authentication_failed"
+    assert error_of(client.post(TOKEN, {"username": "ann"}, format="json"), 400)["details"] == {
+        "password": ["This field is required."]
+    }
+    assert not ApiToken.objects.exists()
+
+
+def test_the_token_endpoint_is_rate_limited_like_log_in(user, password, settings):
+    conf = dict(settings.REST_FRAMEWORK)
+    conf["DEFAULT_THROTTLE_RATES"] = {**conf["DEFAULT_THROTTLE_RATES"], "auth": "2/min"}
+    settings.REST_FRAMEWORK = conf
+    client = APIClient()
+    for _ in range(2):
+        client.post(TOKEN, {"username": "ann", "password": "wrong"}, format="json")
+    response = client.post(TOKEN, {"username": "ann", "password": password}, format="json")
+    assert error_of(response, 429)["code"] == "throttled"
+    assert int(response["Retry-After"]) > 0
+    assert not ApiToken.objects.exists()
+    # The budget is shared with log-in: one address, one count.
+    response = client.post(LOGIN, {"username": "ann", "password": password}, format="json")
+    assert error_of(response, 429)["code"] == "throttled"

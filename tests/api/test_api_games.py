@@ -203,6 +203,17 @@ def test_list_my_games_with_paging(api, other_user, token_client):
     assert error_of(api.get(GAMES, {"page": 9}), 404)["code"] == "not_found"
 
 
+def test_list_only_the_games_to_resume(api):
+    ids = [start(api, seed=i)["id"] for i in range(3)]
+    api.post(f"{GAMES}{ids[1]}/resign/")
+    playing = api.get(GAMES, {"status": "playing"}).json()
+    assert [g["id"] for g in playing["results"]] == [ids[2], ids[0]] and playing["count"] == 2
+    resigned = api.get(GAMES, {"status": "resigned"}).json()["results"]
+    assert [g["id"] for g in resigned] == [ids[1]]
+    error = error_of(api.get(GAMES, {"status": "paused"}), 400)
+    assert error["code"] == "validation_error" and "status" in error["details"]
+
+
 # -- moves ------------------------------------------------------------------------------------
 
 
@@ -232,6 +243,7 @@ def test_a_stale_ply_is_a_conflict_with_the_current_ply(api):
     assert error["code"] == "stale_ply"
     assert error["details"] == {"ply": 1}
     error = error_of(move(api, state, "deal", ply=7), 409)
+    assert error["code"] == "bad_ply"
     assert error["details"] == {"ply": 1}
     assert api.get(f"{GAMES}{state['id']}/").json()["ply"] == 1
 
@@ -337,12 +349,13 @@ def test_undo_errors(api, other_user, token_client):
     state = start(api)
     url = f"{GAMES}{state['id']}/undo/"
     assert error_of(api.post(url, {"ply": 0}, format="json"), 409)["code"] == "undo_not_allowed"
-    assert error_of(api.post(url, {"ply": 3}, format="json"), 409)["code"] == "stale_ply"
+    assert error_of(api.post(url, {"ply": 3}, format="json"), 409)["code"] == "bad_ply"
     assert error_of(api.post(url, {}, format="json"), 400)["code"] == "validation_error"
     other = token_client(other_user)
     assert error_of(other.post(url, {"ply": 0}, format="json"), 404)["code"] == "not_found"
     api.post(f"{GAMES}{state['id']}/resign/")
-    assert error_of(api.post(url, {"ply": 0}, format="json"), 409)["code"] == "game_finished"
+    for ply in (0, 3):
+        assert error_of(api.post(url, {"ply": ply}, format="json"), 409)["code"] == "game_finished"
 
 
 def test_resign_reveals_the_deal_and_ends_the_game(api):
@@ -375,7 +388,7 @@ def test_resigning_someone_elses_game_is_not_found(api, other_user, token_client
 
 
 def test_unknown_api_urls_answer_with_the_envelope(api):
-    for path in ("/api/v1/nothing/", "/api/v1/games/abc/", "/api/v1/"):
+    for path in ("/api/v1/nothing/", "/api/v1/games/abc/", "/api/v1/index/"):
         error = error_of(api.get(path), 404)
         assert error["code"] == "not_found"
     error = error_of(APIClient().post("/api/v1/no/such/thing/", {}, format="json"), 404)

@@ -80,7 +80,7 @@ def test_login_attempts_are_limited(user, password):
     with override_settings(REST_FRAMEWORK=rates(auth="3/min")):
         for _ in range(3):
             response = client.post(LOGIN, {"username": "ann", "password": "guess"}, format="json")
-            assert response.status_code == 400
+            assert response.status_code == 401
         # Even the right password waits now: guessing is capped per address.
         assert_throttled(
             client.post(LOGIN, {"username": "ann", "password": password}, format="json")

@@ -20,6 +20,7 @@ from daily_fixtures import (
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from api.daily import parse_day
 from games import services
 from games.engine import VARIANTS, deck_order, new_position
 from games.models import Deal, Game, Result
@@ -151,7 +152,27 @@ def test_one_daily_keeps_its_seed_until_the_day_is_over(today, daily_clock):
     assert body["seconds_left"] == 0
 
 
-@pytest.mark.parametrize("bad", ["2026-13-01", "yesterday", "2026-02-30", "10.03.2026"])
+def test_today_stands_for_the_current_utc_day(today, ann, daily_clock):
+    client = client_of(ann)
+    body = client.get(url("bristol", "today")).json()
+    assert body["date"] == today.isoformat()
+    assert body == client.get(url("bristol", today)).json()
+    game = play(client, "bristol", "today")
+    assert game["ranked"] and game["date"] == today.isoformat()
+    assert play(client, "bristol", today, status=200)["id"] == game["id"]  # the same game
+    board = client.get(url("bristol", "today", "board/"))
+    assert board.status_code == 200 and board.json()["total"] == 0
+    # The last microsecond of the day is still today; the next one is the next day.
+    daily_clock.set(datetime.combine(today, datetime.max.time(), tzinfo=UTC))
+    assert parse_day("today") == today
+    daily_clock.advance(microseconds=1)
+    assert parse_day("today") == today + timedelta(days=1)
+
+
+@pytest.mark.parametrize(
+    "bad",
+    ["2026-13-01", "yesterday", "2026-02-30", "10.03.2026", "20260310", "2026-W11-2", "Today"],
+)
 def test_a_bad_date_is_a_validation_error(today, bad):
     error_of(APIClient().get(url("bristol", bad)), 400, "validation_error")
     error_of(APIClient().get(url("bristol", bad, "board/")), 400, "validation_error")

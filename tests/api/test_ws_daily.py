@@ -187,6 +187,29 @@ async def test_a_signed_in_listener_sees_its_own_line():
     await comm.disconnect()
 
 
+async def test_a_program_follows_todays_board_with_only_a_token(monkeypatch):
+    """``today`` in the path, a token in the header: the board, then each result live."""
+    now = clock.now()
+    monkeypatch.setattr(clock, "now", lambda: now)  # "today" must not turn over meanwhile
+    await finish_ranked("ivy")
+
+    def token() -> str:
+        user = get_user_model().objects.get(username="ivy")
+        return services.token_create(user=user, name="bot")[1]
+
+    key = await database_sync_to_async(token)()
+    comm, first = await open_board(
+        board_path(day="today"), [(b"authorization", f"Token {key}".encode())]
+    )
+    assert first["type"] == "board" and first["date"] == today()
+    assert first["board"]["me"]["player"] == "ivy" and first["board"]["total"] == 1
+    await finish_ranked("jay")
+    event = await recv(comm)
+    assert event["type"] == "board.result" and event["date"] == today()
+    assert event["result"]["player"] == "jay"
+    await comm.disconnect()
+
+
 async def test_resync_and_bad_messages():
     comm, first = await open_board(board_path())
     await comm.send_to(text_data=json.dumps({"type": "resync"}))

@@ -339,18 +339,28 @@ async def test_resync_sends_the_current_state(sock, game, player):
 # -- errors: the REST codes ----------------------------------------------------------------
 
 
-async def test_stale_ply_gives_the_current_ply(sock):
+async def test_a_ply_ahead_gives_bad_ply_and_the_current_ply(sock):
     move = sock.first["state"]["legal_moves"][0]
     answer = await sock.ask({"type": "move", "move": move, "ply": 5})
     assert answer["type"] == "error" and answer["cause"] == "move"
-    assert answer["error"]["code"] == "stale_ply"
+    assert answer["error"]["code"] == "bad_ply"
     assert answer["ply"] == 0 == answer["error"]["details"]["ply"]
     assert set(answer["error"]) == {"code", "message", "details"}
 
 
-async def test_stale_ply_on_undo(sock):
+async def test_a_ply_ahead_on_undo(sock):
     answer = await sock.ask({"type": "undo", "ply": 3})
-    assert answer["error"]["code"] == "stale_ply" and answer["cause"] == "undo"
+    assert answer["error"]["code"] == "bad_ply" and answer["cause"] == "undo"
+
+
+async def test_a_stale_ply_gives_stale_ply_and_the_current_ply(sock):
+    move = sock.first["state"]["legal_moves"][0]
+    assert (await sock.ask({"type": "move", "move": move, "ply": 0}))["type"] == "state"
+    state = await sock.ask({"type": "resync"})
+    other = next(m for m in state["state"]["legal_moves"] if m != move)
+    answer = await sock.ask({"type": "move", "move": other, "ply": 0})
+    assert answer["error"]["code"] == "stale_ply"
+    assert answer["ply"] == 1 == answer["error"]["details"]["ply"]
 
 
 async def test_illegal_move_is_refused_with_the_engines_code(sock, game):

@@ -22,7 +22,7 @@ from games.engine import (
     deck_order,
     new_position,
 )
-from games.errors import GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
+from games.errors import BadPly, GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Move
 
 pytestmark = pytest.mark.django_db
@@ -186,9 +186,10 @@ def test_stale_ply_is_refused_with_the_current_ply(user):
         services.game_apply_move(game_id=game.pk, user=user, move=other, ply=0)
     assert behind.value.details == {"ply": 1}
     assert behind.value.code == "stale_ply"
-    with pytest.raises(StalePly) as ahead:
+    with pytest.raises(BadPly) as ahead:
         services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=5)
     assert ahead.value.details == {"ply": 1}
+    assert ahead.value.code == "bad_ply"
     assert snapshot_of(game) == before
 
 
@@ -240,7 +241,18 @@ def test_a_move_in_a_finished_game_raises_game_finished(user):
     assert exc.value.code == "game_finished"
     with pytest.raises(GameFinished):
         services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
+    for ply in (1, 9):  # whatever the ply
+        with pytest.raises(GameFinished):
+            services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=ply)
     assert snapshot_of(game) == before
+
+
+def test_resending_the_move_that_ended_a_game_is_still_a_duplicate(user):
+    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    services.game_resign(game_id=game.pk, user=user)
+    out = services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    assert out.duplicate is True and out.game.status == "resigned"
 
 
 def test_another_players_game_or_an_unknown_one_is_not_found(user, other_user):

@@ -164,7 +164,7 @@ async def play_step(
         assert answer["error"]["code"] in ("illegal_move", "bad_notation"), answer
     assert (await one.ask({"type": "move", "move": "zz-99", "ply": ply}))["type"] == "error"
     stale = await one.ask({"type": "move", "move": "deal", "ply": ply + 5})
-    assert stale["error"]["code"] == "stale_ply"
+    assert stale["error"]["code"] == "bad_ply"
     assert (await one.ask({"type": "move", "move": 7}))["error"]["code"] == "bad_message"
     assert (await one.ask({"type": "hint"}))["error"]["code"] == "hint_not_allowed"
     undo = await one.ask({"type": "undo", "ply": ply})

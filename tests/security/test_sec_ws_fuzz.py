@@ -58,6 +58,7 @@ REFUSALS = {
     "bad_notation",
     "illegal_move",
     "stale_ply",
+    "bad_ply",
     "undo_not_allowed",
     "game_finished",
 }

@@ -14,7 +14,7 @@ function showErrors(form, err) {
     }
   }
   const general = form.querySelector('[data-error-for="form"]');
-  if (err && err.code === "validation_error" && err.message === "wrong username or password") {
+  if (err && err.code === "authentication_failed") {
     general.textContent = gettext("Wrong username or password.");
   } else if (err && err.details && err.details.username && [].concat(err.details.username).includes("taken")) {
     form.querySelector('[data-error-for="username"]').textContent = gettext("That username is taken.");
