@@ -48,9 +48,16 @@ def day_over(day: date) -> bool:
     return day < clock.today()
 
 
-def _check_day(day: date) -> None:
+def check_day(day: date) -> None:
+    """Raise NotFound unless ``day`` has dailies: from ``DAILY_FIRST_DAY`` up to today.
+
+    It also keeps every date arithmetic of a day (its end, the day before and
+    after) inside the calendar: 0001-01-01 and 9999-12-31 are not found.
+    """
     if day > clock.today():
         raise NotFound(f"the daily of {day.isoformat()} is not out yet")
+    if day < settings.DAILY_FIRST_DAY:
+        raise NotFound(f"there are no dailies before {settings.DAILY_FIRST_DAY.isoformat()}")
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,7 @@ def dailies_create(*, first: date, days: int) -> list[Deal]:
 
 def published_deal(variant: str, day: date) -> Deal:
     """A daily that is out (today or earlier); a future day is not found."""
-    _check_day(day)
+    check_day(day)
     return daily_deal(variant, day)
 
 

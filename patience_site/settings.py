@@ -5,6 +5,7 @@ Every deployment-specific value is read from the environment (see README.md,
 SQLite database and in-memory channel layer.
 """
 
+from datetime import date
 from pathlib import Path
 
 import environ
@@ -31,6 +32,8 @@ DAILY_SOLVER_NODES = env.int("DAILY_SOLVER_NODES", default=50_000)
 DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
 # Node budget of one hint in a practice game.
 HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
+# The first day that has dailies: earlier days (down to 0001-01-01) are not found.
+DAILY_FIRST_DAY = date.fromisoformat(env("DAILY_FIRST_DAY", default="2000-01-01"))
 if not DEBUG and DAILY_SECRET == DEV_DAILY_SECRET:
     raise ImproperlyConfigured("DAILY_SECRET must be set when DEBUG is False")
 
