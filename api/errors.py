@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import exceptions, status
 from rest_framework.request import Request
@@ -23,6 +24,18 @@ from games.engine import EngineError
 from games.errors import ServiceError, error_status
 
 logger = logging.getLogger(__name__)
+
+#: Seconds a client is asked to wait after the database was unreachable (``Retry-After``).
+UNAVAILABLE_RETRY_AFTER = 1
+
+
+def database_unavailable(exc: Exception) -> bool:
+    """Whether ``exc`` is a lost or refused database connection (a hiccup, not a bug).
+
+    The connection is not reused: Django closes a connection that had an error at
+    the end of the request, and psycopg's pool discards a broken one.
+    """
+    return isinstance(exc, OperationalError | InterfaceError)
 
 
 def envelope(code: str, message: str, details: Any = None) -> dict[str, Any]:
@@ -44,6 +57,9 @@ def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return 413, envelope("request_too_large", f"the request body is over {limit} bytes")
+    if database_unavailable(exc):
+        logger.warning("database unavailable: %s", exc)
+        return 503, envelope("unavailable", "the service is briefly unavailable: try again")
     if isinstance(exc, exceptions.ValidationError):
         return 400, envelope("validation_error", "the request is not valid", exc.detail)
     if isinstance(exc, exceptions.APIException):
@@ -66,6 +82,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None) is not None:
             headers["Retry-After"] = str(math.ceil(exc.wait))
+    if database_unavailable(exc):
+        headers["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
     return Response(body, status=code, headers=headers)
 
 

@@ -70,6 +70,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "patience_site.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -112,11 +113,12 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # one persistent connection per thread instead.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     if DATABASES["default"]["CONN_MAX_AGE"] == 0:
-        # No check query on every checkout (a round trip per request): the pool
-        # drops a connection found broken when it comes back.
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 2, "max_size": 20}
-    else:
-        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    # With the pool, every checkout checks the connection (an empty query, one round
+    # trip) and replaces a dead one; with persistent connections Django checks one
+    # before reuse. A database restart or terminated backends then fail only the
+    # requests in flight, with 503 (see docs/reliability.md).
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
