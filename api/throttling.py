@@ -11,19 +11,25 @@ traffic (thousands of timestamps for a busy address, all pickled twice per
 request) and loses counts when requests of one client overlap. A window starts
 with a client's first request and lasts the rate's period; Retry-After is the
 time left in it. With Redis a request costs one round trip per throttle.
+While Redis is unavailable (``games.redis_guard``) each process counts in its
+own memory with the same rates, and says so in the log.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, BaseCache, caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
+
+from games.redis_guard import RedisUnavailable, guarded
 
 if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime import.
     from rest_framework.views import APIView
@@ -42,6 +48,12 @@ def throttle_cache() -> BaseCache:
     if _cache is None:
         _cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
     return _cache
+
+
+@cache
+def _fallback_cache() -> BaseCache:
+    """This process's own counters, used while Redis is unavailable."""
+    return LocMemCache("throttle-fallback", {})
 
 
 @receiver(setting_changed)
@@ -66,7 +78,14 @@ class _SettingsRateThrottle(SimpleRateThrottle):
             return True
         cache = throttle_cache()
         if isinstance(cache, RedisCache):
-            return self._allow_redis(cache)
+            try:
+                return guarded(self._allow_redis, cache)
+            except RedisUnavailable:  # logged by the guard; counted in this process meanwhile
+                return self._allow_in(_fallback_cache())
+        return self._allow_in(cache)
+
+    def _allow_in(self, cache: BaseCache) -> bool:
+        """The window in any Django cache (in-process, or a shared one without Redis)."""
         self.now = self.timer()
         start_key = f"{self.key}:start"
         if cache.add(self.key, 1, timeout=self.duration):

@@ -127,6 +127,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # database), so at-most-once delivery is enough, and it costs one Redis round
 # trip per event where the list-based layer costs four.
 REDIS_URL = env("REDIS_URL", default="")
+# Redis is a helper (games.redis_guard): a call waits at most REDIS_TIMEOUT seconds, and
+# after a failure Redis is left alone for REDIS_RETRY_AFTER seconds (fallbacks are used).
+REDIS_TIMEOUT = env.float("REDIS_TIMEOUT", default=0.5)
+REDIS_RETRY_AFTER = env.float("REDIS_RETRY_AFTER", default=5.0)
 # Redis keys of this deployment carry the database's name, so several databases
 # (test runs, benchmarks, staging) can share one Redis without seeing each other.
 REDIS_PREFIX = f"patience:{Path(str(DATABASES['default']['NAME'])).stem}"
@@ -134,7 +138,17 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{REDIS_PREFIX}:asgi"},
+            "CONFIG": {
+                # Short timeouts: a stalled Redis delays events, never the server's loop.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": REDIS_TIMEOUT,
+                        "socket_connect_timeout": REDIS_TIMEOUT,
+                    }
+                ],
+                "prefix": f"{REDIS_PREFIX}:asgi",
+            },
         }
     }
 else:
@@ -179,6 +193,7 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_PREFIX,
+            "OPTIONS": {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT},
         }
     }
 else:
