@@ -76,6 +76,10 @@ class _SettingsRateThrottle(SimpleRateThrottle):
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
+        return self._allow_key()
+
+    def _allow_key(self) -> bool:
+        """Count one request against ``self.key``; False once its window is used up."""
         cache = throttle_cache()
         if isinstance(cache, RedisCache):
             try:
@@ -132,6 +136,19 @@ class UserThrottle(_SettingsRateThrottle):
     def get_cache_key(self, request: Request, view: APIView) -> str:
         ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+def account_wait(user_id: int) -> float | None:
+    """Count one socket frame against its account's REST budget; None, or seconds to wait.
+
+    The same counter as ``UserThrottle``: REST requests and the frames of all the
+    account's sockets, on every server process, draw on one budget.
+    """
+    throttle = UserThrottle()
+    if throttle.rate is None:
+        return None
+    throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": user_id}
+    return None if throttle._allow_key() else throttle.wait()
 
 
 class IpThrottle(_SettingsRateThrottle):
