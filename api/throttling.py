@@ -25,6 +25,7 @@ from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
@@ -138,17 +139,26 @@ class UserThrottle(_SettingsRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": ident}
 
 
+def _wait(throttle: _SettingsRateThrottle, ident: Any) -> float | None:
+    if throttle.rate is None:
+        return None
+    throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": ident}
+    return None if throttle._allow_key() else throttle.wait()
+
+
 def account_wait(user_id: int) -> float | None:
     """Count one socket frame against its account's REST budget; None, or seconds to wait.
 
     The same counter as ``UserThrottle``: REST requests and the frames of all the
     account's sockets, on every server process, draw on one budget.
     """
-    throttle = UserThrottle()
-    if throttle.rate is None:
-        return None
-    throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": user_id}
-    return None if throttle._allow_key() else throttle.wait()
+    return _wait(UserThrottle(), user_id)
+
+
+def login_attempt_wait(request: HttpRequest) -> float | None:
+    """Count a log-in attempt made outside the API (the admin's) on the API's log-in budget."""
+    throttle = AuthThrottle()
+    return _wait(throttle, throttle.get_ident(request))
 
 
 class IpThrottle(_SettingsRateThrottle):

@@ -268,3 +268,23 @@ class PlayerStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} in {self.variant}: {self.won}/{self.played}"
+
+
+class UsernameSkeleton(models.Model):
+    """The look-alike form of a user's name (``games.usernames``), unique over all users.
+
+    Registration stores it with the account, so a name that reads like a taken
+    one ("аdmin" with a Cyrillic а beside "admin") is refused, also when both
+    are registered at the same moment.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="username_skeleton",
+    )
+    skeleton = models.TextField(unique=True)
+
+    def __str__(self) -> str:
+        return f"{self.skeleton} ({self.user})"

@@ -31,7 +31,7 @@ from games.errors import (
     StalePly,
     UndoNotAllowed,
 )
-from games.models import UNDO, ApiToken, Deal, Game, Move
+from games.models import UNDO, ApiToken, Deal, Game, Move, UsernameSkeleton
 from games.results import result_record
 from games.selectors import (
     can_undo,
@@ -41,6 +41,14 @@ from games.selectors import (
     replay_log,
     token_hash,
 )
+from games.usernames import username_skeleton
+
+
+def _name_taken() -> InvalidInput:
+    return InvalidInput(
+        "that username is taken, or looks like one that is", details={"username": ["taken"]}
+    )
+
 
 #: How often a token's last-use time is written at most.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
@@ -56,19 +64,43 @@ class MoveOutcome:
 
 
 def user_register(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
-    """Create an account after Django's password validation."""
+    """Create an account after Django's password validation.
+
+    A name taken in any case, or one that looks like a taken one (the same
+    ``username_skeleton``: "аdmin" with a Cyrillic а beside "admin"), is refused.
+    """
     User = get_user_model()
-    if User.objects.filter(username__iexact=username).exists():
-        raise InvalidInput("that username is taken", details={"username": ["taken"]})
+    if (
+        User.objects.filter(username__iexact=username).exists()
+        or UsernameSkeleton.objects.filter(skeleton=username_skeleton(username)).exists()
+    ):
+        raise _name_taken()
     candidate = User(username=username, email=email)
     try:
         validate_password(password, user=candidate)
     except ValidationError as exc:
         raise InvalidInput("the password is too weak", details={"password": exc.messages}) from None
     try:
-        return User.objects.create_user(username=username, email=email, password=password)
+        with transaction.atomic():
+            user = User.objects.create_user(username=username, email=email, password=password)
+            if not UsernameSkeleton.objects.filter(user=user).exists():
+                # A look-alike was registered at the same moment and stored its skeleton first.
+                raise IntegrityError("look-alike user name")
     except IntegrityError:
-        raise InvalidInput("that username is taken", details={"username": ["taken"]}) from None
+        raise _name_taken() from None
+    return user
+
+
+def username_skeleton_store(*, user: AbstractBaseUser) -> None:
+    """Store a new account's look-alike form (on every account creation, see ``games.apps``).
+
+    Skipped when a look-alike name holds it already: only staff can create such an
+    account (registration refuses it), and the older account keeps the form.
+    """
+    skeleton = username_skeleton(user.get_username())
+    UsernameSkeleton.objects.bulk_create(
+        [UsernameSkeleton(user=user, skeleton=skeleton)], ignore_conflicts=True
+    )
 
 
 def user_logout(request: HttpRequest) -> None:

@@ -54,7 +54,7 @@ SOCKET_THREADS = env.int("SOCKET_THREADS", default=8)
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "patience_site.apps.PatienceAdminConfig",  # django.contrib.admin, log-in limited
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
