@@ -27,7 +27,7 @@ from games.engine import VARIANTS, deck_order, get_variant, new_position
 from games.engine.solver import Verdict, solve
 from games.errors import InvalidInput, NoCertifiedDeal, NotFound
 from games.models import Deal, Game, Result
-from games.selectors import game_log, replay_log
+from games.selectors import game_log, game_position_after
 from games.services import game_create
 
 
@@ -234,7 +234,7 @@ def result_replay(*, deal: Deal, result_id: int, step: int | None) -> dict[str, 
     if step is not None:
         if not 0 <= step <= len(log):
             raise InvalidInput(f"step must be between 0 and {len(log)}")
-        pos = replay_log(deal, log[:step]).position
+        pos = game_position_after(result.game, step)
         data["step"] = step
         data["position"] = {**pos.to_json(), "status": pos.status.value, "score": pos.score}
     return data

@@ -31,14 +31,14 @@ from games.errors import (
     StalePly,
     UndoNotAllowed,
 )
-from games.models import UNDO, ApiToken, Deal, Game, Move, UsernameSkeleton
+from games.models import MOVE_LIMIT, UNDO, ApiToken, Deal, Game, Move, UsernameSkeleton
 from games.results import result_record
 from games.selectors import (
     can_undo,
+    deal_start,
     game_for_player,
-    game_log,
     game_position,
-    replay_log,
+    position_from_json,
     token_hash,
 )
 from games.usernames import username_skeleton
@@ -182,7 +182,11 @@ def _locked_game(game_id: int, user: AbstractBaseUser) -> Game:
 
 
 def _next_position(game: Game, pos: Position, move: str) -> Position:
-    """The position after ``move`` (a move or ``undo``); raises when not allowed."""
+    """The position after ``move`` (a move or ``undo``); raises when not allowed.
+
+    An undo goes back to the position of the latest log entry that left one move
+    less on the board (or the deal's start): one indexed read, whatever the log's length.
+    """
     if move != UNDO:
         return pos.apply(move)
     if not can_undo(game, pos):
@@ -191,7 +195,10 @@ def _next_position(game: Game, pos: Position, move: str) -> Position:
                 "a ranked game cannot undo a move that revealed a card of the stock"
             )
         raise UndoNotAllowed("there is no move to undo")
-    return replay_log(game.deal, [*game_log(game), UNDO]).position
+    below = game.moves.filter(depth=pos.ply - 1).order_by("-ply").only("position").first()
+    if below is None:
+        return deal_start(game.deal)
+    return position_from_json(below.position)
 
 
 @transaction.atomic
@@ -200,6 +207,8 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
 
     A stale ply is refused with the current ply; resending the entry already
     stored at that ply is answered without applying anything (safe retries).
+    The entry that fills the log to ``GAME_MAX_LOG`` entries ends the game
+    (``move_limit``; a ranked game then counts as not won).
     """
     game = _locked_game(game_id, user)
     if ply != game.ply:
@@ -212,14 +221,18 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
         raise GameFinished(f"the game is {game.status}")
     before = game_position(game)
     pos = _next_position(game, before, move)
-    Move.objects.create(game=game, ply=game.ply, notation=move)
+    game.position = pos.to_json()
+    Move.objects.create(
+        game=game, ply=game.ply, notation=move, position=game.position, depth=pos.ply
+    )
     game.ply += 1
     if pos.stock_count < before.stock_count:
         game.undo_floor = pos.ply
     game.undo_floor = min(game.undo_floor, pos.ply)
-    game.position = pos.to_json()
     game.score = pos.score
     game.status = pos.status.value
+    if game.status == Status.PLAYING and game.ply >= settings.GAME_MAX_LOG:
+        game.status = MOVE_LIMIT
     if game.status != Status.PLAYING:
         game.finished_at = clock.now()
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])

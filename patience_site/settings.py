@@ -45,6 +45,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=64 
 # (a frame beyond is refused with the error "throttled"; see api.consumers).
 WS_MESSAGE_BURST = env.int("WS_MESSAGE_BURST", default=200)
 WS_MESSAGE_RATE = env.float("WS_MESSAGE_RATE", default=100.0)
+# Log entries (moves and undos) a game may have: the entry that reaches it ends the game
+# with the status "move_limit" (a ranked daily then counts as not won).
+GAME_MAX_LOG = env.int("GAME_MAX_LOG", default=5000)
 # Game sockets one player may hold open on one server process (more are closed with 4429).
 WS_GAME_SOCKETS_PER_PLAYER = env.int("WS_GAME_SOCKETS_PER_PLAYER", default=20)
 # Worker threads of a daphne process (api.threads): one pool for HTTP requests, and
