@@ -334,9 +334,7 @@ class GameConsumer(_Consumer):
         return _dumps(message), (game.ply, game.status)
 
     def _current(self, cause: str) -> Frame:
-        return self._state(
-            selectors.game_for_player(game_id=self.game_id, user=self.user), cause=cause
-        )
+        return self._state(services.game_open(game_id=self.game_id, user=self.user), cause=cause)
 
     def _current_or_error(self, cause: str) -> Frame:
         try:

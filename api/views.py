@@ -301,7 +301,7 @@ class GameDetailView(APIView):
 
     @extend_schema(tags=["games"], responses={200: s.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_for_player(game_id=game_id, user=request.user)
+        game = services.game_open(game_id=game_id, user=request.user)
         return Response(selectors.game_state(game))
 
 

@@ -31,7 +31,7 @@ from games.errors import (
     StalePly,
     UndoNotAllowed,
 )
-from games.models import MOVE_LIMIT, UNDO, ApiToken, Deal, Game, Move, UsernameSkeleton
+from games.models import EXPIRED, MOVE_LIMIT, UNDO, ApiToken, Deal, Game, Move, UsernameSkeleton
 from games.results import result_record
 from games.selectors import (
     can_undo,
@@ -201,16 +201,23 @@ def _next_position(game: Game, pos: Position, move: str) -> Position:
     return position_from_json(below.position)
 
 
-@transaction.atomic
 def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
     A stale ply is refused with the current ply; resending the entry already
     stored at that ply is answered without applying anything (safe retries).
     The entry that fills the log to ``GAME_MAX_LOG`` entries ends the game
-    (``move_limit``; a ranked game then counts as not won).
+    (``move_limit``; a ranked game then counts as not won). A ranked daily whose
+    day has ended is ended as ``expired`` (committed) and the move refused.
     """
-    game = _locked_game(game_id, user)
+    with transaction.atomic():
+        game = _locked_game(game_id, user)
+        if not _expired_now(game):
+            return _apply(game, move, ply)
+    raise _day_over()
+
+
+def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     if ply != game.ply:
         if 0 <= ply < game.ply and game.moves.filter(ply=ply, notation=move).exists():
             return MoveOutcome(game, game_position(game), duplicate=True)
@@ -269,15 +276,84 @@ def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
     return Hint(ply=game.ply, verdict=result.verdict.value, move=move, nodes=result.nodes)
 
 
-@transaction.atomic
 def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
-    """End a game by resignation."""
-    game = _locked_game(game_id, user)
-    if game.status != Status.PLAYING:
-        raise GameFinished(f"the game is {game.status}")
-    game.status = Status.RESIGNED.value
-    game.finished_at = clock.now()
+    """End a game by resignation (a ranked daily whose day is over ends as ``expired``)."""
+    with transaction.atomic():
+        game = _locked_game(game_id, user)
+        if not _expired_now(game):
+            if game.status != Status.PLAYING:
+                raise GameFinished(f"the game is {game.status}")
+            game.status = Status.RESIGNED.value
+            game.finished_at = clock.now()
+            game.save(update_fields=["status", "finished_at"])
+            result_record(game)
+            events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+            return game
+    raise _day_over()
+
+
+# -- ranked dailies left unfinished -------------------------------------------------------
+
+
+def _day_over() -> GameFinished:
+    return GameFinished("the day of this ranked daily is over: it counts as not won")
+
+
+def _day_over_unfinished(game: Game) -> bool:
+    return (
+        game.ranked
+        and game.status == Status.PLAYING
+        and game.deal.date is not None
+        and game.deal.date < clock.today()
+    )
+
+
+def _expired_now(game: Game) -> bool:
+    """End a locked ranked game whose day is over as ``expired``; True if it was ended now.
+
+    It ends at the day's end, not won, with the cards it had home: it enters the
+    board and the player's record like any other result, so abandoning a bad deal
+    cannot protect a win rate or a streak.
+    """
+    if not _day_over_unfinished(game):
+        return False
+    game.status = EXPIRED
+    game.finished_at = clock.day_end(game.deal.date)
     game.save(update_fields=["status", "finished_at"])
     result_record(game)
     events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+    return True
+
+
+def game_open(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """One of the player's games, to show: a ranked daily left unfinished when its day ended
+    is ended first (``expired``), so the player sees how it counted."""
+    game = game_for_player(game_id=game_id, user=user)
+    if _day_over_unfinished(game):
+        with transaction.atomic():
+            _expired_now(_locked_game(game_id, user))
+        game = game_for_player(game_id=game_id, user=user)
     return game
+
+
+def games_expire() -> int:
+    """End every ranked daily left unfinished when its day ended; returns how many.
+
+    Run by ``create_dailies`` (hourly in the compose file); a game is also ended
+    when its player next opens or plays it (``game_open``, ``game_apply_move``).
+    """
+    stale = list(
+        Game.objects.filter(
+            ranked=True, status=Status.PLAYING, deal__date__lt=clock.today()
+        ).values_list("pk", "player_id")
+    )
+    ended = 0
+    for game_id, player_id in stale:
+        with transaction.atomic():
+            game = (
+                Game.objects.select_for_update(of=("self",))
+                .select_related("deal")
+                .get(pk=game_id, player_id=player_id)
+            )
+            ended += _expired_now(game)
+    return ended

@@ -18,7 +18,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from games import boards, clock, daily, selectors
+from games import boards, clock, daily, selectors, services
 from games.engine import VARIANTS
 from games.errors import NotFound
 from web.variants import all_variants, variant_info
@@ -83,7 +83,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def play(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        game = selectors.game_for_player(game_id=game_id, user=request.user)
+        game = services.game_open(game_id=game_id, user=request.user)
     except NotFound:
         raise Http404("no such game of yours") from None
     state = selectors.game_state(game)

@@ -10,11 +10,13 @@ from games import clock
 from games.boards import boards_reconcile
 from games.daily import dailies_create
 from games.redis_guard import RedisUnavailable
+from games.services import games_expire
 
 
 class Command(BaseCommand):
     help = (
         "Create every variant's daily deal for today and the next days (idempotent); "
+        "end ranked dailies left unfinished when their day ended (expired, not won); "
         "drop board mirrors that differ from PostgreSQL."
     )
 
@@ -29,6 +31,8 @@ class Command(BaseCommand):
         for deal in deals:
             self.stdout.write(f"{deal.date} {deal.variant:26} commitment {deal.commitment}")
         self.stdout.write(self.style.SUCCESS(f"{len(deals)} daily deal(s) ready"))
+        ended = games_expire()
+        self.stdout.write(f"{ended} ranked daily game(s) left unfinished ended as expired")
         try:
             dropped = boards_reconcile()
         except RedisUnavailable as exc:
