@@ -183,7 +183,8 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
     expect(page.locator("#game-status")).to_have_text("Aufgegeben")
     expect(page.locator('[data-pile="t3"] .card').first).to_have_attribute(
         # \S, not \w: Playwright matches in JavaScript, where \w misses the ö of "König".
-        "aria-label", re.compile(r"^(Kreuz|Karo|Herz|Pik) \S+ auf Fächer 3$")
+        "aria-label",
+        re.compile(r"^(Kreuz|Karo|Herz|Pik) \S+ auf Fächer 3$"),
     )
     page.goto(base + "/")
     expect(page.locator("h1")).to_have_text("Die Tagesaufgaben von heute")
