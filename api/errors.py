@@ -14,7 +14,7 @@ from typing import Any
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
-from django.http import Http404
+from django.http import Http404, HttpResponseBase
 from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -41,6 +41,13 @@ def database_unavailable(exc: Exception) -> bool:
 def envelope(code: str, message: str, details: Any = None) -> dict[str, Any]:
     """The error body shared by REST and WebSocket."""
     return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def mark_unavailable(response: HttpResponseBase) -> HttpResponseBase:
+    """Mark a 503 as the answer to a lost database connection: a read may be tried again."""
+    response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+    response.database_unavailable = True  # type: ignore[attr-defined]
+    return response
 
 
 def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
@@ -82,9 +89,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None) is not None:
             headers["Retry-After"] = str(math.ceil(exc.wait))
-    if database_unavailable(exc):
-        headers["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
-    return Response(body, status=code, headers=headers)
+    response = Response(body, status=code, headers=headers)
+    return mark_unavailable(response) if database_unavailable(exc) else response
 
 
 class NotFoundView(APIView):

@@ -74,7 +74,9 @@ print("SEEDED " + json.dumps(out))
 
 def seed(database: str, args: argparse.Namespace, redis_url: str, **spec: Any) -> dict[str, Any]:
     """Accounts with tokens and practice games (and a long log), made in one shell process."""
-    env = server_env(database_url=f"{args.pg_url}/{database}", redis_url=redis_url)
+    env = server_env(
+        database_url=f"{args.pg_url}/{database}", redis_url=redis_url, settings=args.settings
+    )
     code = SEED.format(spec=json.dumps(spec))
     done = subprocess.run(
         [sys.executable, "manage.py", "shell", "-c", code],
@@ -86,6 +88,16 @@ def seed(database: str, args: argparse.Namespace, redis_url: str, **spec: Any) -
     )
     line = next(x for x in done.stdout.splitlines() if x.startswith("SEEDED "))
     return json.loads(line.removeprefix("SEEDED "))
+
+
+def _servers(args: argparse.Namespace, server: RedisServer) -> dict[str, Any]:
+    """``own_servers`` arguments: a fresh database, this Redis, the settings asked for."""
+    return {
+        "db_prefix": "patience_faults",
+        "pg_url": args.pg_url,
+        "redis_url": server.url,
+        "settings": args.settings,
+    }
 
 
 class Phases:
@@ -181,7 +193,7 @@ def scenario_redis(args: argparse.Namespace) -> None:
     server = RedisServer()
     server.start()
     try:
-        with own_servers(db_prefix="patience_faults", pg_url=args.pg_url, redis_url=server.url) as (
+        with own_servers(**_servers(args, server)) as (
             bases,
             info,
         ):
@@ -266,13 +278,10 @@ def scenario_flood(args: argparse.Namespace) -> None:
     server.start()
     try:
         rate = "THROTTLE_RATE_USER"
-        with own_servers(
-            db_prefix="patience_faults",
-            pg_url=args.pg_url,
-            redis_url=server.url,
-            count=2,
-            extra_env={rate: "1200/min"},
-        ) as (bases, info):
+        with own_servers(**_servers(args, server), count=2, extra_env={rate: "1200/min"}) as (
+            bases,
+            info,
+        ):
             data = seed(info["database"], args, server.url, players=1)
             player = data["players"][0]
             answers: Counter = Counter()
@@ -339,7 +348,7 @@ def scenario_longlog(args: argparse.Namespace) -> None:
     server = RedisServer()
     server.start()
     try:
-        with own_servers(db_prefix="patience_faults", pg_url=args.pg_url, redis_url=server.url) as (
+        with own_servers(**_servers(args, server)) as (
             bases,
             info,
         ):
@@ -382,7 +391,7 @@ def scenario_database(args: argparse.Namespace) -> None:
     server = RedisServer()
     server.start()
     try:
-        with own_servers(db_prefix="patience_faults", pg_url=args.pg_url, redis_url=server.url) as (
+        with own_servers(**_servers(args, server)) as (
             bases,
             info,
         ):
@@ -434,6 +443,11 @@ def main(argv: list[str] | None = None) -> int:
         "--pg-url",
         default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
         help="PostgreSQL server for the fresh database (no database name)",
+    )
+    parser.add_argument(
+        "--settings",
+        default="patience_site.settings",
+        help="settings module of the servers, to compare a change side by side",
     )
     parser.add_argument("--players", type=int, default=8, help="REST players (redis, database)")
     parser.add_argument("--phase", type=float, default=5.0, help="seconds of each phase")

@@ -116,12 +116,15 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # one persistent connection per thread instead.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     if DATABASES["default"]["CONN_MAX_AGE"] == 0:
+        # No check on checkout: after each dead connection it finds, psycopg's pool
+        # sleeps with backoff (1 s, 2 s, 4 s, ...) before the next, which stalled
+        # requests for about 15 s after PostgreSQL terminated the backends
+        # (bench/faults.py database). A dead connection fails its request instead
+        # (503 unavailable; a read is tried once more) and the pool drops it.
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 2, "max_size": 20}
-    # With the pool, every checkout checks the connection (an empty query, one round
-    # trip) and replaces a dead one; with persistent connections Django checks one
-    # before reuse. A database restart or terminated backends then fail only the
-    # requests in flight, with 503 (see docs/reliability.md).
-    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+    else:
+        # A persistent connection is checked before reuse after an error or a pause.
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
