@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -90,14 +92,24 @@ def seed(database: str, args: argparse.Namespace, redis_url: str, **spec: Any) -
     return json.loads(line.removeprefix("SEEDED "))
 
 
-def _servers(args: argparse.Namespace, server: RedisServer) -> dict[str, Any]:
-    """``own_servers`` arguments: a fresh database, this Redis, the settings asked for."""
-    return {
-        "db_prefix": "patience_faults",
-        "pg_url": args.pg_url,
-        "redis_url": server.url,
-        "settings": args.settings,
-    }
+@contextmanager
+def stack(
+    args: argparse.Namespace, **servers: Any
+) -> Iterator[tuple[RedisServer, list[str], dict[str, Any]]]:
+    """A redis-server of its own, a fresh database and daphne processes; all gone after."""
+    redis = RedisServer()
+    redis.start()
+    try:
+        with own_servers(
+            db_prefix="patience_faults",
+            pg_url=args.pg_url,
+            redis_url=redis.url,
+            settings=args.settings,
+            **servers,
+        ) as (bases, info):
+            yield redis, bases, info
+    finally:
+        redis.stop()
 
 
 class Phases:
@@ -190,62 +202,53 @@ def board_check(
 
 
 def scenario_redis(args: argparse.Namespace) -> None:
-    server = RedisServer()
-    server.start()
-    try:
-        with own_servers(**_servers(args, server)) as (
-            bases,
-            info,
-        ):
-            data = seed(info["database"], args, server.url, players=args.players + 3)
-            day = time.strftime("%Y-%m-%d", time.gmtime())
-            players, finishers = data["players"][: args.players], data["players"][args.players :]
-            phases = Phases()
+    with stack(args) as (server, bases, info):
+        data = seed(info["database"], args, server.url, players=args.players + 3)
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        players, finishers = data["players"][: args.players], data["players"][args.players :]
+        phases = Phases()
 
-            async def run() -> list[float]:
-                t = args.phase
-                until = time.monotonic() + 5 * t + 7
-                tasks = [
-                    asyncio.create_task(rest_player(bases[0], p, phases, until, day))
-                    for p in players
-                ]
-                resigns = [await finish_daily(bases[0], finishers[0], day)]
-                await asyncio.sleep(t)
-                phases.name = "Redis killed"
-                server.kill()
-                await asyncio.sleep(t)
-                server.start()
-                phases.name = "Redis restarted (empty)"
-                await asyncio.sleep(t)
-                phases.name = "Redis paused 7 s (SIGSTOP)"
-                server.pause()
-                resigns += [await finish_daily(bases[0], f, day) for f in finishers[1:]]
-                await asyncio.sleep(max(0.0, 7 - sum(resigns[1:])))
-                server.resume()
-                phases.name = "Redis resumed"
-                await asyncio.gather(*tasks)
-                return resigns
+        async def run() -> list[float]:
+            t = args.phase
+            until = time.monotonic() + 5 * t + 7
+            tasks = [
+                asyncio.create_task(rest_player(bases[0], p, phases, until, day)) for p in players
+            ]
+            resigns = [await finish_daily(bases[0], finishers[0], day)]
+            await asyncio.sleep(t)
+            phases.name = "Redis killed"
+            server.kill()
+            await asyncio.sleep(t)
+            server.start()
+            phases.name = "Redis restarted (empty)"
+            await asyncio.sleep(t)
+            phases.name = "Redis paused 7 s (SIGSTOP)"
+            server.pause()
+            resigns += [await finish_daily(bases[0], f, day) for f in finishers[1:]]
+            await asyncio.sleep(max(0.0, 7 - sum(resigns[1:])))
+            server.resume()
+            phases.name = "Redis resumed"
+            await asyncio.gather(*tasks)
+            return resigns
 
-            resigns = asyncio.run(run())
-            print(f"Redis faults under play: {args.players} REST players, {info['database']}")
-            phases.report()
-            print(f"  answers 500: {phases.count(500)}; lost connections: {phases.count(0)}")
-            print(
-                "  ranked dailies resigned (before; during the pause): "
-                + ", ".join(f"{r * 1000:.0f} ms" for r in resigns)
-            )
-            check = board_check(
-                bases[0],
-                players[0]["token"],
-                day,
-                server.url,
-                args.pg_url,
-                info["database"],
-                data["daily"],
-            )
-            print("  after recovery: " + check)
-    finally:
-        server.stop()
+        resigns = asyncio.run(run())
+        print(f"Redis faults under play: {args.players} REST players, {info['database']}")
+        phases.report()
+        print(f"  answers 500: {phases.count(500)}; lost connections: {phases.count(0)}")
+        print(
+            "  ranked dailies resigned (before; during the pause): "
+            + ", ".join(f"{r * 1000:.0f} ms" for r in resigns)
+        )
+        check = board_check(
+            bases[0],
+            players[0]["token"],
+            day,
+            server.url,
+            args.pg_url,
+            info["database"],
+            data["daily"],
+        )
+        print("  after recovery: " + check)
 
 
 async def flood_socket(
@@ -274,44 +277,34 @@ async def flood_socket(
 
 
 def scenario_flood(args: argparse.Namespace) -> None:
-    server = RedisServer()
-    server.start()
-    try:
-        rate = "THROTTLE_RATE_USER"
-        with own_servers(**_servers(args, server), count=2, extra_env={rate: "1200/min"}) as (
-            bases,
-            info,
-        ):
-            data = seed(info["database"], args, server.url, players=1)
-            player = data["players"][0]
-            answers: Counter = Counter()
-            per_second: Counter = Counter()
+    rate = "THROTTLE_RATE_USER"
+    with stack(args, count=2, extra_env={rate: "1200/min"}) as (server, bases, info):
+        data = seed(info["database"], args, server.url, players=1)
+        player = data["players"][0]
+        answers: Counter = Counter()
+        per_second: Counter = Counter()
 
-            async def run() -> float:
-                t0 = time.monotonic()
-                until = t0 + args.seconds
-                urls = [
-                    bases[i % 2].replace("http", "ws") + f"/ws/v1/games/{player['game']}/"
-                    for i in range(10)
-                ]
-                await asyncio.gather(
-                    *(flood_socket(u, player["token"], until, answers, per_second) for u in urls)
-                )
-                return time.monotonic() - t0
+        async def run() -> float:
+            t0 = time.monotonic()
+            until = t0 + args.seconds
+            urls = [
+                bases[i % 2].replace("http", "ws") + f"/ws/v1/games/{player['game']}/"
+                for i in range(10)
+            ]
+            await asyncio.gather(
+                *(flood_socket(u, player["token"], until, answers, per_second) for u in urls)
+            )
+            return time.monotonic() - t0
 
-            wall = asyncio.run(run())
-            served = answers["state"]
-            window = max(
-                sum(per_second[s] for s in range(start, start + 60)) for start in per_second
-            )
-            print(f"One account, 10 sockets on 2 processes, {wall:.0f} s, {rate}=1200/min")
-            print(f"  answers by kind: {dict(answers)}")
-            print(
-                f"  served {served} frames: {served / wall:.1f}/s on average; "
-                f"at most {window} in any 60 s (budget 1200 a minute)"
-            )
-    finally:
-        server.stop()
+        wall = asyncio.run(run())
+        served = answers["state"]
+        window = max(sum(per_second[s] for s in range(start, start + 60)) for start in per_second)
+        print(f"One account, 10 sockets on 2 processes, {wall:.0f} s, {rate}=1200/min")
+        print(f"  answers by kind: {dict(answers)}")
+        print(
+            f"  served {served} frames: {served / wall:.1f}/s on average; "
+            f"at most {window} in any 60 s (budget 1200 a minute)"
+        )
 
 
 async def mover(base: str, player: dict[str, Any], until: float, times: list[float]) -> None:
@@ -345,87 +338,72 @@ async def log_reader(
 
 
 def scenario_longlog(args: argparse.Namespace) -> None:
-    server = RedisServer()
-    server.start()
-    try:
-        with own_servers(**_servers(args, server)) as (
-            bases,
-            info,
-        ):
-            data = seed(info["database"], args, server.url, players=3, long_log=5000)
-            long_reader, player, short_reader = data["players"]
+    with stack(args) as (server, bases, info):
+        data = seed(info["database"], args, server.url, players=3, long_log=5000)
+        long_reader, player, short_reader = data["players"]
 
-            async def run(reader: dict[str, Any] | None) -> tuple[list[float], list[int]]:
-                until = time.monotonic() + args.phase * 2
-                times: list[float] = []
-                reads: list[int] = []
-                readers = [] if reader is None else range(4)
-                await asyncio.gather(
-                    mover(bases[0], player, until, times),
-                    *(log_reader(bases[0], reader, until, args.read_rate, reads) for _ in readers),
-                )
-                return sorted(times), reads
-
-            print(
-                "Another player's moves (closed loop) while 4 clients each read the first page "
-                f"of a log {args.read_rate:g} times a second"
+        async def run(reader: dict[str, Any] | None) -> tuple[list[float], list[int]]:
+            until = time.monotonic() + args.phase * 2
+            times: list[float] = []
+            reads: list[int] = []
+            readers = [] if reader is None else range(4)
+            await asyncio.gather(
+                mover(bases[0], player, until, times),
+                *(log_reader(bases[0], reader, until, args.read_rate, reads) for _ in readers),
             )
-            quiet, _ = asyncio.run(run(None))
-            q50 = percentile(quiet, 0.5) * 1000
-            print(f"  quiet: {len(quiet)} moves, p50 {q50:.1f} ms")
-            for name, reader in (("5,000-entry log", long_reader), ("1-entry log", short_reader)):
-                busy, reads = asyncio.run(run(reader))
-                b50 = percentile(busy, 0.5) * 1000
-                print(
-                    f"  reading a {name}: {len(busy)} moves, p50 {b50:.1f} ms "
-                    f"({(b50 / q50 - 1) * 100:+.0f}% on quiet); {len(reads)} pages read, "
-                    f"{max(reads)} entries each at most"
-                )
-    finally:
-        server.stop()
+            return sorted(times), reads
+
+        print(
+            "Another player's moves (closed loop) while 4 clients each read the first page "
+            f"of a log {args.read_rate:g} times a second"
+        )
+        quiet, _ = asyncio.run(run(None))
+        q50 = percentile(quiet, 0.5) * 1000
+        print(f"  quiet: {len(quiet)} moves, p50 {q50:.1f} ms")
+        logs = (("5,000-entry log", long_reader), ("log with no entries", short_reader))
+        for name, reader in logs:
+            busy, reads = asyncio.run(run(reader))
+            b50 = percentile(busy, 0.5) * 1000
+            print(
+                f"  reading a {name}: {len(busy)} moves, p50 {b50:.1f} ms "
+                f"({(b50 / q50 - 1) * 100:+.0f}% on quiet); {len(reads)} pages read, "
+                f"{max(reads)} entries each at most"
+            )
 
 
 def scenario_database(args: argparse.Namespace) -> None:
     import psycopg
 
-    server = RedisServer()
-    server.start()
-    try:
-        with own_servers(**_servers(args, server)) as (
-            bases,
-            info,
-        ):
-            data = seed(info["database"], args, server.url, players=args.players)
-            day = time.strftime("%Y-%m-%d", time.gmtime())
-            phases = Phases()
+    with stack(args) as (server, bases, info):
+        data = seed(info["database"], args, server.url, players=args.players)
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        phases = Phases()
 
-            async def run() -> None:
-                until = time.monotonic() + 3 * args.phase
-                tasks = [
-                    asyncio.create_task(rest_player(bases[0], p, phases, until, day))
-                    for p in data["players"]
-                ]
-                await asyncio.sleep(args.phase)
-                phases.name = "backends terminated"
-                killed, end = 0, time.monotonic() + args.phase
-                with psycopg.connect(f"{args.pg_url}/postgres", autocommit=True) as conn:
-                    while time.monotonic() < end:  # again and again, to hit queries in flight
-                        killed += conn.execute(
-                            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
-                            "WHERE datname = %s",
-                            [info["database"]],
-                        ).fetchone()[0]
-                        await asyncio.sleep(0.2)
-                print(f"  terminated {killed} backends in {args.phase:g} s")
-                phases.name = "afterwards"
-                await asyncio.gather(*tasks)
+        async def run() -> None:
+            until = time.monotonic() + 3 * args.phase
+            tasks = [
+                asyncio.create_task(rest_player(bases[0], p, phases, until, day))
+                for p in data["players"]
+            ]
+            await asyncio.sleep(args.phase)
+            phases.name = "backends terminated"
+            killed, end = 0, time.monotonic() + args.phase
+            with psycopg.connect(f"{args.pg_url}/postgres", autocommit=True) as conn:
+                while time.monotonic() < end:  # again and again, to hit queries in flight
+                    killed += conn.execute(
+                        "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                        "WHERE datname = %s",
+                        [info["database"]],
+                    ).fetchone()[0]
+                    await asyncio.sleep(0.2)
+            print(f"  terminated {killed} backends in {args.phase:g} s")
+            phases.name = "afterwards"
+            await asyncio.gather(*tasks)
 
-            print(f"PostgreSQL terminates every backend under play ({args.players} REST players)")
-            asyncio.run(run())
-            phases.report()
-            print(f"  answers 500: {phases.count(500)}, 503: {phases.count(503)}")
-    finally:
-        server.stop()
+        print(f"PostgreSQL terminates every backend under play ({args.players} REST players)")
+        asyncio.run(run())
+        phases.report()
+        print(f"  answers 500: {phases.count(500)}, 503: {phases.count(503)}")
 
 
 SCENARIOS = {
