@@ -51,11 +51,13 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
 Limits on both sockets: a text frame of at most ``MAX_FRAME`` characters (a
 longer one is a ``bad_message``, unread; daphne closes with 1009 above 1 MiB);
 per socket a token bucket of ``WS_MESSAGE_BURST`` frames refilled at
-``WS_MESSAGE_RATE`` a second (settings): a frame beyond it is not read and
-gets the error ``throttled`` (``cause`` ``message``) with
-``details.retry_after``, the seconds until a frame is accepted again; a socket
-that sends ``WS_MESSAGE_BURST`` more frames in a row while throttled is closed
-with 4429.
+``WS_MESSAGE_RATE`` a second (settings), and per account the REST budget
+(``THROTTLE_RATE_USER``): each frame of a signed-in socket counts as one
+request of its account, on the same counter as REST, across all its sockets
+and server processes. A frame beyond either is not read and gets the error
+``throttled`` (``cause`` ``message``) with ``details.retry_after``, the
+seconds until a frame is accepted again; a socket refused more than
+``WS_MESSAGE_BURST`` frames since its bucket was last full is closed with 4429.
 
 Database work runs on the fixed socket threads of ``api.threads``, each socket
 bound to one (so its requests stay in order), with one database connection per
@@ -82,6 +84,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from api.threads import socket_runner
+from api.throttling import account_wait
 from games import boards, daily, selectors, services
 from games.errors import InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
@@ -134,24 +137,40 @@ class _Consumer(AsyncWebsocketConsumer):
         await handler(message)
 
     async def flooded(self) -> bool:
-        """Count a frame against this socket's token bucket; True if it is refused, unread."""
+        """Count a frame against this socket's bucket and its account's budget; True if refused.
+
+        A refused frame is not read. Refusals are forgiven only once the bucket is
+        full again, so a flood that is let through a frame now and then is still closed.
+        """
         rate, burst = settings.WS_MESSAGE_RATE, settings.WS_MESSAGE_BURST
         now = time.monotonic()
         tokens = getattr(self, "_tokens", burst) + (now - getattr(self, "_stamp", now)) * rate
         self._tokens, self._stamp = min(burst, tokens), now
         if self._tokens >= 1:
-            self._tokens -= 1
-            self._refused = 0
-            return False
+            wait = await self._account_wait()
+            if wait is None:
+                self._tokens -= 1
+                if self._tokens >= burst - 1:  # it was full: the client is calm
+                    self._refused = 0
+                return False
+        else:
+            wait = (1 - self._tokens) / rate
         self._refused = getattr(self, "_refused", 0) + 1
         if self._refused > burst:  # it ignores the answers: hang up
             self.ready = False
             await self.close(code=CLOSE_TOO_MANY, reason="too many messages")
             return True
-        wait = round((1 - self._tokens) / rate, 3)
+        wait = round(wait, 3)
         message = f"too many messages: wait {wait} s"
         await self.refuse(envelope("throttled", message, {"retry_after": wait}))
         return True
+
+    async def _account_wait(self) -> float | None:
+        """None if the account's budget (shared with REST) allows a frame, else the wait."""
+        user = self.scope.get("user")
+        if user is None or not user.is_authenticated:
+            return None
+        return await self.db(account_wait, user.pk)
 
     async def refuse(self, body: dict[str, Any]) -> None:
         """Answer a frame that was not read with this error envelope."""
@@ -317,9 +336,7 @@ class GameConsumer(_Consumer):
         return _dumps(message), (game.ply, game.status)
 
     def _current(self, cause: str) -> Frame:
-        return self._state(
-            selectors.game_for_player(game_id=self.game_id, user=self.user), cause=cause
-        )
+        return self._state(services.game_open(game_id=self.game_id, user=self.user), cause=cause)
 
     def _current_or_error(self, cause: str) -> Frame:
         try:

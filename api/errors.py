@@ -13,7 +13,8 @@ from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
-from django.http import Http404
+from django.db import InterfaceError, OperationalError
+from django.http import Http404, HttpResponseBase
 from rest_framework import exceptions, status
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -24,10 +25,29 @@ from games.errors import ServiceError, error_status
 
 logger = logging.getLogger(__name__)
 
+#: Seconds a client is asked to wait after the database was unreachable (``Retry-After``).
+UNAVAILABLE_RETRY_AFTER = 1
+
+
+def database_unavailable(exc: Exception) -> bool:
+    """Whether ``exc`` is a lost or refused database connection (a hiccup, not a bug).
+
+    The connection is not reused: Django closes a connection that had an error at
+    the end of the request, and psycopg's pool discards a broken one.
+    """
+    return isinstance(exc, OperationalError | InterfaceError)
+
 
 def envelope(code: str, message: str, details: Any = None) -> dict[str, Any]:
     """The error body shared by REST and WebSocket."""
     return {"error": {"code": code, "message": message, "details": details or {}}}
+
+
+def mark_unavailable(response: HttpResponseBase) -> HttpResponseBase:
+    """Mark a 503 as the answer to a lost database connection: a read may be tried again."""
+    response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
+    response.database_unavailable = True  # type: ignore[attr-defined]
+    return response
 
 
 def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
@@ -44,6 +64,9 @@ def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
     if isinstance(exc, RequestDataTooBig):
         limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         return 413, envelope("request_too_large", f"the request body is over {limit} bytes")
+    if database_unavailable(exc):
+        logger.warning("database unavailable: %s", exc)
+        return 503, envelope("unavailable", "the service is briefly unavailable: try again")
     if isinstance(exc, exceptions.ValidationError):
         return 400, envelope("validation_error", "the request is not valid", exc.detail)
     if isinstance(exc, exceptions.APIException):
@@ -66,7 +89,8 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
             headers["WWW-Authenticate"] = exc.auth_header
         if getattr(exc, "wait", None) is not None:
             headers["Retry-After"] = str(math.ceil(exc.wait))
-    return Response(body, status=code, headers=headers)
+    response = Response(body, status=code, headers=headers)
+    return mark_unavailable(response) if database_unavailable(exc) else response
 
 
 class NotFoundView(APIView):

@@ -11,19 +11,26 @@ traffic (thousands of timestamps for a busy address, all pickled twice per
 request) and loses counts when requests of one client overlap. A window starts
 with a client's first request and lasts the rate's period; Retry-After is the
 time left in it. With Redis a request costs one round trip per throttle.
+While Redis is unavailable (``games.redis_guard``) each process counts in its
+own memory with the same rates, and says so in the log.
 """
 
 from __future__ import annotations
 
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, BaseCache, caches
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from django.core.signals import setting_changed
 from django.dispatch import receiver
+from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import SimpleRateThrottle
+
+from games.redis_guard import RedisUnavailable, guarded
 
 if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime import.
     from rest_framework.views import APIView
@@ -42,6 +49,12 @@ def throttle_cache() -> BaseCache:
     if _cache is None:
         _cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
     return _cache
+
+
+@cache
+def _fallback_cache() -> BaseCache:
+    """This process's own counters, used while Redis is unavailable."""
+    return LocMemCache("throttle-fallback", {})
 
 
 @receiver(setting_changed)
@@ -64,9 +77,20 @@ class _SettingsRateThrottle(SimpleRateThrottle):
         self.key = self.get_cache_key(request, view)
         if self.key is None:
             return True
+        return self._allow_key()
+
+    def _allow_key(self) -> bool:
+        """Count one request against ``self.key``; False once its window is used up."""
         cache = throttle_cache()
         if isinstance(cache, RedisCache):
-            return self._allow_redis(cache)
+            try:
+                return guarded(self._allow_redis, cache)
+            except RedisUnavailable:  # logged by the guard; counted in this process meanwhile
+                return self._allow_in(_fallback_cache())
+        return self._allow_in(cache)
+
+    def _allow_in(self, cache: BaseCache) -> bool:
+        """The window in any Django cache (in-process, or a shared one without Redis)."""
         self.now = self.timer()
         start_key = f"{self.key}:start"
         if cache.add(self.key, 1, timeout=self.duration):
@@ -113,6 +137,28 @@ class UserThrottle(_SettingsRateThrottle):
     def get_cache_key(self, request: Request, view: APIView) -> str:
         ident = request.user.pk if request.user.is_authenticated else self.get_ident(request)
         return self.cache_format % {"scope": self.scope, "ident": ident}
+
+
+def _wait(throttle: _SettingsRateThrottle, ident: Any) -> float | None:
+    if throttle.rate is None:
+        return None
+    throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": ident}
+    return None if throttle._allow_key() else throttle.wait()
+
+
+def account_wait(user_id: int) -> float | None:
+    """Count one socket frame against its account's REST budget; None, or seconds to wait.
+
+    The same counter as ``UserThrottle``: REST requests and the frames of all the
+    account's sockets, on every server process, draw on one budget.
+    """
+    return _wait(UserThrottle(), user_id)
+
+
+def login_attempt_wait(request: HttpRequest) -> float | None:
+    """Count a log-in attempt made outside the API (the admin's) on the API's log-in budget."""
+    throttle = AuthThrottle()
+    return _wait(throttle, throttle.get_ident(request))
 
 
 class IpThrottle(_SettingsRateThrottle):

@@ -22,7 +22,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import AuthenticationFailed
-from rest_framework.pagination import PageNumberPagination
+from rest_framework.pagination import CursorPagination, PageNumberPagination
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -378,7 +378,7 @@ class GameDetailView(APIView):
 
     @extend_schema(tags=["games"], responses={200: s.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_for_player(game_id=game_id, user=request.user)
+        game = services.game_open(game_id=game_id, user=request.user)
         return Response(selectors.game_state(game))
 
 
@@ -387,15 +387,28 @@ def move_response(outcome: services.MoveOutcome) -> Response:
     return Response({**state, "duplicate": outcome.duplicate})
 
 
+class MoveLogPagination(CursorPagination):
+    """Pages of a move log in ply order, from a cursor: each page costs the same."""
+
+    ordering = "ply"
+    page_size = 200
+    page_size_query_param = "limit"
+    max_page_size = 1000
+
+
 class GameMovesView(APIView):
-    """The move log of a game, and submitting a move."""
+    """The move log of a game (paged, `?limit=` up to 1000), and submitting a move."""
+
+    pagination_class = MoveLogPagination
 
     @extend_schema(
         tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = selectors.game_for_player(game_id=game_id, user=request.user)
-        return Response(s.MoveLogSerializer(selectors.game_moves(game), many=True).data)
+        paginator = self.pagination_class()
+        page = paginator.paginate_queryset(selectors.game_moves(game), request, view=self)
+        return paginator.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
 
     @extend_schema(
         tags=["games"],

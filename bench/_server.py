@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import random
+import signal
 import socket
 import subprocess
 import sys
@@ -86,6 +87,56 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+class RedisServer:
+    """A redis-server of one's own on 127.0.0.1 and a free port, to inject faults into.
+
+    ``kill`` is SIGKILL, ``pause``/``resume`` SIGSTOP/SIGCONT, ``start`` again a
+    restart with an empty data set (no persistence), as Redis comes back after a crash.
+    The shared Redis of the machine is never touched.
+    """
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen | None = None
+
+    def start(self) -> None:
+        import redis
+
+        self.proc = subprocess.Popen(
+            ["redis-server", "--port", str(self.port), "--bind", "127.0.0.1"]
+            + ["--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        client = redis.Redis.from_url(self.url, socket_timeout=1)
+        for _ in range(100):
+            try:
+                client.ping()
+                return
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.05)
+        raise RuntimeError(f"redis-server did not start on port {self.port}")
+
+    def kill(self) -> None:
+        assert self.proc is not None
+        self.proc.kill()
+        self.proc.wait()
+
+    def pause(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGCONT)
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.resume()
+            self.kill()
 
 
 def redis_answers(url: str) -> bool:
@@ -178,9 +229,14 @@ def cpu_lines(spent: dict[str, float], moves: int) -> list[str]:
 
 
 def server_env(
-    *, database_url: str, redis_url: str | None, settings: str = "patience_site.settings"
+    *,
+    database_url: str,
+    redis_url: str | None,
+    settings: str = "patience_site.settings",
+    extra: dict[str, str] | None = None,
 ) -> dict[str, str]:
-    """Environment of own server processes: production settings, rate limits out of the way."""
+    """Environment of own server processes: production settings, rate limits out of the way
+    (``extra`` overrides any of it)."""
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": settings,
@@ -198,7 +254,7 @@ def server_env(
     env.pop("REDIS_URL", None)
     if redis_url:
         env["REDIS_URL"] = redis_url
-    return env
+    return {**env, **(extra or {})}
 
 
 def migrate(env: dict[str, str]) -> None:
@@ -262,6 +318,7 @@ def own_servers(
     server_log: str | None = None,
     keep_db: bool = False,
     start_timeout: float = 60.0,
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[tuple[list[str], dict[str, Any]]]:
     """A fresh database ``<db_prefix>_<pid>`` and ``count`` daphne processes; all removed after.
 
@@ -273,7 +330,9 @@ def own_servers(
     if count > 1 and not use_redis:
         raise SystemExit("several servers need Redis (--redis-url) to share the channel layer")
     pg_admin(pg_url, f'CREATE DATABASE "{db}"')
-    env = server_env(database_url=f"{pg_url}/{db}", redis_url=use_redis, settings=settings)
+    env = server_env(
+        database_url=f"{pg_url}/{db}", redis_url=use_redis, settings=settings, extra=extra_env
+    )
     servers: list[subprocess.Popen] = []
     log = open(server_log, "wb") if server_log else subprocess.DEVNULL  # noqa: SIM115
     try:

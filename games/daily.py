@@ -27,7 +27,7 @@ from games.engine import VARIANTS, deck_order, get_variant, new_position
 from games.engine.solver import Verdict, solve
 from games.errors import InvalidInput, NoCertifiedDeal, NotFound
 from games.models import Deal, Game, Result
-from games.selectors import game_log, replay_log
+from games.selectors import game_log, game_position_after
 from games.services import game_create
 
 
@@ -48,9 +48,16 @@ def day_over(day: date) -> bool:
     return day < clock.today()
 
 
-def _check_day(day: date) -> None:
+def check_day(day: date) -> None:
+    """Raise NotFound unless ``day`` has dailies: from ``DAILY_FIRST_DAY`` up to today.
+
+    It also keeps every date arithmetic of a day (its end, the day before and
+    after) inside the calendar: 0001-01-01 and 9999-12-31 are not found.
+    """
     if day > clock.today():
         raise NotFound(f"the daily of {day.isoformat()} is not out yet")
+    if day < settings.DAILY_FIRST_DAY:
+        raise NotFound(f"there are no dailies before {settings.DAILY_FIRST_DAY.isoformat()}")
 
 
 @dataclass(frozen=True)
@@ -115,7 +122,7 @@ def dailies_create(*, first: date, days: int) -> list[Deal]:
 
 def published_deal(variant: str, day: date) -> Deal:
     """A daily that is out (today or earlier); a future day is not found."""
-    _check_day(day)
+    check_day(day)
     return daily_deal(variant, day)
 
 
@@ -227,7 +234,7 @@ def result_replay(*, deal: Deal, result_id: int, step: int | None) -> dict[str, 
     if step is not None:
         if not 0 <= step <= len(log):
             raise InvalidInput(f"step must be between 0 and {len(log)}")
-        pos = replay_log(deal, log[:step]).position
+        pos = game_position_after(result.game, step)
         data["step"] = step
         data["position"] = {**pos.to_json(), "status": pos.status.value, "score": pos.score}
     return data

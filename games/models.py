@@ -18,7 +18,16 @@ from django.db.models import Q
 from games.engine import VARIANTS, Status
 
 VARIANT_CHOICES = [(v.key, v.name) for v in VARIANTS.values()]
-STATUS_CHOICES = [(s.value, s.value.capitalize()) for s in Status]
+#: Ends the server sets, beside the engine's statuses: the log reached ``GAME_MAX_LOG``
+#: entries; a ranked daily left unfinished when its day ended.
+MOVE_LIMIT = "move_limit"
+EXPIRED = "expired"
+#: Statuses a server sets; every other status is the engine's verdict on the position.
+SERVER_ENDS = frozenset({Status.RESIGNED.value, MOVE_LIMIT, EXPIRED})
+STATUS_CHOICES = [(s.value, s.value.capitalize()) for s in Status] + [
+    (MOVE_LIMIT, "Move limit reached"),
+    (EXPIRED, "Day ended unfinished"),
+]
 UNDO = "undo"
 
 
@@ -156,19 +165,31 @@ class Game(models.Model):
 
 
 class Move(models.Model):
-    """One entry of a game's move log: a move in the spec's notation, or ``undo``."""
+    """One entry of a game's move log: a move in the spec's notation, or ``undo``.
+
+    Each entry stores the position it led to and that position's moves on the
+    board (``depth``), so an undo reads the position to go back to (the latest
+    entry at one depth less) instead of replaying the log: it costs the same
+    however long the log is.
+    """
 
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
     # Log entries before this one: equals the ply the client sent with it.
     ply = models.PositiveIntegerField()
     notation = models.CharField(max_length=16)
     created_at = models.DateTimeField(auto_now_add=True)
+    # Full engine JSON of the position after this entry (stock included): never sent to
+    # players of an unfinished game.
+    position = models.JSONField()
+    # Moves on the board after this entry (the engine's ``Position.ply``).
+    depth = models.PositiveIntegerField()
 
     class Meta:
         ordering = ["game", "ply"]
         constraints = [
             models.UniqueConstraint(fields=["game", "ply"], name="one_move_per_game_and_ply")
         ]
+        indexes = [models.Index(fields=["game", "depth", "ply"], name="move_by_depth")]
 
     def __str__(self) -> str:
         return f"{self.ply}: {self.notation}"
@@ -268,3 +289,23 @@ class PlayerStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} in {self.variant}: {self.won}/{self.played}"
+
+
+class UsernameSkeleton(models.Model):
+    """The look-alike form of a user's name (``games.usernames``), unique over all users.
+
+    Registration stores it with the account, so a name that reads like a taken
+    one ("аdmin" with a Cyrillic а beside "admin") is refused, also when both
+    are registered at the same moment.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        primary_key=True,
+        related_name="username_skeleton",
+    )
+    skeleton = models.TextField(unique=True)
+
+    def __str__(self) -> str:
+        return f"{self.skeleton} ({self.user})"

@@ -15,7 +15,7 @@ from django.db import transaction
 
 from games import boards, clock, events
 from games.engine import Status, get_variant
-from games.models import Game, PlayerStats, Result
+from games.models import EXPIRED, Game, PlayerStats, Result
 
 MAX_MOVES = 999_999
 MAX_TIME_MS = 10**11 - 1
@@ -37,8 +37,10 @@ def result_record(game: Game) -> Result | None:
         return None
     if game.assisted:  # hints were used: an assisted game is never ranked
         return None
-    if game.deal.date is not None and game.finished_at >= clock.day_end(game.deal.date):
-        # Finished after its day was over, when the seed and the replays were public.
+    over = game.deal.date is not None and game.finished_at >= clock.day_end(game.deal.date)
+    if over and game.status != EXPIRED:
+        # Finished after its day was over, when the seed and the replays were public
+        # (a game left unfinished is ended at the day's end as expired, and counts).
         return None
     won = game.status == Status.WON
     # Integer arithmetic: total_seconds() * 1000 truncates e.g. 1.001 s to 1000 ms.

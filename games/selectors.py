@@ -8,7 +8,7 @@ ended.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -20,7 +20,7 @@ from django.db.models import QuerySet
 from games import clock
 from games.engine import EngineError, Position, Status, deck_order, get_variant, new_position
 from games.errors import NotFound
-from games.models import UNDO, ApiToken, Deal, Game, Move
+from games.models import SERVER_ENDS, UNDO, ApiToken, Deal, Game, Move
 
 
 @dataclass(frozen=True)
@@ -45,8 +45,11 @@ def deal_start(deal: Deal) -> Position:
     return new_position(deal.variant, seed=int(deal.seed))
 
 
-def replay_log(deal: Deal, notations: Sequence[str]) -> Replay:
-    """Replay a log of moves and undos from the deal; raises EngineError on a bad entry."""
+def replay_steps(deal: Deal, notations: Sequence[str]) -> Iterator[tuple[list[Position], int]]:
+    """After each entry of a log: the positions on the board (one list, updated) and undo floor.
+
+    Raises EngineError on a bad entry.
+    """
     stack = [deal_start(deal)]
     floor = 0
     for notation in notations:
@@ -59,6 +62,14 @@ def replay_log(deal: Deal, notations: Sequence[str]) -> Replay:
             stack.append(stack[-1].apply(notation))
             if stack[-1].stock_count < stack[-2].stock_count:
                 floor = stack[-1].ply
+        yield stack, floor
+
+
+def replay_log(deal: Deal, notations: Sequence[str]) -> Replay:
+    """Replay a log of moves and undos from the deal; raises EngineError on a bad entry."""
+    stack, floor = [deal_start(deal)], 0
+    for stack, floor in replay_steps(deal, notations):  # noqa: B007 (the last step is wanted)
+        pass
     return Replay(tuple(stack), floor)
 
 
@@ -73,12 +84,16 @@ def game_replay(game: Game) -> Replay:
 
 
 def game_position(game: Game) -> Position:
-    """The current position from the stored snapshot.
+    """The current position from the stored snapshot."""
+    return position_from_json(game.position)
+
+
+def position_from_json(data: dict[str, Any]) -> Position:
+    """A position stored as engine JSON (a game's snapshot, a log entry's position).
 
     PostgreSQL's jsonb does not keep the order of keys, but the engine reads the
     piles in its own pile order: put them back in that order first.
     """
-    data = game.position
     piles = data.get("piles")
     if isinstance(piles, dict):
         ids = Position.class_for(data.get("variant", "")).PILE_IDS
@@ -86,22 +101,36 @@ def game_position(game: Game) -> Position:
     return Position.from_json(data)
 
 
+def game_position_after(game: Game, entries: int) -> Position:
+    """The position after the first ``entries`` log entries: stored, not replayed."""
+    if entries == 0:
+        return deal_start(game.deal)
+    return position_from_json(game.moves.only("position").get(ply=entries - 1).position)
+
+
 def game_verify(game: Game) -> str | None:
-    """None if the snapshot and the stored counters equal the replay of the log, else why not."""
+    """None if the snapshot, the counters and every log entry's stored position equal the
+    replay of the log, else why not."""
+    entries = list(game.moves.order_by("ply").values_list("notation", "position", "depth"))
+    stack, floor = [deal_start(game.deal)], 0
     try:
-        replay = game_replay(game)
+        steps = replay_steps(game.deal, [notation for notation, _, _ in entries])
+        for ply, (entry, step) in enumerate(zip(entries, steps, strict=True)):
+            (_, stored, depth), (stack, floor) = entry, step
+            if stored != stack[-1].to_json() or depth != stack[-1].ply:
+                return f"log entry {ply}: its stored position differs from the replay"
     except EngineError as exc:
         return f"log does not replay: {exc}"
-    pos = replay.position
+    pos = stack[-1]
     if pos.to_json() != game.position:
         return "snapshot differs from the replay of the log"
-    if game.ply != game.moves.count():
-        return f"ply {game.ply} but the log has {game.moves.count()} entries"
-    if game.undo_floor != replay.undo_floor:
-        return f"undo floor {game.undo_floor} but the replay gives {replay.undo_floor}"
+    if game.ply != len(entries):
+        return f"ply {game.ply} but the log has {len(entries)} entries"
+    if game.undo_floor != floor:
+        return f"undo floor {game.undo_floor} but the replay gives {floor}"
     if game.score != pos.score:
         return f"score {game.score} but the replay scores {pos.score}"
-    if game.status != Status.RESIGNED and game.status != pos.status.value:
+    if game.status not in SERVER_ENDS and game.status != pos.status.value:
         return f"status {game.status} but the replay is {pos.status.value}"
     return None
 
@@ -134,8 +163,8 @@ def games_of_player(*, user: AbstractBaseUser, status: str | None = None) -> Que
 
 
 def game_moves(game: Game) -> QuerySet[Move]:
-    """A game's log entries in order."""
-    return game.moves.order_by("ply")
+    """A game's log entries in order (without their stored positions, which hold the stock)."""
+    return game.moves.order_by("ply").defer("position")
 
 
 def elapsed_ms(game: Game) -> int:

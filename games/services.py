@@ -32,16 +32,24 @@ from games.errors import (
     StalePly,
     UndoNotAllowed,
 )
-from games.models import UNDO, ApiToken, Deal, Game, Move
+from games.models import EXPIRED, MOVE_LIMIT, UNDO, ApiToken, Deal, Game, Move, UsernameSkeleton
 from games.results import result_record
 from games.selectors import (
     can_undo,
+    deal_start,
     game_for_player,
-    game_log,
     game_position,
-    replay_log,
+    position_from_json,
     token_hash,
 )
+from games.usernames import username_skeleton
+
+
+def _name_taken() -> InvalidInput:
+    return InvalidInput(
+        "that username is taken, or looks like one that is", details={"username": ["taken"]}
+    )
+
 
 #: How often a token's last-use time is written at most.
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
@@ -57,19 +65,43 @@ class MoveOutcome:
 
 
 def user_register(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
-    """Create an account after Django's password validation."""
+    """Create an account after Django's password validation.
+
+    A name taken in any case, or one that looks like a taken one (the same
+    ``username_skeleton``: "аdmin" with a Cyrillic а beside "admin"), is refused.
+    """
     User = get_user_model()
-    if User.objects.filter(username__iexact=username).exists():
-        raise InvalidInput("that username is taken", details={"username": ["taken"]})
+    if (
+        User.objects.filter(username__iexact=username).exists()
+        or UsernameSkeleton.objects.filter(skeleton=username_skeleton(username)).exists()
+    ):
+        raise _name_taken()
     candidate = User(username=username, email=email)
     try:
         validate_password(password, user=candidate)
     except ValidationError as exc:
         raise InvalidInput("the password is too weak", details={"password": exc.messages}) from None
     try:
-        return User.objects.create_user(username=username, email=email, password=password)
+        with transaction.atomic():
+            user = User.objects.create_user(username=username, email=email, password=password)
+            if not UsernameSkeleton.objects.filter(user=user).exists():
+                # A look-alike was registered at the same moment and stored its skeleton first.
+                raise IntegrityError("look-alike user name")
     except IntegrityError:
-        raise InvalidInput("that username is taken", details={"username": ["taken"]}) from None
+        raise _name_taken() from None
+    return user
+
+
+def username_skeleton_store(*, user: AbstractBaseUser) -> None:
+    """Store a new account's look-alike form (on every account creation, see ``games.apps``).
+
+    Skipped when a look-alike name holds it already: only staff can create such an
+    account (registration refuses it), and the older account keeps the form.
+    """
+    skeleton = username_skeleton(user.get_username())
+    UsernameSkeleton.objects.bulk_create(
+        [UsernameSkeleton(user=user, skeleton=skeleton)], ignore_conflicts=True
+    )
 
 
 def user_logout(request: HttpRequest) -> None:
@@ -151,7 +183,11 @@ def _locked_game(game_id: int, user: AbstractBaseUser) -> Game:
 
 
 def _next_position(game: Game, pos: Position, move: str) -> Position:
-    """The position after ``move`` (a move or ``undo``); raises when not allowed."""
+    """The position after ``move`` (a move or ``undo``); raises when not allowed.
+
+    An undo goes back to the position of the latest log entry that left one move
+    less on the board (or the deal's start): one indexed read, whatever the log's length.
+    """
     if move != UNDO:
         return pos.apply(move)
     if not can_undo(game, pos):
@@ -160,10 +196,12 @@ def _next_position(game: Game, pos: Position, move: str) -> Position:
                 "a ranked game cannot undo a move that revealed a card of the stock"
             )
         raise UndoNotAllowed("there is no move to undo")
-    return replay_log(game.deal, [*game_log(game), UNDO]).position
+    below = game.moves.filter(depth=pos.ply - 1).order_by("-ply").only("position").first()
+    if below is None:
+        return deal_start(game.deal)
+    return position_from_json(below.position)
 
 
-@transaction.atomic
 def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
@@ -171,8 +209,18 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
     anything (safe retries, also of the move that ended the game). Otherwise a
     finished game is ``game_finished`` whatever the ply, a ply behind the game
     ``stale_ply`` and one ahead of it ``bad_ply``, both with the current ply.
+    The entry that fills the log to ``GAME_MAX_LOG`` entries ends the game
+    (``move_limit``; a ranked game then counts as not won). A ranked daily whose
+    day has ended is ended as ``expired`` (committed) and the move refused.
     """
-    game = _locked_game(game_id, user)
+    with transaction.atomic():
+        game = _locked_game(game_id, user)
+        if not _expired_now(game):
+            return _apply(game, move, ply)
+    raise _day_over()
+
+
+def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     if 0 <= ply < game.ply and game.moves.filter(ply=ply, notation=move).exists():
         return MoveOutcome(game, game_position(game), duplicate=True)
     if game.status != Status.PLAYING:
@@ -184,14 +232,18 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
         )
     before = game_position(game)
     pos = _next_position(game, before, move)
-    Move.objects.create(game=game, ply=game.ply, notation=move)
+    game.position = pos.to_json()
+    Move.objects.create(
+        game=game, ply=game.ply, notation=move, position=game.position, depth=pos.ply
+    )
     game.ply += 1
     if pos.stock_count < before.stock_count:
         game.undo_floor = pos.ply
     game.undo_floor = min(game.undo_floor, pos.ply)
-    game.position = pos.to_json()
     game.score = pos.score
     game.status = pos.status.value
+    if game.status == Status.PLAYING and game.ply >= settings.GAME_MAX_LOG:
+        game.status = MOVE_LIMIT
     if game.status != Status.PLAYING:
         game.finished_at = clock.now()
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
@@ -228,15 +280,84 @@ def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
     return Hint(ply=game.ply, verdict=result.verdict.value, move=move, nodes=result.nodes)
 
 
-@transaction.atomic
 def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
-    """End a game by resignation."""
-    game = _locked_game(game_id, user)
-    if game.status != Status.PLAYING:
-        raise GameFinished(f"the game is {game.status}")
-    game.status = Status.RESIGNED.value
-    game.finished_at = clock.now()
+    """End a game by resignation (a ranked daily whose day is over ends as ``expired``)."""
+    with transaction.atomic():
+        game = _locked_game(game_id, user)
+        if not _expired_now(game):
+            if game.status != Status.PLAYING:
+                raise GameFinished(f"the game is {game.status}")
+            game.status = Status.RESIGNED.value
+            game.finished_at = clock.now()
+            game.save(update_fields=["status", "finished_at"])
+            result_record(game)
+            events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+            return game
+    raise _day_over()
+
+
+# -- ranked dailies left unfinished -------------------------------------------------------
+
+
+def _day_over() -> GameFinished:
+    return GameFinished("the day of this ranked daily is over: it counts as not won")
+
+
+def _day_over_unfinished(game: Game) -> bool:
+    return (
+        game.ranked
+        and game.status == Status.PLAYING
+        and game.deal.date is not None
+        and game.deal.date < clock.today()
+    )
+
+
+def _expired_now(game: Game) -> bool:
+    """End a locked ranked game whose day is over as ``expired``; True if it was ended now.
+
+    It ends at the day's end, not won, with the cards it had home: it enters the
+    board and the player's record like any other result, so abandoning a bad deal
+    cannot protect a win rate or a streak.
+    """
+    if not _day_over_unfinished(game):
+        return False
+    game.status = EXPIRED
+    game.finished_at = clock.day_end(game.deal.date)
     game.save(update_fields=["status", "finished_at"])
     result_record(game)
     events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+    return True
+
+
+def game_open(*, game_id: int, user: AbstractBaseUser) -> Game:
+    """One of the player's games, to show: a ranked daily left unfinished when its day ended
+    is ended first (``expired``), so the player sees how it counted."""
+    game = game_for_player(game_id=game_id, user=user)
+    if _day_over_unfinished(game):
+        with transaction.atomic():
+            _expired_now(_locked_game(game_id, user))
+        game = game_for_player(game_id=game_id, user=user)
     return game
+
+
+def games_expire() -> int:
+    """End every ranked daily left unfinished when its day ended; returns how many.
+
+    Run by ``create_dailies`` (hourly in the compose file); a game is also ended
+    when its player next opens or plays it (``game_open``, ``game_apply_move``).
+    """
+    stale = list(
+        Game.objects.filter(
+            ranked=True, status=Status.PLAYING, deal__date__lt=clock.today()
+        ).values_list("pk", "player_id")
+    )
+    ended = 0
+    for game_id, player_id in stale:
+        with transaction.atomic():
+            game = (
+                Game.objects.select_for_update(of=("self",))
+                .select_related("deal")
+                .get(pk=game_id, player_id=player_id)
+            )
+            ended += _expired_now(game)
+    return ended

@@ -5,6 +5,7 @@ Every deployment-specific value is read from the environment (see README.md,
 SQLite database and in-memory channel layer.
 """
 
+from datetime import date
 from pathlib import Path
 
 import environ
@@ -31,6 +32,8 @@ DAILY_SOLVER_NODES = env.int("DAILY_SOLVER_NODES", default=50_000)
 DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
 # Node budget of one hint in a practice game.
 HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
+# The first day that has dailies: earlier days (down to 0001-01-01) are not found.
+DAILY_FIRST_DAY = date.fromisoformat(env("DAILY_FIRST_DAY", default="2000-01-01"))
 if not DEBUG and DAILY_SECRET == DEV_DAILY_SECRET:
     raise ImproperlyConfigured("DAILY_SECRET must be set when DEBUG is False")
 
@@ -42,6 +45,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = env.int("DATA_UPLOAD_MAX_MEMORY_SIZE", default=64 
 # (a frame beyond is refused with the error "throttled"; see api.consumers).
 WS_MESSAGE_BURST = env.int("WS_MESSAGE_BURST", default=200)
 WS_MESSAGE_RATE = env.float("WS_MESSAGE_RATE", default=100.0)
+# Log entries (moves and undos) a game may have: the entry that reaches it ends the game
+# with the status "move_limit" (a ranked daily then counts as not won).
+GAME_MAX_LOG = env.int("GAME_MAX_LOG", default=5000)
 # Game sockets one player may hold open on one server process (more are closed with 4429).
 WS_GAME_SOCKETS_PER_PLAYER = env.int("WS_GAME_SOCKETS_PER_PLAYER", default=20)
 # Worker threads of a daphne process (api.threads): one pool for HTTP requests, and
@@ -51,7 +57,7 @@ SOCKET_THREADS = env.int("SOCKET_THREADS", default=8)
 
 INSTALLED_APPS = [
     "daphne",
-    "django.contrib.admin",
+    "patience_site.apps.PatienceAdminConfig",  # django.contrib.admin, log-in limited
     "django.contrib.auth",
     "django.contrib.contenttypes",
     "django.contrib.sessions",
@@ -68,6 +74,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "patience_site.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.locale.LocaleMiddleware",
@@ -110,10 +117,14 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # one persistent connection per thread instead.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     if DATABASES["default"]["CONN_MAX_AGE"] == 0:
-        # No check query on every checkout (a round trip per request): the pool
-        # drops a connection found broken when it comes back.
+        # No check on checkout: after each dead connection it finds, psycopg's pool
+        # sleeps with backoff (1 s, 2 s, 4 s, ...) before the next, which stalled
+        # requests for about 15 s after PostgreSQL terminated the backends
+        # (bench/faults.py database). A dead connection fails its request instead
+        # (503 unavailable; a read is tried once more) and the pool drops it.
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 2, "max_size": 20}
     else:
+        # A persistent connection is checked before reuse after an error or a pause.
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -123,6 +134,10 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # database), so at-most-once delivery is enough, and it costs one Redis round
 # trip per event where the list-based layer costs four.
 REDIS_URL = env("REDIS_URL", default="")
+# Redis is a helper (games.redis_guard): a call waits at most REDIS_TIMEOUT seconds, and
+# after a failure Redis is left alone for REDIS_RETRY_AFTER seconds (fallbacks are used).
+REDIS_TIMEOUT = env.float("REDIS_TIMEOUT", default=0.5)
+REDIS_RETRY_AFTER = env.float("REDIS_RETRY_AFTER", default=5.0)
 # Redis keys of this deployment carry the database's name, so several databases
 # (test runs, benchmarks, staging) can share one Redis without seeing each other.
 REDIS_PREFIX = f"patience:{Path(str(DATABASES['default']['NAME'])).stem}"
@@ -130,7 +145,17 @@ if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": f"{REDIS_PREFIX}:asgi"},
+            "CONFIG": {
+                # Short timeouts: a stalled Redis delays events, never the server's loop.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": REDIS_TIMEOUT,
+                        "socket_connect_timeout": REDIS_TIMEOUT,
+                    }
+                ],
+                "prefix": f"{REDIS_PREFIX}:asgi",
+            },
         }
     }
 else:
@@ -175,6 +200,7 @@ if REDIS_URL:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "KEY_PREFIX": REDIS_PREFIX,
+            "OPTIONS": {"socket_timeout": REDIS_TIMEOUT, "socket_connect_timeout": REDIS_TIMEOUT},
         }
     }
 else:

@@ -45,6 +45,16 @@ def _isolated_cache(settings: Any) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _redis_trusted_again() -> None:
+    """Each test starts with Redis trusted: no open circuit or stale mirror of an earlier test."""
+    from games import boards, redis_guard
+
+    redis_guard._breaker.cache_clear()
+    redis_guard._down.clear()
+    boards._stale.clear()
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     """Hash passwords cheaply: the default PBKDF2 costs half a second per user."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

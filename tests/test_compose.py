@@ -10,6 +10,10 @@ REQUIRED_ENV = {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOS
 # Tuning knobs read by settings.py that have safe defaults and need not be set in compose.
 OPTIONAL_ENV = {
     "CONN_MAX_AGE",
+    "DAILY_FIRST_DAY",
+    "GAME_MAX_LOG",
+    "REDIS_TIMEOUT",
+    "REDIS_RETRY_AFTER",
     "LOG_LEVEL",
     "SECURE_SSL_REDIRECT",
     "SECURE_HSTS_SECONDS",

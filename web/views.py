@@ -10,6 +10,7 @@ from datetime import date
 from functools import wraps
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -17,7 +18,7 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from games import boards, clock, daily, selectors
+from games import boards, clock, daily, selectors, services
 from games.engine import VARIANTS
 from games.errors import NotFound
 from web.variants import all_variants, variant_info
@@ -46,8 +47,10 @@ def _day(text: str) -> date:
         day = date.fromisoformat(text)
     except ValueError:
         raise Http404("not a date") from None
-    if day > clock.today():
-        raise Http404("that daily is not out yet")
+    try:
+        daily.check_day(day)
+    except NotFound:
+        raise Http404("no daily that day") from None
     return day
 
 
@@ -80,7 +83,7 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def play(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        game = selectors.game_for_player(game_id=game_id, user=request.user)
+        game = services.game_open(game_id=game_id, user=request.user)
     except NotFound:
         raise Http404("no such game of yours") from None
     state = selectors.game_state(game)
@@ -137,6 +140,7 @@ def day_board(request: HttpRequest, variant: str, day: str) -> HttpResponse:
             "day": the_day,
             "over": daily.day_over(the_day),
             "today": clock.today(),
+            "first_day": settings.DAILY_FIRST_DAY,
             "seconds_left": clock.seconds_left(the_day),
         },
     )

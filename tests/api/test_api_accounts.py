@@ -62,6 +62,34 @@ def test_register_with_a_taken_username_is_refused(user, password):
     assert error["details"] == {"username": ["taken"]}
 
 
+@pytest.mark.parametrize(
+    "look_alike",
+    [
+        "\u0430dmin",  # Cyrillic а
+        "\uff41\uff44\uff4d\uff49\uff4e",  # full-width letters
+        "ADMIN",
+        "adm\u0456n",  # Cyrillic і
+    ],
+)
+def test_register_refuses_a_name_that_looks_like_a_taken_one(make_user, password, look_alike):
+    make_user("admin")
+    response = APIClient().post(
+        REGISTER, {"username": look_alike, "password": password}, format="json"
+    )
+    error = error_of(response, 400)
+    assert error["details"] == {"username": ["taken"]}
+    assert "looks like" in error["message"]
+    assert get_user_model().objects.count() == 1
+
+
+def test_register_accepts_names_that_only_share_letters(password):
+    for name in ("admin", "admin2", "adm1n", "\u0430\u0431\u0432"):
+        response = APIClient().post(
+            REGISTER, {"username": name, "password": password}, format="json"
+        )
+        assert response.status_code == 201, (name, response.content)
+
+
 def test_register_with_missing_or_bad_fields_is_refused(password):
     error = error_of(APIClient().post(REGISTER, {"password": password}, format="json"), 400)
     assert error["code"] == "validation_error"

@@ -317,7 +317,9 @@ def test_the_move_log(api):
     api.post(f"{GAMES}{state['id']}/undo/", {"ply": 2}, format="json")
     response = api.get(f"{GAMES}{state['id']}/moves/")
     assert response.status_code == 200
-    log = response.json()
+    page = response.json()
+    assert page["next"] is None and page["previous"] is None
+    log = page["results"]
     assert [(e["ply"], e["move"]) for e in log] == [(0, "deal"), (1, second), (2, "undo")]
     assert all(set(e) == {"ply", "move", "at"} for e in log)
 

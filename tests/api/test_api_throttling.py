@@ -154,3 +154,26 @@ def test_the_limit_lifts_when_the_window_ends(user, token_client):
         assert response["Retry-After"] == "1"
         time.sleep(1.1)
         assert api.get(ME).status_code == 200
+
+
+def test_admin_login_attempts_are_limited_on_the_same_budget(make_user, password):
+    from django.test import Client
+
+    make_user("boss", is_staff=True, is_superuser=True)
+    admin = Client()
+    api = APIClient()
+    guess = {"username": "boss", "password": "guess"}
+    with override_settings(REST_FRAMEWORK=rates(auth="4/min")):
+        for _ in range(3):
+            assert admin.post("/admin/login/", guess).status_code == 200  # the form again
+        assert api.post(LOGIN, guess, format="json").status_code == 400
+        # Even the right password waits now, on the admin and on the API.
+        refused = admin.post("/admin/login/", {"username": "boss", "password": password})
+        assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 60
+        assert_throttled(api.post(LOGIN, {"username": "boss", "password": password}, format="json"))
+        assert admin.get("/admin/login/").status_code == 200  # reading the form is not an attempt
+        other = Client(REMOTE_ADDR="10.0.0.7")
+        assert (
+            other.post("/admin/login/", {"username": "boss", "password": password}).status_code
+            == 302
+        )

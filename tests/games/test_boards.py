@@ -7,6 +7,7 @@ import random
 from datetime import timedelta
 
 import pytest
+import redis
 from daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
 from django.contrib.auth import get_user_model
 
@@ -273,7 +274,7 @@ def test_redis_failures_fall_back_to_the_database(redis_board, daily_clock, monk
     class Down:
         def __getattr__(self, name):
             def fail(*args, **kwargs):
-                raise ConnectionError("redis is down")
+                raise redis.exceptions.ConnectionError("redis is down")
 
             return fail
 

@@ -24,7 +24,7 @@ from django.core.management import call_command
 from games import clock, selectors, services
 from games import daily as dailies
 from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
-from games.errors import InvalidInput, NotFound, UndoNotAllowed
+from games.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
@@ -279,14 +279,18 @@ def test_a_past_days_daily_gives_a_practice_game(daily_secret, daily_clock, ann)
     assert not Result.objects.exists()
 
 
-def test_yesterdays_unfinished_ranked_game_is_not_ranked_after_the_seed_is_out(
+def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out(
     daily_secret, daily_clock, ann
 ):
     game, _ = start(ann)
     daily_clock.next_day()  # the seed and other players' replays are now public
     assert dailies.deal_public(game.deal)["seed"] is not None
-    resign(game)
-    assert not Result.objects.exists()
+    with pytest.raises(GameFinished):
+        resign(game)
+    # It ended at the day's end as it stood, not won (tests/games/test_expired_dailies.py).
+    result = Result.objects.get()
+    assert result.game_id == game.pk and not result.won
+    assert result.finished_at == clock.day_end(game.deal.date)
 
 
 def test_an_assisted_game_is_not_ranked(daily_secret, daily_clock, ann):

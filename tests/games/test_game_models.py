@@ -50,9 +50,10 @@ def test_one_log_entry_per_game_and_ply(user):
         started_at=timezone.now(),
         position=new_position("bristol", seed=1).to_json(),
     )
-    Move.objects.create(game=game, ply=0, notation="deal")
+    after = {"position": game.position, "depth": 0}
+    Move.objects.create(game=game, ply=0, notation="deal", **after)
     with pytest.raises(IntegrityError), transaction.atomic():
-        Move.objects.create(game=game, ply=0, notation="t1-f")
+        Move.objects.create(game=game, ply=0, notation="t1-f", **after)
 
 
 def test_a_finished_game_needs_a_finish_time(user):

@@ -407,6 +407,62 @@ async def test_a_socket_that_ignores_throttling_is_closed_with_4429(settings, ga
     assert {t["error"]["code"] for t in texts[5:]} == {"throttled"}
 
 
+async def test_a_flood_let_through_now_and_then_is_still_closed_with_4429(
+    settings, game, key, monkeypatch
+):
+    """Frames processed slowly let the bucket refill a token now and then: the socket that
+    keeps flooding must still be hung up (it once got ``throttled`` answers for ever)."""
+    settings.WS_MESSAGE_BURST = 5
+    settings.WS_MESSAGE_RATE = 1.0
+
+    class Clock:
+        t = 0.0
+
+        def monotonic(self) -> float:
+            self.t += 0.5  # half a token per frame: one frame in two is let through
+            return self.t
+
+    monkeypatch.setattr(consumers, "time", Clock())
+    s = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
+    await s.open()
+    kinds = []
+    for _ in range(40):
+        await s.send_text('{"type": "resync"}')
+        out = await s.comm.receive_output(5)
+        if out["type"] == "websocket.close":
+            assert out["code"] == consumers.CLOSE_TOO_MANY
+            break
+        kinds.append(json.loads(out["text"])["type"])
+    else:
+        raise AssertionError(f"never closed: {kinds}")
+    assert "state" in kinds[5:] and kinds.count("error") == 5
+
+
+async def test_rest_and_every_socket_of_an_account_share_one_budget(settings, game, key, player):
+    from rest_framework.test import APIClient
+
+    rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], user="12/min")
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": rates}
+    api = APIClient()
+    api.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    get = database_sync_to_async(api.get)
+    for _ in range(4):
+        assert (await get(f"/api/v1/games/{game.pk}/")).status_code == 200
+    one = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
+    two = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
+    await one.open()
+    await two.open()
+    first = [(await one.ask({"type": "resync"}))["type"] for _ in range(5)]
+    second = [await two.ask({"type": "resync"}) for _ in range(5)]
+    assert first == ["state"] * 5
+    assert [a["type"] for a in second] == ["state"] * 3 + ["error"] * 2
+    assert second[-1]["error"]["code"] == "throttled"
+    assert second[-1]["error"]["details"]["retry_after"] > 0
+    assert (await get(f"/api/v1/games/{game.pk}/")).status_code == 429
+    await one.close()
+    await two.close()
+
+
 async def test_each_socket_has_its_own_budget(settings, game, key):
     settings.WS_MESSAGE_BURST = 3
     settings.WS_MESSAGE_RATE = 0.05

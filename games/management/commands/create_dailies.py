@@ -7,11 +7,18 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from games import clock
+from games.boards import boards_reconcile
 from games.daily import dailies_create
+from games.redis_guard import RedisUnavailable
+from games.services import games_expire
 
 
 class Command(BaseCommand):
-    help = "Create every variant's daily deal for today and the next days (idempotent)."
+    help = (
+        "Create every variant's daily deal for today and the next days (idempotent); "
+        "end ranked dailies left unfinished when their day ended (expired, not won); "
+        "drop board mirrors that differ from PostgreSQL."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--days", type=int, default=7, help="how many days from today")
@@ -24,3 +31,11 @@ class Command(BaseCommand):
         for deal in deals:
             self.stdout.write(f"{deal.date} {deal.variant:26} commitment {deal.commitment}")
         self.stdout.write(self.style.SUCCESS(f"{len(deals)} daily deal(s) ready"))
+        ended = games_expire()
+        self.stdout.write(f"{ended} ranked daily game(s) left unfinished ended as expired")
+        try:
+            dropped = boards_reconcile()
+        except RedisUnavailable as exc:
+            self.stderr.write(f"board mirrors not checked, Redis unavailable: {exc}")
+        else:
+            self.stdout.write(f"{len(dropped)} board mirror(s) out of step, dropped")

@@ -137,6 +137,8 @@ export function statusText(status) {
       won: gettext("Won"),
       lost: gettext("Lost"),
       resigned: gettext("Resigned"),
+      move_limit: gettext("Ended at the move limit"),
+      expired: gettext("Expired: the day ended"),
     }[status] || status
   );
 }
