@@ -166,7 +166,7 @@ def test_admin_login_attempts_are_limited_on_the_same_budget(make_user, password
     with override_settings(REST_FRAMEWORK=rates(auth="4/min")):
         for _ in range(3):
             assert admin.post("/admin/login/", guess).status_code == 200  # the form again
-        assert api.post(LOGIN, guess, format="json").status_code == 400
+        assert api.post(LOGIN, guess, format="json").status_code == 401  # wrong password
         # Even the right password waits now, on the admin and on the API.
         refused = admin.post("/admin/login/", {"username": "boss", "password": password})
         assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 60

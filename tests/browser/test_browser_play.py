@@ -99,7 +99,7 @@ def play_by_keys(page: Any, move: str, keys: dict[str, str]) -> None:
 def move_log(page: Any, game_id: int) -> list[str]:
     response = page.request.get(f"/api/v1/games/{game_id}/moves/")
     assert response.ok
-    return [entry["move"] for entry in response.json()]
+    return [entry["move"] for entry in response.json()["results"]]
 
 
 def shoot(page: Any, path: Path) -> None:
