@@ -44,10 +44,6 @@ WS_MESSAGE_BURST = env.int("WS_MESSAGE_BURST", default=200)
 WS_MESSAGE_RATE = env.float("WS_MESSAGE_RATE", default=100.0)
 # Game sockets one player may hold open on one server process (more are closed with 4429).
 WS_GAME_SOCKETS_PER_PLAYER = env.int("WS_GAME_SOCKETS_PER_PLAYER", default=20)
-# Worker threads of a daphne process (api.threads): one pool for HTTP requests, and
-# single threads that sockets are bound to. Each may hold a database connection.
-HTTP_THREADS = env.int("HTTP_THREADS", default=12)
-SOCKET_THREADS = env.int("SOCKET_THREADS", default=8)
 
 INSTALLED_APPS = [
     "daphne",
@@ -103,10 +99,10 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Requests and socket calls run on the fixed worker threads of api.threads. By
-    # default (CONN_MAX_AGE=0) they share psycopg's connection pool, each thread
-    # handing its connection back after every call; a positive CONN_MAX_AGE keeps
-    # one persistent connection per thread instead.
+    # By default (CONN_MAX_AGE=0) the threads of a server process (gunicorn's
+    # request threads, the sockets' worker threads) share psycopg's connection
+    # pool, each handing its connection back after every request or socket call;
+    # a positive CONN_MAX_AGE keeps one persistent connection per thread instead.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     if DATABASES["default"]["CONN_MAX_AGE"] == 0:
         # No check query on every checkout (a round trip per request): the pool

@@ -15,7 +15,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.db import connections, transaction
 
-from api import consumers, threads
+from api import consumers
 from games import boards, clock, daily, services
 from games.models import Game
 from patience_site.asgi import application
@@ -40,7 +40,6 @@ def _channel_layer(settings: Any, transactional_db: None) -> Any:
     for deal in daily.dailies_create(first=clock.today(), days=1):
         boards.board_drop(deal.pk)
     yield
-    threads.close_db_connections()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
