@@ -38,7 +38,8 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
 
 ``ws/v1/daily/<variant>/<YYYY-MM-DD>/`` (anyone; ``?limit=`` 1..100, default 10)
     Close codes: 4400 a date that is not YYYY-MM-DD or a bad limit; 4404 an
-    unknown variant or a day that is not out yet. On connect:
+    unknown variant, a day that is not out yet or a past day never dealt; 4503
+    today's daily is being dealt (``daily_not_ready``): connect again in a few seconds. On connect:
     ``{"type": "board", "variant", "date", "board": {...}}`` (the top of the
     REST board, with ``me`` and ``around`` for a signed-in listener); then
     ``{"type": "board.result", "variant", "date", "result": {rank, result_id,
@@ -82,7 +83,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from games import boards, daily, selectors, services
-from games.errors import InvalidInput, NotFound, StalePly
+from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
 from games.models import UNDO
 
@@ -92,6 +93,7 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
+CLOSE_NOT_READY = 4503
 
 #: Longest text frame read; anything longer is a ``bad_message`` unread.
 MAX_FRAME = 4096
@@ -396,6 +398,9 @@ class DailyBoardConsumer(_Consumer):
             text = await self.db(self._board)
         except NotFound as exc:
             await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
+            return
+        except DailyNotReady as exc:
+            await self.close(code=CLOSE_NOT_READY, reason=str(exc)[:100])
             return
         self.ready = True
         await self.send(text_data=text)

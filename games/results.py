@@ -37,8 +37,8 @@ def result_record(game: Game) -> Result | None:
         return None
     if game.assisted:  # hints were used: an assisted game is never ranked
         return None
-    if game.deal.date is not None and game.finished_at >= clock.day_end(game.deal.date):
-        # Finished after its day was over, when the seed and the replays were public.
+    if game.deal.date is not None and clock.day_ended(game.deal.date):
+        # Finished after its day ended on the shared clock (games.clock): not ranked.
         return None
     won = game.status == Status.WON
     # Integer arithmetic: total_seconds() * 1000 truncates e.g. 1.001 s to 1000 ms.

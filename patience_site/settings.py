@@ -29,8 +29,20 @@ DAILY_SECRET = env("DAILY_SECRET", default=DEV_DAILY_SECRET)
 # many solver nodes (0 turns certification off), at most this many candidates.
 DAILY_SOLVER_NODES = env.int("DAILY_SOLVER_NODES", default=50_000)
 DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
-# Node budget of one hint in a practice game.
+# Hints (games.hints): solved in HINT_WORKERS solver processes per server process, at
+# most HINT_QUEUE waiting or running there at once; a solve stops after HINT_SOLVER_NODES
+# positions or HINT_SOLVER_SECONDS, a request waits at most HINT_DEADLINE_SECONDS. Lines
+# are cached per position for HINT_CACHE_SECONDS, unknown verdicts for a shorter while.
 HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
+HINT_SOLVER_SECONDS = env.float("HINT_SOLVER_SECONDS", default=3.0)
+HINT_WORKERS = env.int("HINT_WORKERS", default=1)
+HINT_QUEUE = env.int("HINT_QUEUE", default=2)
+HINT_DEADLINE_SECONDS = env.float("HINT_DEADLINE_SECONDS", default=5.0)
+HINT_CACHE_SECONDS = env.int("HINT_CACHE_SECONDS", default=24 * 3600)
+HINT_UNKNOWN_CACHE_SECONDS = env.int("HINT_UNKNOWN_CACHE_SECONDS", default=300)
+# A finished day's seeds, decks, pars and replays are published this long after the
+# day ended on the database's clock (games.clock).
+DAILY_REVEAL_GRACE_SECONDS = env.int("DAILY_REVEAL_GRACE_SECONDS", default=60)
 if not DEBUG and DAILY_SECRET == DEV_DAILY_SECRET:
     raise ImproperlyConfigured("DAILY_SECRET must be set when DEBUG is False")
 

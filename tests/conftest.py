@@ -50,6 +50,21 @@ def _daily_certification(request: pytest.FixtureRequest, settings: Any) -> None:
         settings.DAILY_SOLVER_NODES = 0
 
 
+@pytest.fixture(autouse=True)
+def _dailies_dealt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stand in for the ``create_dailies`` job: a daily a test asks for is dealt then.
+
+    The service answers a missing daily with ``daily_not_ready`` (today's) or not
+    found and leaves dealing to the job (``games.daily.daily_missing``); tests of
+    everything else about dailies run as if the job had dealt every day already.
+    Tests marked ``daily_job`` get the service's own behaviour.
+    """
+    if request.node.get_closest_marker("daily_job") is None:
+        from games import daily
+
+        monkeypatch.setattr(daily, "daily_missing", daily.daily_create)
+
+
 @pytest.fixture
 def password() -> str:
     return PASSWORD
