@@ -234,20 +234,34 @@ def migrate(env: dict[str, str]) -> None:
     )
 
 
+def deal_dailies(env: dict[str, str]) -> float:
+    """Deal today's and tomorrow's dailies as the compose ``migrate`` job does (requests
+    never deal them); the seconds it took."""
+    began = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "manage.py", "create_dailies", "--days", "2"],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - began
+
+
+def _serve(
+    cmd: list[str], env: dict[str, str], log: Any, port: int
+) -> tuple[subprocess.Popen, str]:
+    server = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return server, f"http://127.0.0.1:{port}"
+
+
 def start_daphne(
     env: dict[str, str], log: Any, port: int | None = None
 ) -> tuple[subprocess.Popen, str]:
     """One daphne process on 127.0.0.1 (a free port unless given); returns it and its URL."""
     port = port or free_port()
     cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    server = subprocess.Popen(
-        [*cmd, "patience_site.asgi:application"],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    return server, f"http://127.0.0.1:{port}"
+    return _serve([*cmd, "patience_site.asgi:application"], env, log, port)
 
 
 def start_gunicorn(
@@ -258,14 +272,7 @@ def start_gunicorn(
     port = port or free_port()
     cmd = [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}"]
     cmd += ["--worker-class", "gthread", "--workers", "1", "--threads", str(threads)]
-    server = subprocess.Popen(
-        [*cmd, "patience_site.wsgi:application"],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    return server, f"http://127.0.0.1:{port}"
+    return _serve([*cmd, "patience_site.wsgi:application"], env, log, port)
 
 
 SERVERS = {"daphne": start_daphne, "gunicorn": start_gunicorn}
@@ -308,9 +315,11 @@ def own_servers(
     keep_db: bool = False,
     start_timeout: float = 60.0,
     server: str = "daphne",
+    dailies: bool = False,
 ) -> Iterator[tuple[list[str], dict[str, Any]]]:
     """A fresh database ``<db_prefix>_<pid>`` and ``count`` server processes (``server``:
-    daphne, or gunicorn for HTTP only); all removed after.
+    daphne, or gunicorn for HTTP only); all removed after. ``dailies``: deal today's and
+    tomorrow's dailies first (``info["dailies_s"]``), as the production job does.
 
     Yields the servers' base URLs and ``{"database", "redis", "pids"}``. Redis is
     used when ``redis_url`` answers; several servers need it (shared channel layer).
@@ -323,8 +332,11 @@ def own_servers(
     env = server_env(database_url=f"{pg_url}/{db}", redis_url=use_redis, settings=settings)
     servers: list[subprocess.Popen] = []
     log = open(server_log, "wb") if server_log else subprocess.DEVNULL  # noqa: SIM115
+    dealt: dict[str, float] = {}
     try:
         migrate(env)
+        if dailies:
+            dealt["dailies_s"] = deal_dailies(env)
         bases = []
         for _ in range(count):
             process, base = SERVERS[server](env, log)
@@ -338,6 +350,7 @@ def own_servers(
                 "database": db,
                 "redis": use_redis or "(none: in-memory layer)",
                 "pids": [s.pid for s in servers],
+                **dealt,
             },
         )
     finally:
@@ -372,7 +385,12 @@ def server_arguments(parser: argparse.ArgumentParser, *, redis_db: int) -> None:
 
 @contextmanager
 def servers_for(
-    args: argparse.Namespace, *, db_prefix: str, count: int = 1, server: str = "daphne"
+    args: argparse.Namespace,
+    *,
+    db_prefix: str,
+    count: int = 1,
+    server: str = "daphne",
+    dailies: bool = False,
 ) -> Iterator[tuple[list[str], dict[str, Any]]]:
     """``own_servers`` as the options of ``server_arguments`` ask; ``info["server"]`` says
     what runs where."""
@@ -385,6 +403,7 @@ def servers_for(
         server_log=args.server_log,
         keep_db=args.keep_db,
         server=server,
+        dailies=dailies,
     ) as (bases, info):
         n = len(bases)
         kind = f"{server} (1 gthread worker, 8 threads)" if server == "gunicorn" else server

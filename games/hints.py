@@ -7,7 +7,9 @@ or run in a server process at once, and a further one is refused at once with
 ``hint_busy``. The request waits at most ``HINT_DEADLINE_SECONDS`` and then
 gets ``hint_timeout``; a solve stops by itself after ``HINT_SOLVER_NODES``
 positions or ``HINT_SOLVER_SECONDS``. So hints take at most ``HINT_WORKERS``
-cores of a server's machine per server process, however many are asked for.
+cores of a server's machine per server process, however many are asked for,
+and the workers run at a lower priority (``HINT_WORKER_NICE``) than the
+server's threads, so on a busy machine they yield the cores to moves.
 
 Every position along a winning line is cached with its move (the shared cache,
 Redis in production, for ``HINT_CACHE_SECONDS``): a player who follows the
@@ -31,7 +33,7 @@ from django.core.cache import cache
 from games.engine import Position
 from games.engine.solver import Verdict
 from games.errors import HintBusy, HintTimeout
-from games.workers import hint_line, position_key
+from games.workers import hint_line, lower_priority, position_key
 
 #: Cache values that are not a move.
 LOST, UNKNOWN = "", "?"
@@ -62,7 +64,12 @@ def _workers() -> tuple[ProcessPoolExecutor, threading.BoundedSemaphore]:
         if _pool is None or _slots is None:
             # "spawn": a fresh interpreter, never a fork of a threaded server process.
             context = multiprocessing.get_context("spawn")
-            _pool = ProcessPoolExecutor(settings.HINT_WORKERS, mp_context=context)
+            _pool = ProcessPoolExecutor(
+                settings.HINT_WORKERS,
+                mp_context=context,
+                initializer=lower_priority,
+                initargs=(settings.HINT_WORKER_NICE,),
+            )
             _slots = threading.BoundedSemaphore(settings.HINT_QUEUE)
         return _pool, _slots
 

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 from typing import Any
 
 from games.engine import Position
 from games.engine.solver import Verdict, solve
+
+
+def lower_priority(increment: int) -> None:
+    """Start of a worker process: run below the server's threads (``os.nice``), so a
+    busy solver slows hints, not moves."""
+    os.nice(increment)
 
 
 def position_key(position: Position) -> str:

@@ -36,6 +36,7 @@ DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
 HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
 HINT_SOLVER_SECONDS = env.float("HINT_SOLVER_SECONDS", default=3.0)
 HINT_WORKERS = env.int("HINT_WORKERS", default=1)
+HINT_WORKER_NICE = env.int("HINT_WORKER_NICE", default=10)  # os.nice() of the workers
 HINT_QUEUE = env.int("HINT_QUEUE", default=2)
 HINT_DEADLINE_SECONDS = env.float("HINT_DEADLINE_SECONDS", default=5.0)
 HINT_CACHE_SECONDS = env.int("HINT_CACHE_SECONDS", default=24 * 3600)
