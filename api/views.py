@@ -47,7 +47,9 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
         409: "Conflict with the game's state (`stale_ply`, `game_finished`, `undo_not_allowed`).",
         413: "The request body is over 64 KiB (`request_too_large`).",
         415: "The body is not `application/json` (`unsupported_media_type`).",
-        429: "Too many requests (`throttled`); see the Retry-After header.",
+        429: "Too many requests (`throttled`, `hint_in_progress`); see the Retry-After header.",
+        503: "Not now (`hint_busy`, `hint_timeout`, `daily_not_ready`); see the Retry-After "
+        "header.",
     }
     return {c: OpenApiResponse(s.ErrorSerializer, description=text[c]) for c in codes}
 
@@ -362,7 +364,7 @@ class GameHintView(APIView):
     @extend_schema(
         tags=["games"],
         request=None,
-        responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429)},
+        responses={200: s.HintSerializer, **errors(401, 403, 404, 409, 429, 503)},
     )
     def post(self, request: Request, game_id: int) -> Response:
         hint = services.game_hint(game_id=game_id, user=request.user)

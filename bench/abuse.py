@@ -151,8 +151,10 @@ def phase(
                 )
                 for i in range(args.hint_sockets)
             ]
-        tallies: list[Tally] = [f.result() for f in players]
-        stop.set()
+        try:
+            tallies: list[Tally] = [f.result() for f in players]
+        finally:
+            stop.set()  # the attackers stop with the players (or an interrupt)
         seen: Counter[str] = Counter()
         for f in attackers:
             try:

@@ -148,6 +148,14 @@ _job_lock = threading.Lock()
 _job: subprocess.Popen | None = None
 
 
+def _manage(*args: str) -> subprocess.Popen:
+    """``manage.py *args`` in a background process of its own (it outlives a request)."""
+    manage = str(settings.BASE_DIR / "manage.py")
+    return subprocess.Popen(
+        [sys.executable, manage, *args], stdin=subprocess.DEVNULL, start_new_session=True
+    )
+
+
 def dailies_job_start() -> None:
     """Start ``manage.py create_dailies --days 2`` in a background process, unless this
     server process has one running already."""
@@ -155,13 +163,8 @@ def dailies_job_start() -> None:
     with _job_lock:
         if _job is not None and _job.poll() is None:
             return
-        manage = str(settings.BASE_DIR / "manage.py")
         logger.warning("a daily is missing: starting create_dailies")
-        _job = subprocess.Popen(
-            [sys.executable, manage, "create_dailies", "--days", "2"],
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
+        _job = _manage("create_dailies", "--days", "2")
 
 
 def daily_missing(variant: str, day: date) -> Deal:
@@ -213,14 +216,22 @@ def daily_game_start(*, user: AbstractBaseUser, variant: str, day: date) -> tupl
     return game_create(user=user, deal=deal), True
 
 
-@transaction.atomic
-def daily_replace(deal: Deal) -> Deal:
-    """Move a future daily that nobody has played to the next seed candidate."""
-    deal = Deal.objects.select_for_update().get(pk=deal.pk)
+def _check_replaceable(deal: Deal) -> None:
     if deal.kind != Deal.Kind.DAILY or deal.date is None or deal.date <= clock.today():
         raise InvalidInput("only a future daily can be replaced")
     if deal.games.exists():
         raise InvalidInput("somebody has played this daily already")
+
+
+@transaction.atomic
+def daily_replace(deal: Deal) -> Deal:
+    """Move a future daily that nobody has played to the next seed candidate.
+
+    Runs the solver: ``create_dailies --replace`` calls it (the admin action
+    starts that job, ``daily_replace_start``), never a request.
+    """
+    deal = Deal.objects.select_for_update().get(pk=deal.pk)
+    _check_replaceable(deal)
     chosen = certified_candidate(deal.variant, deal.date, start=deal.seed_index + 1)
     deal.seed_index = chosen.index
     deal.seed = chosen.seed
@@ -229,6 +240,13 @@ def daily_replace(deal: Deal) -> Deal:
     deal.solver_nodes = chosen.nodes
     deal.save(update_fields=["seed_index", "seed", "commitment", "par_line", "solver_nodes"])
     return deal
+
+
+def daily_replace_start(deal: Deal) -> None:
+    """Check that a daily may be replaced, then start ``create_dailies --replace`` for it in
+    a background process (which checks again, under a row lock, and certifies)."""
+    _check_replaceable(deal)
+    _manage("create_dailies", "--replace", str(deal.pk))
 
 
 def deal_public(deal: Deal) -> dict[str, Any]:

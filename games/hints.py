@@ -6,10 +6,13 @@ server process (``games.workers.hint_line``); at most ``HINT_QUEUE`` hints wait
 or run in a server process at once, and a further one is refused at once with
 ``hint_busy``. The request waits at most ``HINT_DEADLINE_SECONDS`` and then
 gets ``hint_timeout``; a solve stops by itself after ``HINT_SOLVER_NODES``
-positions or ``HINT_SOLVER_SECONDS``. So hints take at most ``HINT_WORKERS``
-cores of a server's machine per server process, however many are asked for,
-and the workers run at a lower priority (``HINT_WORKER_NICE``) than the
-server's threads, so on a busy machine they yield the cores to moves.
+positions or ``HINT_SOLVER_SECONDS``. A player has one solve in flight, and
+the next no sooner than ``HINT_PLAYER_INTERVAL_SECONDS`` after it
+(``hint_in_progress``), so one account takes at most a share of a worker. So
+hints take at most ``HINT_WORKERS`` cores of a server's machine per server
+process, however many are asked for, and the workers run at a lower priority
+(``HINT_WORKER_NICE``) than the server's threads, so on a busy machine they
+yield the cores to moves.
 
 Every position along a winning line is cached with its move (the shared cache,
 Redis in production, for ``HINT_CACHE_SECONDS``): a player who follows the
@@ -32,7 +35,7 @@ from django.core.cache import cache
 
 from games.engine import Position
 from games.engine.solver import Verdict
-from games.errors import HintBusy, HintTimeout
+from games.errors import HintBusy, HintInProgress, HintTimeout
 from games.workers import hint_line, lower_priority, position_key
 
 #: Cache values that are not a move.
@@ -122,14 +125,29 @@ def _solve(position: Position) -> tuple[str, list[tuple[str, str]], int]:
         ) from None
 
 
-def hint_answer(position: Position) -> Answer:
+def hint_answer(position: Position, *, player: int) -> Answer:
     """The next move of a winning line from ``position``: from the cache when a line
-    through it is known, else from a solver worker (raises ``HintBusy``, ``HintTimeout``)."""
+    through it is known, else from a solver worker (raises ``HintInProgress``,
+    ``HintBusy``, ``HintTimeout``).
+
+    A player has one solve at a time, and the next one no sooner than
+    ``HINT_PLAYER_INTERVAL_SECONDS`` after it: answers from the cache are never held up.
+    """
     key = position_key(position)
     cached = _cached(key)
     if cached is not None:
         return cached
-    verdict, steps, nodes = _solve(position)
+    solving = f"hint-solving:{player}"
+    interval = settings.HINT_PLAYER_INTERVAL_SECONDS
+    if not cache.add(solving, 1, timeout=settings.HINT_DEADLINE_SECONDS + interval + 5):
+        raise HintInProgress(
+            "your last hint is being solved, or was just now: one at a time",
+            details={"retry_after": max(1, interval)},
+        )
+    try:
+        verdict, steps, nodes = _solve(position)
+    finally:
+        cache.set(solving, 1, interval)  # 0: gone at once
     if verdict == Verdict.WON.value:
         cache.set_many({_cache_key(k): move for k, move in steps}, settings.HINT_CACHE_SECONDS)
         return Answer(verdict, steps[0][1], nodes)

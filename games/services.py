@@ -12,11 +12,9 @@ import secrets
 from dataclasses import dataclass
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.models import AbstractBaseUser
 from django.contrib.auth.password_validation import validate_password
-from django.core.cache import cache
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
@@ -25,7 +23,6 @@ from games import clock, events, hints
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
 from games.errors import (
     GameFinished,
-    HintInProgress,
     HintNotAllowed,
     InvalidInput,
     NotFound,
@@ -213,9 +210,9 @@ def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
 
     The solver knows the stock, so a hint carries hidden information: ranked
     games, and every game of a daily whose day is not over, get none, and a
-    hinted practice game is marked assisted. One hint at a time per player; the
-    solver runs in a worker process (``games.hints``), outside any transaction,
-    on the snapshot at the ply returned.
+    hinted practice game is marked assisted. The solver runs in a worker process
+    (``games.hints``: its limits per player and per server), outside any
+    transaction, on the snapshot at the ply returned.
     """
     game = game_for_player(game_id=game_id, user=user)
     if not hints_allowed(game):
@@ -225,15 +222,7 @@ def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
         )
     if game.status != Status.PLAYING:
         raise GameFinished(f"the game is {game.status}")
-    busy = f"hint-busy:{user.pk}"
-    if not cache.add(busy, 1, timeout=settings.HINT_DEADLINE_SECONDS + 5):
-        raise HintInProgress(
-            "you are waiting for a hint already: one at a time", details={"retry_after": 1}
-        )
-    try:
-        answer = hints.hint_answer(game_position(game))
-    finally:
-        cache.delete(busy)
+    answer = hints.hint_answer(game_position(game), player=user.pk)
     Game.objects.filter(pk=game.pk, assisted=False).update(assisted=True)
     return Hint(ply=game.ply, verdict=answer.verdict, move=answer.move, nodes=answer.nodes)
 

@@ -34,11 +34,14 @@ DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
 # positions or HINT_SOLVER_SECONDS, a request waits at most HINT_DEADLINE_SECONDS. Lines
 # are cached per position for HINT_CACHE_SECONDS, unknown verdicts for a shorter while.
 HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
-HINT_SOLVER_SECONDS = env.float("HINT_SOLVER_SECONDS", default=3.0)
+HINT_SOLVER_SECONDS = env.float("HINT_SOLVER_SECONDS", default=1.0)
 HINT_WORKERS = env.int("HINT_WORKERS", default=1)
-HINT_WORKER_NICE = env.int("HINT_WORKER_NICE", default=10)  # os.nice() of the workers
+HINT_WORKER_NICE = env.int("HINT_WORKER_NICE", default=19)  # os.nice() of the workers
 HINT_QUEUE = env.int("HINT_QUEUE", default=2)
 HINT_DEADLINE_SECONDS = env.float("HINT_DEADLINE_SECONDS", default=5.0)
+# A player's next solve comes no sooner than this after the last one (cached answers
+# are not held up).
+HINT_PLAYER_INTERVAL_SECONDS = env.int("HINT_PLAYER_INTERVAL_SECONDS", default=2)
 HINT_CACHE_SECONDS = env.int("HINT_CACHE_SECONDS", default=24 * 3600)
 HINT_UNKNOWN_CACHE_SECONDS = env.int("HINT_UNKNOWN_CACHE_SECONDS", default=300)
 # A finished day's seeds, decks, pars and replays are published this long after the

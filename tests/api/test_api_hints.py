@@ -131,15 +131,23 @@ async def test_hint_over_the_socket(user: Any) -> None:
 
 
 @pytest.mark.django_db
-def test_a_second_hint_while_one_is_in_flight_is_refused(token_client: Any, user: Any) -> None:
-    game = services.practice_game_start(user=user, variant="bristol", seed=7)
-    cache.add(f"hint-busy:{user.pk}", 1)  # this player's first hint is being solved
-    response = _hint(token_client(user), game.pk)
+def test_one_solve_at_a_time_per_player_and_then_a_pause(
+    token_client: Any, user: Any, settings: Any
+) -> None:
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 30
+    client = token_client(user)
+    first = services.practice_game_start(user=user, variant="bristol", seed=7)
+    second = services.practice_game_start(user=user, variant="bristol", seed=8)
+    assert _hint(client, first.pk).json()["nodes"] > 0  # solved
+    response = _hint(client, second.pk)  # another solve at once: refused, nothing solved
     assert response.status_code == 429, response.json()
     assert response.json()["error"]["code"] == "hint_in_progress"
-    assert response["Retry-After"] == "1"
-    cache.delete(f"hint-busy:{user.pk}")
-    assert _hint(token_client(user), game.pk).status_code == 200
+    assert response["Retry-After"] == "30"
+    again = _hint(client, first.pk)  # the cache answers: never held up
+    assert again.status_code == 200 and again.json()["nodes"] == 0
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0
+    cache.delete(f"hint-solving:{user.pk}")  # the pause is over
+    assert _hint(client, second.pk).json()["nodes"] > 0
 
 
 @pytest.mark.django_db
@@ -167,13 +175,14 @@ def test_a_hint_past_its_deadline_gets_a_clear_answer(
     token_client: Any, user: Any, settings: Any
 ) -> None:
     settings.HINT_DEADLINE_SECONDS = 0  # no worker answers within no time at all
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0
     game = services.practice_game_start(user=user, variant="bristol", seed=7)
     response = _hint(token_client(user), game.pk)
     assert response.status_code == 503
     error = response.json()["error"]
     assert error["code"] == "hint_timeout" and "no hint within 0 s" in error["message"]
     assert response["Retry-After"] == "5"
-    assert cache.get(f"hint-busy:{user.pk}") is None  # the player may ask again
+    assert _hint(token_client(user), game.pk).status_code == 503  # may ask again: no 429
 
 
 # -- dailies: no hint before the day is over, ranked or not -------------------------------

@@ -23,6 +23,7 @@ LINE_SLACK = 0
 #: are skipped (they are not "solver-won" deals).
 NODES = 20_000
 DEALS = 50
+PLAYER = 1
 
 
 @pytest.fixture(autouse=True)
@@ -30,13 +31,14 @@ def quick_solver(settings: Any) -> None:
     settings.HINT_SOLVER_NODES = NODES
     settings.HINT_SOLVER_SECONDS = 60.0  # the node limit decides, on a busy machine too
     settings.HINT_DEADLINE_SECONDS = 120.0
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0  # one "player" solves deal after deal here
 
 
 def play_hints_only(start: Position) -> tuple[int, list[int]]:
     """Play nothing but hints from ``start`` to the end; the moves and the nodes of each."""
     pos, nodes = start, []
     while not pos.is_won:
-        answer = hints.hint_answer(pos)
+        answer = hints.hint_answer(pos, player=PLAYER)
         assert answer.verdict == Verdict.WON.value, (pos, answer)
         nodes.append(answer.nodes)
         pos = pos.apply(answer.move)
@@ -64,9 +66,9 @@ def test_hints_alone_win_in_the_moves_of_the_first_line(variant: str) -> None:
 
 def test_leaving_the_line_solves_again_and_coming_back_does_not() -> None:
     start = new_position("bristol", seed=7)
-    first = hints.hint_answer(start)
+    first = hints.hint_answer(start, player=PLAYER)
     on_line = start.apply(first.move)
-    assert hints.hint_answer(on_line).nodes == 0  # on the line: from the cache
+    assert hints.hint_answer(on_line, player=PLAYER).nodes == 0  # on the line: from the cache
     off_line = next(
         p
         for m in start.legal_moves
@@ -74,8 +76,8 @@ def test_leaving_the_line_solves_again_and_coming_back_does_not() -> None:
         and (p := start.apply(m)) is not None
         and solve(p, max_nodes=NODES).verdict is Verdict.WON
     )
-    assert hints.hint_answer(off_line).nodes > 0  # left it: solved again
-    assert hints.hint_answer(start).nodes == 0  # back at the start (an undo): cached
+    assert hints.hint_answer(off_line, player=PLAYER).nodes > 0  # left it: solved again
+    assert hints.hint_answer(start, player=PLAYER).nodes == 0  # back at the start (an undo): cached
 
 
 @pytest.mark.django_db
