@@ -135,7 +135,7 @@ def phase(
         ]
         attackers = []
         if abuse:
-            rate = args.anon_rate / args.anon_loops
+            rate = args.anon_rate / max(args.anon_loops, 1)
             attackers += [
                 pool.submit(anonymous_loop, bases[i % len(bases)], i, rate, stop)
                 for i in range(args.anon_loops)

@@ -41,7 +41,7 @@ HINT_QUEUE = env.int("HINT_QUEUE", default=2)
 HINT_DEADLINE_SECONDS = env.float("HINT_DEADLINE_SECONDS", default=5.0)
 # A player's next solve comes no sooner than this after the last one (cached answers
 # are not held up).
-HINT_PLAYER_INTERVAL_SECONDS = env.int("HINT_PLAYER_INTERVAL_SECONDS", default=2)
+HINT_PLAYER_INTERVAL_SECONDS = env.int("HINT_PLAYER_INTERVAL_SECONDS", default=5)
 HINT_CACHE_SECONDS = env.int("HINT_CACHE_SECONDS", default=24 * 3600)
 HINT_UNKNOWN_CACHE_SECONDS = env.int("HINT_UNKNOWN_CACHE_SECONDS", default=300)
 # A finished day's seeds, decks, pars and replays are published this long after the
