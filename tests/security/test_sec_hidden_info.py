@@ -323,8 +323,9 @@ async def pages_show_nothing(user: Any, watch: Watch) -> None:
     await checked(watch)
 
 
-async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock):
+async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock, settings):
     """Practice games undo deals (the cards go back into the stock) and give hints."""
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0  # a solve after every move, off the line
     ann, key = await database_sync_to_async(make_player)("ann")
     game = await database_sync_to_async(services.practice_game_start)(
         user=ann, variant="bristol", seed=42
