@@ -26,4 +26,6 @@ USER patience
 
 EXPOSE 8000
 # Migrations run once, separately (see the `migrate` service in docker-compose.yml).
-CMD ["daphne", "-b", "0.0.0.0", "-p", "8000", "patience_site.asgi:application"]
+# HTTP by default; docker-compose.yml runs daphne for /ws/ from the same image.
+CMD ["gunicorn", "patience_site.wsgi:application", "--bind", "0.0.0.0:8000", \
+     "--worker-class", "gthread", "--workers", "2", "--threads", "8"]

@@ -40,7 +40,9 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
 ``ws/v1/daily/<variant>/<YYYY-MM-DD or today>/`` (anyone; ``?limit=`` 1..100, default 10)
     ``today`` is the current UTC day when the socket opens (it stays on that day).
     Close codes: 4400 a date that is not YYYY-MM-DD or today, or a bad limit; 4404 an
-    unknown variant or a day that is not out yet. On connect:
+    unknown variant, a day that is not out yet or a past day never dealt; 4503
+    today's daily is being dealt (``daily_not_ready``): connect again in a few seconds.
+    On connect:
     ``{"type": "board", "variant", "date", "board": {...}}`` (the top of the
     REST board, with ``me`` and ``around`` for a signed-in listener); then
     ``{"type": "board.result", "variant", "date", "result": {rank, result_id,
@@ -59,11 +61,12 @@ and server processes. A frame beyond either is not read and gets the error
 seconds until a frame is accepted again; a socket refused more than
 ``WS_MESSAGE_BURST`` frames since its bucket was last full is closed with 4429.
 
-Database work runs on the fixed socket threads of ``api.threads``, each socket
-bound to one (so its requests stay in order), with one database connection per
-thread: they bound the database connections a server process holds however many
-sockets are open, and let sockets' requests overlap while others wait on the
-database.
+Database work runs the way Channels documents it, through
+``database_sync_to_async`` (connections tidied before and after each call), with
+``thread_sensitive=False``: the calls of all sockets share the event loop's pool of
+worker threads instead of Channels' one shared thread, so a slow call of one
+socket never holds up another's. A socket handles one frame at a time, so its own
+calls still run in order.
 """
 
 from __future__ import annotations
@@ -76,17 +79,17 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from channels.consumer import get_handler_name
+from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.db import close_old_connections
 from rest_framework.utils.encoders import JSONEncoder
 
 from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
-from api.threads import socket_runner
 from api.throttling import account_wait
 from games import boards, daily, selectors, services
-from games.errors import InvalidInput, NotFound, StalePly
+from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
 from games.models import UNDO
 
@@ -96,6 +99,7 @@ CLOSE_BAD_REQUEST = 4400
 CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
+CLOSE_NOT_READY = 4503
 
 #: Longest text frame read; anything longer is a ``bad_message`` unread.
 MAX_FRAME = 4096
@@ -111,30 +115,30 @@ def _dumps(message: dict[str, Any]) -> str:
     return json.dumps(message, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
 
 
+def _tidy(func: Callable[..., T], *args: Any) -> T:
+    """``func(*args)`` with the thread's connections tidied in the call's own context.
+
+    asgiref (3.13) runs the call in a copy of the caller's context, where Django's
+    connection handler keeps the connection it opens; ``database_sync_to_async``
+    tidies outside that context and would leave the connection checked out.
+    """
+    close_old_connections()
+    try:
+        return func(*args)
+    finally:
+        close_old_connections()
+
+
 def _bad(message: str) -> dict[str, Any]:
     return envelope("bad_message", message)
 
 
 class _Consumer(AsyncWebsocketConsumer):
-    """Shared plumbing: this connection's database thread, JSON frames."""
+    """Shared plumbing: database calls, the frame budget, JSON frames."""
 
     async def db(self, func: Callable[..., T], *args: Any) -> T:
-        """Run ``func`` on this connection's database thread."""
-        if not hasattr(self, "_run"):
-            self._run = socket_runner()
-        return await self._run(func, *args)
-
-    async def dispatch(self, message: dict[str, Any]) -> None:
-        """Channels' dispatch without its ``aclose_old_connections`` before every message.
-
-        That call costs two thread hops per frame and per group event, and tidies
-        only the connection of Channels' shared thread; these consumers use the
-        database in their own threads only, which tidy up around each call (``api.threads``).
-        """
-        handler = getattr(self, get_handler_name(message), None)
-        if handler is None:
-            raise ValueError(f"no handler for message type {message['type']}")
-        await handler(message)
+        """Run ``func`` in a worker thread (see the module docstring)."""
+        return await database_sync_to_async(_tidy, thread_sensitive=False)(func, *args)
 
     async def flooded(self) -> bool:
         """Count a frame against this socket's bucket and its account's budget; True if refused.
@@ -323,7 +327,7 @@ class GameConsumer(_Consumer):
             self.sent = shown
         await self.send(text_data=text)
 
-    # -- database thread --
+    # -- worker thread --
 
     def _state(self, game: Any, position: Any = None, *, cause: str, **extra: Any) -> Frame:
         message = {
@@ -414,6 +418,9 @@ class DailyBoardConsumer(_Consumer):
             text = await self.db(self._board)
         except NotFound as exc:
             await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
+            return
+        except DailyNotReady as exc:
+            await self.close(code=CLOSE_NOT_READY, reason=str(exc)[:100])
             return
         self.ready = True
         await self.send(text_data=text)

@@ -206,7 +206,9 @@ class DailyTodayView(APIView):
 
     permission_classes = [AllowAny]
 
-    @extend_schema(tags=["daily"], responses={200: DailyOverviewSerializer(many=True)})
+    @extend_schema(
+        tags=["daily"], responses={200: DailyOverviewSerializer(many=True), **errors(503)}
+    )
     def get(self, request: Request) -> Response:
         return Response(daily.daily_overview(user=request.user, day=clock.today()))
 
@@ -219,7 +221,7 @@ class DailyDetailView(APIView):
     @extend_schema(
         tags=["daily"],
         parameters=[VARIANT_PARAMETER, DAY_PARAMETER],
-        responses={200: DailySerializer, **errors(400, 404)},
+        responses={200: DailySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
         deal = daily.published_deal(parse_variant(variant), parse_day(day))
@@ -236,7 +238,7 @@ class DailyPlayView(APIView):
         responses={
             200: GameStateSerializer,
             201: GameStateSerializer,
-            **errors(400, 401, 403, 404, 429),
+            **errors(400, 401, 403, 404, 429, 503),
         },
     )
     def post(self, request: Request, variant: str, day: str) -> Response:
@@ -257,7 +259,7 @@ class DailyBoardView(APIView):
     @extend_schema(
         tags=["leaderboards"],
         parameters=[VARIANT_PARAMETER, DAY_PARAMETER, BoardQuery],
-        responses={200: BoardSerializer, **errors(400, 404)},
+        responses={200: BoardSerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
         params = query(BoardQuery, request)
@@ -277,7 +279,7 @@ class DailyReplayView(APIView):
             DAY_PARAMETER,
             OpenApiParameter("step", int, required=False),
         ],
-        responses={200: ReplaySerializer, **errors(400, 404)},
+        responses={200: ReplaySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str, result_id: int) -> Response:
         deal = daily.published_deal(parse_variant(variant), parse_day(day))

@@ -84,6 +84,10 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         payload = (500, envelope("server_error", "internal server error"))
     code, body = payload
     headers = {}
+    details = body["error"]["details"]
+    retry_after = details.get("retry_after") if isinstance(details, dict) else None
+    if isinstance(retry_after, int | float):  # hint_busy, daily_not_ready, ...
+        headers["Retry-After"] = str(math.ceil(retry_after))
     if isinstance(exc, exceptions.APIException):
         if getattr(exc, "auth_header", None):
             headers["WWW-Authenticate"] = exc.auth_header

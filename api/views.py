@@ -58,7 +58,9 @@ def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiRes
         + " ".join(CONFLICTS[code] for code in conflicts),
         413: "The request body is over 64 KiB (`request_too_large`).",
         415: "The body is not `application/json` (`unsupported_media_type`).",
-        429: "Too many requests (`throttled`); see the Retry-After header.",
+        429: "Too many requests (`throttled`, `hint_in_progress`); see the Retry-After header.",
+        503: "Not now (`hint_busy`, `hint_timeout`, `daily_not_ready`); see the Retry-After "
+        "header.",
     }
     return {c: OpenApiResponse(s.ErrorSerializer, description=text[c]) for c in codes}
 
@@ -469,7 +471,7 @@ class GameHintView(APIView):
         request=None,
         responses={
             200: s.HintSerializer,
-            **errors(401, 403, 404, 409, 429, conflicts=("hint_not_allowed", "game_finished")),
+            **errors(401, 403, 404, 409, 429, 503, conflicts=("hint_not_allowed", "game_finished")),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:

@@ -1,7 +1,8 @@
 """Shared by the benchmarks that play against a real server (api, ws, load).
 
-A fresh PostgreSQL database, migrated in a subprocess; daphne processes on free
-ports of 127.0.0.1 with production settings (DEBUG=False, rate limits raised out
+A fresh PostgreSQL database, migrated in a subprocess; server processes (daphne,
+or gunicorn with threaded workers for HTTP as in production) on free ports of
+127.0.0.1 with production settings (DEBUG=False, rate limits raised out
 of the way, Redis for the cache and the channel layer when it answers); the
 browser-like registration of a player; CPU time of a process from /proc.
 """
@@ -167,6 +168,29 @@ def cpu_times(pid: int | None) -> tuple[float, float] | None:
     return int(fields[11]) / tick, int(fields[12]) / tick
 
 
+def tree_cpu(pid: int) -> float | None:
+    """CPU seconds so far of a local process and all its descendants (gunicorn's workers,
+    solver worker processes); None if it is gone. Children that ended are counted when
+    they were waited for (the ``cutime`` fields)."""
+    stats: dict[int, tuple[int, float]] = {}
+    tick = os.sysconf("SC_CLK_TCK")
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        own = sum(int(f) for f in fields[11:15]) / tick  # utime stime cutime cstime
+        stats[int(stat.parent.name)] = (int(fields[1]), own)
+    if pid not in stats:
+        return None
+    total, todo = 0.0, [pid]
+    while todo:
+        current = todo.pop()
+        total += stats[current][1]
+        todo.extend(child for child, (parent, _) in stats.items() if parent == current)
+    return total
+
+
 def _cpu_by_command(commands: tuple[str, ...]) -> dict[str, float]:
     """CPU seconds so far of every process whose command name is one of ``commands``."""
     tick = os.sysconf("SC_CLK_TCK")
@@ -199,8 +223,8 @@ class CpuAccount:
         self.before = self._now()
 
     def _now(self) -> dict[str, float]:
-        servers = [cpu_times(pid) for pid in self.server_pids]
-        parts = {"server": sum(sum(t) for t in servers if t is not None)}
+        servers = [tree_cpu(pid) for pid in self.server_pids]
+        parts = {"server": sum(t for t in servers if t is not None)}
         by_command = _cpu_by_command(tuple(self.COMMANDS))
         parts.update({self.COMMANDS[c]: v for c, v in by_command.items()})
         parts["client"] = sum(os.times()[:2])  # this process, all its threads
@@ -266,34 +290,62 @@ def migrate(env: dict[str, str]) -> None:
     )
 
 
+def deal_dailies(env: dict[str, str]) -> float:
+    """Deal today's and tomorrow's dailies as the compose ``migrate`` job does (requests
+    never deal them); the seconds it took."""
+    began = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "manage.py", "create_dailies", "--days", "2"],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return time.perf_counter() - began
+
+
+def _serve(
+    cmd: list[str], env: dict[str, str], log: Any, port: int
+) -> tuple[subprocess.Popen, str]:
+    server = subprocess.Popen(cmd, cwd=REPO_ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    return server, f"http://127.0.0.1:{port}"
+
+
 def start_daphne(
     env: dict[str, str], log: Any, port: int | None = None
 ) -> tuple[subprocess.Popen, str]:
     """One daphne process on 127.0.0.1 (a free port unless given); returns it and its URL."""
     port = port or free_port()
     cmd = [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-    server = subprocess.Popen(
-        [*cmd, "patience_site.asgi:application"],
-        cwd=REPO_ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    return server, f"http://127.0.0.1:{port}"
+    return _serve([*cmd, "patience_site.asgi:application"], env, log, port)
+
+
+def start_gunicorn(
+    env: dict[str, str], log: Any, port: int | None = None, threads: int = 8
+) -> tuple[subprocess.Popen, str]:
+    """One gunicorn worker with ``threads`` threads (gthread) running Django's WSGI handler,
+    as the production ``http`` service runs them; returns the master and its URL."""
+    port = port or free_port()
+    cmd = [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}"]
+    cmd += ["--worker-class", "gthread", "--workers", "1", "--threads", str(threads)]
+    return _serve([*cmd, "patience_site.wsgi:application"], env, log, port)
+
+
+SERVERS = {"daphne": start_daphne, "gunicorn": start_gunicorn}
 
 
 def wait_until_up(server: subprocess.Popen, base: str, timeout: float = 60.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError(f"daphne exited with status {server.returncode}")
+            raise RuntimeError(f"the server exited with status {server.returncode}")
         try:
             if requests.get(f"{base}/api/v1/health/", timeout=1).status_code == 200:
                 return
         except requests.RequestException:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"daphne did not answer within {timeout:g} s")
+    raise RuntimeError(f"the server did not answer within {timeout:g} s")
 
 
 def stop(servers: list[subprocess.Popen]) -> None:
@@ -319,8 +371,12 @@ def own_servers(
     keep_db: bool = False,
     start_timeout: float = 60.0,
     extra_env: dict[str, str] | None = None,
+    server: str = "daphne",
+    dailies: bool = False,
 ) -> Iterator[tuple[list[str], dict[str, Any]]]:
-    """A fresh database ``<db_prefix>_<pid>`` and ``count`` daphne processes; all removed after.
+    """A fresh database ``<db_prefix>_<pid>`` and ``count`` server processes (``server``:
+    daphne, or gunicorn for HTTP only); all removed after. ``dailies``: deal today's and
+    tomorrow's dailies first (``info["dailies_s"]``), as the production job does.
 
     Yields the servers' base URLs and ``{"database", "redis", "pids"}``. Redis is
     used when ``redis_url`` answers; several servers need it (shared channel layer).
@@ -335,21 +391,25 @@ def own_servers(
     )
     servers: list[subprocess.Popen] = []
     log = open(server_log, "wb") if server_log else subprocess.DEVNULL  # noqa: SIM115
+    dealt: dict[str, float] = {}
     try:
         migrate(env)
+        if dailies:
+            dealt["dailies_s"] = deal_dailies(env)
         bases = []
         for _ in range(count):
-            server, base = start_daphne(env, log)
-            servers.append(server)
+            process, base = SERVERS[server](env, log)
+            servers.append(process)
             bases.append(base)
-        for server, base in zip(servers, bases, strict=True):
-            wait_until_up(server, base, start_timeout)
+        for process, base in zip(servers, bases, strict=True):
+            wait_until_up(process, base, start_timeout)
         yield (
             bases,
             {
                 "database": db,
                 "redis": use_redis or "(none: in-memory layer)",
                 "pids": [s.pid for s in servers],
+                **dealt,
             },
         )
     finally:
@@ -378,13 +438,18 @@ def server_arguments(parser: argparse.ArgumentParser, *, redis_db: int) -> None:
         help="Redis of own servers (cache, channel layer, boards), if it answers ('' for none)",
     )
     parser.add_argument("--keep-db", action="store_true", help="do not drop the database")
-    parser.add_argument("--server-log", help="write daphne's output to this file")
+    parser.add_argument("--server-log", help="write the servers' output to this file")
     parser.add_argument("--json", help="also write the figures to this JSON file")
 
 
 @contextmanager
 def servers_for(
-    args: argparse.Namespace, *, db_prefix: str, count: int = 1
+    args: argparse.Namespace,
+    *,
+    db_prefix: str,
+    count: int = 1,
+    server: str = "daphne",
+    dailies: bool = False,
 ) -> Iterator[tuple[list[str], dict[str, Any]]]:
     """``own_servers`` as the options of ``server_arguments`` ask; ``info["server"]`` says
     what runs where."""
@@ -396,9 +461,12 @@ def servers_for(
         settings=args.settings,
         server_log=args.server_log,
         keep_db=args.keep_db,
+        server=server,
+        dailies=dailies,
     ) as (bases, info):
         n = len(bases)
-        info["server"] = f"{n} daphne process{'es' if n > 1 else ''} at {', '.join(bases)}"
+        kind = f"{server} (1 gthread worker, 8 threads)" if server == "gunicorn" else server
+        info["server"] = f"{n} {kind} process{'es' if n > 1 else ''} at {', '.join(bases)}"
         yield bases, info
 
 

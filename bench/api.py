@@ -1,16 +1,18 @@
 """REST play benchmark: concurrent clients play practice games to the end over HTTP.
 
-    python bench/api.py                       # own daphne server on PostgreSQL, 20 clients
+    python bench/api.py                       # own gunicorn server on PostgreSQL, 20 clients
+    python bench/api.py --server daphne       # daphne, as scripts/serve.sh runs it
     python bench/api.py --clients 40 --seconds 30
     python bench/api.py --games 5             # each client plays 5 games, then stops
     python bench/api.py --url http://127.0.0.1:8000   # an already running server
     python bench/api.py --baseline 10         # first 10 s of the cheapest request
 
 Without ``--url`` it creates a fresh PostgreSQL database ``patience_bench_<pid>``
-(server given by ``--pg-url``), migrates it, starts one daphne process on a free
-port with production settings (DEBUG=False, Redis for the cache and channel layer
-when ``--redis-url`` answers, rate limits raised out of the way), and drops the
-database at the end.
+(server given by ``--pg-url``), migrates it, starts one server process on a free
+port (gunicorn with one gthread worker of 8 threads, as the production ``http``
+service; or daphne with ``--server daphne``) with production settings
+(DEBUG=False, Redis for the cache and channel layer when ``--redis-url``
+answers, rate limits raised out of the way), and drops the database at the end.
 
 Each client (a thread with its own ``requests.Session``) registers its own user
 (CSRF dance, like a browser), creates a personal API token, then plays practice
@@ -22,7 +24,7 @@ latency, games finished, and the count of errors (any other answer), with the
 server's CPU time per move (from /proc: less sensitive to other load on the
 machine than the wall-clock figures). ``--baseline SECONDS`` first times the
 cheapest authenticated request (GET /api/v1/variants/) the same way: the
-ceiling of the stack (daphne, Django's ASGI handler, middleware, DRF, token
+ceiling of the stack (the server, Django's handler, middleware, DRF, token
 authentication, throttles) before any game work.
 
 Targets on the development machine (issue 3): >= 300 validated moves/s,
@@ -207,6 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         metavar="SECONDS",
         help="first time the cheapest request (GET variants) for this long: the stack's ceiling",
     )
+    parser.add_argument(
+        "--server",
+        choices=("gunicorn", "daphne"),
+        default="gunicorn",
+        help="own server: gunicorn (production HTTP) or daphne (scripts/serve.sh)",
+    )
     args = _play.parse(parser, argv)
 
     if args.url:
@@ -214,7 +222,7 @@ def main(argv: list[str] | None = None) -> int:
         phase, base_phase = run_clients(base, args)
         ok = report(phase, base_phase, args, {"server": base})
     else:
-        with servers_for(args, db_prefix="patience_bench") as (bases, info):
+        with servers_for(args, db_prefix="patience_bench", server=args.server) as (bases, info):
             phase, base_phase = run_clients(bases[0], args, info.pop("pids")[0])
             ok = report(phase, base_phase, args, info)
     return 0 if ok else 1

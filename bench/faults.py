@@ -54,7 +54,7 @@ for i in range(spec["players"]):
     key = services.token_create(user=user, name="bench")[1]
     game = services.practice_game_start(user=user, variant="bristol", seed=100 + i)
     out["players"].append({{"token": key, "game": game.pk, "name": user.username}})
-deal = daily.daily_deal("bristol", clock.today())
+deal = daily.daily_create("bristol", clock.today())
 out["daily"] = deal.pk
 long = spec.get("long_log", 0)
 if long:

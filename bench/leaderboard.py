@@ -325,7 +325,7 @@ def fill(
     from django.db import connection
 
     from games import clock
-    from games.daily import daily_deal
+    from games.daily import daily_create
 
     rng = random.Random(seed)
     now = clock.now()
@@ -338,7 +338,7 @@ def fill(
     else:
         span = now - midnight - timedelta(minutes=1)
     deals = {
-        today - timedelta(days=k): daily_deal(VARIANT, today - timedelta(days=k))
+        today - timedelta(days=k): daily_create(VARIANT, today - timedelta(days=k))
         for k in range(history_days + 1)
     }
     connection.close()

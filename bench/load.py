@@ -24,9 +24,9 @@ at random moments of the first ``--ramp`` seconds and pause ``--think`` seconds 
 average between moves (0: as fast as the server answers). Half the
 players (``--ws-share``) play over ``ws/v1/games/<id>/`` (started over REST, as
 the web page does), the others over REST. A finished daily is followed by a read
-of the day's board. Today's dailies are opened once before the clock (their
-first request certifies the deal with the solver, a once-a-day cost);
-``--cold-dailies`` leaves that to the players' first requests instead.
+of the day's board. Own servers get today's dailies dealt before the clock by
+``manage.py create_dailies``, as the production job deals them (a request never
+does); against ``--url`` they must exist.
 
 A player that loses its connection reconnects (backoff, bounded by the clock)
 and resends the move whose answer it did not get with the same ply: the server
@@ -668,9 +668,8 @@ def report(
             f"clock ({args.register_concurrency} at a time; PBKDF2 on the server)"
         )
     if "dailies_s" in info:
-        print(f"  dailies      today's opened in {info['dailies_s']:.1f} s before the clock")
-    elif args.daily_share:
-        print("  dailies      created by the players' first requests (--cold-dailies)")
+        dealt = info["dailies_s"]
+        print(f"  dailies      dealt by create_dailies in {dealt:.1f} s before the clock")
     print()
     header = (
         f"  {'':<16}{'count':>8}{'per s':>9}{'p50 ms':>9}{'p90 ms':>9}{'p99 ms':>9}{'max ms':>9}"
@@ -730,29 +729,9 @@ def report(
 # -- main -------------------------------------------------------------------------------------
 
 
-def open_dailies(base: str, variants: list[str]) -> float:
-    """Ask for today's daily of each variant once, before the clock; the time it took.
-
-    The first request of a day creates its daily, and certifying a deal winnable
-    runs the solver in that request (milliseconds to seconds, holding the
-    server's interpreter); on a real server that happens once a day, or never
-    with ``manage.py create_dailies`` ahead. Done here so the run measures play.
-    """
-    import requests
-
-    began = time.perf_counter()
-    for variant in variants:
-        day = datetime.now(UTC).date().isoformat()
-        r = requests.get(f"{base}/api/v1/daily/{variant}/{day}/", timeout=600)
-        r.raise_for_status()
-    return time.perf_counter() - began
-
-
 def play(bases: list[str], args: argparse.Namespace, pids: list[int]) -> bool:
     info: dict[str, Any] = {}
     tokens, info["register_s"] = register_all(bases, args.players, args.register_concurrency)
-    if args.daily_share and not args.cold_dailies:
-        info["dailies_s"] = open_dailies(bases[0], args.variants.split(","))
     config = Config(
         seconds=args.seconds,
         ws_share=args.ws_share,
@@ -807,11 +786,6 @@ def main(argv: list[str] | None = None) -> int:
         "--ramp", type=float, default=5.0, help="players join over the first N seconds (5)"
     )
     parser.add_argument(
-        "--cold-dailies",
-        action="store_true",
-        help="let the players' requests create today's dailies (solver in the clock)",
-    )
-    parser.add_argument(
         "--register-concurrency", type=int, default=4, help="registrations at once (4)"
     )
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")
@@ -828,7 +802,9 @@ def main(argv: list[str] | None = None) -> int:
         args.server_info = {"server": ", ".join(bases)}
         ok = play(bases, args, [])
     else:
-        with servers_for(args, db_prefix="patience_load", count=args.servers) as (bases, info):
+        with servers_for(
+            args, db_prefix="patience_load", count=args.servers, dailies=bool(args.daily_share)
+        ) as (bases, info):
             args.server_info = info
             ok = play(bases, args, info["pids"])
     return 0 if ok else 1

@@ -6,7 +6,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from games.daily import daily_replace
+from games.daily import daily_replace_start
 from games.errors import ServiceError
 from games.models import ApiToken, Deal, Game, Move, PlayerStats, Result
 from games.results import result_disqualify, results_remove_for_player
@@ -51,11 +51,13 @@ class DealAdmin(admin.ModelAdmin):
     def replace_daily(self, request: HttpRequest, queryset: QuerySet[Deal]) -> None:
         for deal in queryset:
             try:
-                daily_replace(deal)
+                daily_replace_start(deal)
             except ServiceError as exc:
                 self.message_user(request, f"{deal}: {exc}", messages.ERROR)
             else:
-                self.message_user(request, f"{deal}: replaced with the next seed")
+                self.message_user(
+                    request, f"{deal}: being replaced with the next seed (create_dailies job)"
+                )
 
 
 @admin.register(Game)

@@ -7,25 +7,38 @@ secret nobody can compute a future deal. The commitment published from the
 start of the day is ``SHA-256`` of the seed's decimal text; the seed itself is
 published once the day is over, so anyone can check both the commitment and
 that the seed deals the cards they saw.
+
+Dailies are dealt and certified ahead of time by ``manage.py create_dailies``
+(the compose ``migrate`` job and the hourly ``dailies`` service): the solver
+runs only there. A request for a daily that does not exist never runs the
+solver and never creates a row: a past day that was never dealt is not found;
+today's daily missing (the job has not run) starts the job in a background
+process and answers ``daily_not_ready`` (503 with Retry-After) until it is
+there. The job deals each daily under a PostgreSQL advisory lock, so one
+process certifies it while the others wait and then find it.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
+import subprocess
+import sys
+import threading
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 
 from games import clock
 from games.boards import rank_of
 from games.engine import VARIANTS, deck_order, get_variant, new_position
 from games.engine.solver import Verdict, solve
-from games.errors import InvalidInput, NoCertifiedDeal, NotFound
+from games.errors import DailyNotReady, InvalidInput, NoCertifiedDeal, NotFound
 from games.models import Deal, Game, Result
 from games.selectors import game_log, game_position_after
 from games.services import game_create
@@ -43,9 +56,10 @@ def commitment(seed: int) -> str:
     return hashlib.sha256(str(seed).encode()).hexdigest()
 
 
-def day_over(day: date) -> bool:
-    """True once a UTC day has ended: its seeds and replays are then public."""
-    return day < clock.today()
+logger = logging.getLogger(__name__)
+
+#: Seconds a client is asked to wait while the job deals today's dailies.
+NOT_READY_RETRY_S = 10
 
 
 def check_day(day: date) -> None:
@@ -92,38 +106,100 @@ def certified_candidate(variant: str, day: date, *, start: int = 0) -> Candidate
     )
 
 
-def daily_deal(variant: str, day: date) -> Deal:
-    """The daily deal of a variant and day, created on first use (race-safe)."""
+def _advisory_lock(name: str) -> None:
+    """Hold a PostgreSQL advisory lock on ``name`` until the transaction ends (no-op on
+    SQLite, where one process serves)."""
+    if connection.vendor != "postgresql":
+        return
+    key = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big", signed=True)
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+def daily_create(variant: str, day: date) -> Deal:
+    """Deal and certify the daily of a variant and day, unless it exists (the job's work).
+
+    Runs the solver: only ``create_dailies`` (and tests) call it, never a request.
+    Under an advisory lock per daily, so of several processes one certifies it and
+    the others wait, then find it.
+    """
     v = get_variant(variant)
-    deal = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=v.key, date=day).first()
-    if deal is not None:
-        return deal
-    chosen = certified_candidate(v.key, day)
-    try:
-        with transaction.atomic():
-            return Deal.objects.create(
-                kind=Deal.Kind.DAILY,
-                variant=v.key,
-                date=day,
-                seed=chosen.seed,
-                seed_index=chosen.index,
-                commitment=commitment(chosen.seed),
-                par_line=chosen.line,
-                solver_nodes=chosen.nodes,
-            )
-    except IntegrityError:
-        return Deal.objects.get(kind=Deal.Kind.DAILY, variant=v.key, date=day)
+    with transaction.atomic():
+        _advisory_lock(f"daily|{v.key}|{day.isoformat()}")
+        deal = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=v.key, date=day).first()
+        if deal is not None:
+            return deal
+        chosen = certified_candidate(v.key, day)
+        try:
+            with transaction.atomic():
+                return Deal.objects.create(
+                    kind=Deal.Kind.DAILY,
+                    variant=v.key,
+                    date=day,
+                    seed=chosen.seed,
+                    seed_index=chosen.index,
+                    commitment=commitment(chosen.seed),
+                    par_line=chosen.line,
+                    solver_nodes=chosen.nodes,
+                )
+        except IntegrityError:  # SQLite: no advisory lock; another process was first
+            return Deal.objects.get(kind=Deal.Kind.DAILY, variant=v.key, date=day)
 
 
 def dailies_create(*, first: date, days: int) -> list[Deal]:
     """Create (or find) every variant's daily for ``days`` days from ``first``."""
-    return [daily_deal(key, first + timedelta(days=i)) for i in range(days) for key in VARIANTS]
+    return [daily_create(key, first + timedelta(days=i)) for i in range(days) for key in VARIANTS]
+
+
+_job_lock = threading.Lock()
+_job: subprocess.Popen | None = None
+
+
+def _manage(*args: str) -> subprocess.Popen:
+    """``manage.py *args`` in a background process of its own (it outlives a request)."""
+    manage = str(settings.BASE_DIR / "manage.py")
+    return subprocess.Popen(
+        [sys.executable, manage, *args], stdin=subprocess.DEVNULL, start_new_session=True
+    )
+
+
+def dailies_job_start() -> None:
+    """Start ``manage.py create_dailies --days 2`` in a background process, unless this
+    server process has one running already."""
+    global _job
+    with _job_lock:
+        if _job is not None and _job.poll() is None:
+            return
+        logger.warning("a daily is missing: starting create_dailies")
+        _job = _manage("create_dailies", "--days", "2")
+
+
+def daily_missing(variant: str, day: date) -> Deal:
+    """What a request gets for a daily that was not dealt: never a new row, never the solver.
+
+    Today's: the job is started (``dailies_job_start``) and the answer is
+    ``daily_not_ready``. Any other day: not found. (Tests put the job's work here.)
+    """
+    if day != clock.today():
+        raise NotFound(f"no {variant} daily was dealt for {day.isoformat()}")
+    dailies_job_start()
+    raise DailyNotReady(
+        f"the {variant} daily of {day.isoformat()} is being dealt: try again in a few seconds",
+        details={"retry_after": NOT_READY_RETRY_S},
+    )
+
+
+def daily_get(variant: str, day: date) -> Deal:
+    """The daily of a variant and day as a request may have it (see ``daily_missing``)."""
+    v = get_variant(variant)
+    deal = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=v.key, date=day).first()
+    return deal if deal is not None else daily_missing(v.key, day)
 
 
 def published_deal(variant: str, day: date) -> Deal:
     """A daily that is out (today or earlier); a future day is not found."""
     check_day(day)
-    return daily_deal(variant, day)
+    return daily_get(variant, day)
 
 
 @transaction.atomic
@@ -147,14 +223,22 @@ def daily_game_start(*, user: AbstractBaseUser, variant: str, day: date) -> tupl
     return game_create(user=user, deal=deal), True
 
 
-@transaction.atomic
-def daily_replace(deal: Deal) -> Deal:
-    """Move a future daily that nobody has played to the next seed candidate."""
-    deal = Deal.objects.select_for_update().get(pk=deal.pk)
+def _check_replaceable(deal: Deal) -> None:
     if deal.kind != Deal.Kind.DAILY or deal.date is None or deal.date <= clock.today():
         raise InvalidInput("only a future daily can be replaced")
     if deal.games.exists():
         raise InvalidInput("somebody has played this daily already")
+
+
+@transaction.atomic
+def daily_replace(deal: Deal) -> Deal:
+    """Move a future daily that nobody has played to the next seed candidate.
+
+    Runs the solver: ``create_dailies --replace`` calls it (the admin action
+    starts that job, ``daily_replace_start``), never a request.
+    """
+    deal = Deal.objects.select_for_update().get(pk=deal.pk)
+    _check_replaceable(deal)
     chosen = certified_candidate(deal.variant, deal.date, start=deal.seed_index + 1)
     deal.seed_index = chosen.index
     deal.seed = chosen.seed
@@ -165,9 +249,16 @@ def daily_replace(deal: Deal) -> Deal:
     return deal
 
 
+def daily_replace_start(deal: Deal) -> None:
+    """Check that a daily may be replaced, then start ``create_dailies --replace`` for it in
+    a background process (which checks again, under a row lock, and certifies)."""
+    _check_replaceable(deal)
+    _manage("create_dailies", "--replace", str(deal.pk))
+
+
 def deal_public(deal: Deal) -> dict[str, Any]:
     """What anyone may know of a daily: its commitment, and the seed once the day is over."""
-    over = day_over(deal.date)
+    over = clock.day_over(deal.date)
     return {
         "variant": deal.variant,
         "date": deal.date,
@@ -182,7 +273,7 @@ def deal_public(deal: Deal) -> dict[str, Any]:
 
 def daily_overview(*, user: AbstractBaseUser | None, day: date) -> list[dict[str, Any]]:
     """Every variant's daily of a day, with the player's ranked game and result if any."""
-    deals = [daily_deal(key, day) for key in VARIANTS]
+    deals = [daily_get(key, day) for key in VARIANTS]
     mine: dict[int, Game] = {}
     if user is not None and user.is_authenticated:
         games = Game.objects.filter(player=user, deal__in=deals, ranked=True)
@@ -213,7 +304,7 @@ def daily_overview(*, user: AbstractBaseUser | None, day: date) -> list[dict[str
 
 def result_replay(*, deal: Deal, result_id: int, step: int | None) -> dict[str, Any]:
     """A finished day's result: its log, and the position after ``step`` log entries."""
-    if not day_over(deal.date):
+    if not clock.day_over(deal.date):
         raise NotFound("replays are public once the day is over")
     try:
         result = Result.objects.select_related("game", "player").get(pk=result_id, deal=deal)

@@ -82,6 +82,34 @@ class HintNotAllowed(ServiceError):
     status = 409
 
 
+class HintInProgress(ServiceError):
+    """The player already waits for a hint: one at a time per player."""
+
+    code = "hint_in_progress"
+    status = 429
+
+
+class HintBusy(ServiceError):
+    """Every solver worker of this server is taken; ``details.retry_after`` in seconds."""
+
+    code = "hint_busy"
+    status = 503
+
+
+class HintTimeout(ServiceError):
+    """No hint within the deadline; ``details.retry_after`` in seconds."""
+
+    code = "hint_timeout"
+    status = 503
+
+
+class DailyNotReady(ServiceError):
+    """Today's daily is being dealt by the job; ``details.retry_after`` in seconds."""
+
+    code = "daily_not_ready"
+    status = 503
+
+
 def error_status(exc: Exception) -> int:
     """HTTP status for a service or engine error."""
     if isinstance(exc, ServiceError):

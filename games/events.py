@@ -8,14 +8,9 @@ board event carries the public board line with its rank at send time.
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
-import threading
-from collections.abc import Iterator
-from concurrent.futures import Future
-from contextlib import contextmanager
 from datetime import date
 from typing import Any
 
@@ -50,46 +45,12 @@ def session_group(session_key: str) -> str:
     return "session." + hashlib.sha256(session_key.encode()).hexdigest()[:40]
 
 
-_local = threading.local()
-
-
-@contextmanager
-def sending_on(loop: asyncio.AbstractEventLoop) -> Iterator[None]:
-    """Within: events are handed to ``loop`` (the server's event loop) without waiting.
-
-    The server's worker threads run their calls inside this (``api.threads``).
-    Waiting for the send (``async_to_sync``) would hold the worker and hop
-    between threads for every event; measured under load it cost more server
-    CPU per move than the move itself. Elsewhere (tests, commands) events are
-    sent and waited for.
-    """
-    previous = getattr(_local, "loop", None)
-    _local.loop = loop
-    try:
-        yield
-    finally:
-        _local.loop = previous
-
-
-def _sent(group: str, message: dict[str, Any], future: Future) -> None:
-    if not future.cancelled() and future.exception() is not None:
-        logger.error(
-            "could not send %s to %s", message.get("type"), group, exc_info=future.exception()
-        )
-
-
 def _send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    loop = getattr(_local, "loop", None)
     try:
-        if loop is not None and loop.is_running():
-            # Sent in order: the loop starts the sends in the order they were handed over.
-            future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), loop)
-            future.add_done_callback(lambda f: _sent(group, message, f))
-        else:
-            async_to_sync(layer.group_send)(group, message)
+        async_to_sync(layer.group_send)(group, message)
     except Exception:  # an event lost is a display delay, never lost data
         logger.exception("could not send %s to %s", message.get("type"), group)
 

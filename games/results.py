@@ -37,10 +37,11 @@ def result_record(game: Game) -> Result | None:
         return None
     if game.assisted:  # hints were used: an assisted game is never ranked
         return None
-    over = game.deal.date is not None and game.finished_at >= clock.day_end(game.deal.date)
+    over = game.deal.date is not None and clock.day_ended(game.deal.date)
     if over and game.status != EXPIRED:
-        # Finished after its day was over, when the seed and the replays were public
-        # (a game left unfinished is ended at the day's end as expired, and counts).
+        # Finished after its day ended on the shared clock (games.clock), when the seed
+        # and the replays may be public: not ranked. A game left unfinished is ended at
+        # the day's end as expired, and counts.
         return None
     won = game.status == Status.WON
     # Integer arithmetic: total_seconds() * 1000 truncates e.g. 1.001 s to 1000 ms.

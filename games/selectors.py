@@ -180,9 +180,18 @@ def deal_reveal(game: Game) -> dict[str, Any] | None:
     ended: others are still playing it.
     """
     deal = game.deal
-    if game.status == Status.PLAYING or (deal.date is not None and deal.date >= clock.today()):
+    if game.status == Status.PLAYING or (deal.date is not None and not clock.day_over(deal.date)):
         return None
     return {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))}
+
+
+def hints_allowed(game: Game) -> bool:
+    """Whether hints may be given in a game: they use the hidden stock, so never in a
+    ranked game, nor in any game of a daily before its day is over (and revealed)."""
+    if game.ranked:
+        return False
+    deal = game.deal
+    return deal.kind != Deal.Kind.DAILY or clock.day_over(deal.date)
 
 
 def can_undo(game: Game, position: Position) -> bool:

@@ -20,9 +20,8 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 
-from games import clock, events
+from games import clock, events, hints
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
-from games.engine.solver import Verdict, solve
 from games.errors import (
     BadPly,
     GameFinished,
@@ -39,6 +38,7 @@ from games.selectors import (
     deal_start,
     game_for_player,
     game_position,
+    hints_allowed,
     position_from_json,
     token_hash,
 )
@@ -266,18 +266,22 @@ def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
     """The next move of a winning line in a practice game; the game becomes assisted.
 
     The solver knows the stock, so a hint carries hidden information: ranked
-    games refuse hints, and a hinted practice game is marked assisted. The
-    solver runs outside any transaction, on the snapshot at the ply returned.
+    games, and every game of a daily whose day is not over, get none, and a
+    hinted practice game is marked assisted. The solver runs in a worker process
+    (``games.hints``: its limits per player and per server), outside any
+    transaction, on the snapshot at the ply returned.
     """
     game = game_for_player(game_id=game_id, user=user)
-    if game.ranked:
-        raise HintNotAllowed("hints use the hidden stock: a ranked game gets none")
+    if not hints_allowed(game):
+        raise HintNotAllowed(
+            "hints use the hidden stock: none in a ranked game, nor in any game of a "
+            "daily before its day is over"
+        )
     if game.status != Status.PLAYING:
         raise GameFinished(f"the game is {game.status}")
-    result = solve(game_position(game), max_nodes=settings.HINT_SOLVER_NODES)
+    answer = hints.hint_answer(game_position(game), player=user.pk)
     Game.objects.filter(pk=game.pk, assisted=False).update(assisted=True)
-    move = result.line[0] if result.verdict is Verdict.WON else None
-    return Hint(ply=game.ply, verdict=result.verdict.value, move=move, nodes=result.nodes)
+    return Hint(ply=game.ply, verdict=answer.verdict, move=answer.move, nodes=answer.nodes)
 
 
 def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:

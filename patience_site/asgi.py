@@ -1,23 +1,26 @@
-"""ASGI entry point: HTTP via Django (on a fixed pool of threads), WebSocket via Channels."""
+"""ASGI entry point: HTTP through Django's own handler, WebSocket through Channels.
+
+In production daphne serves only ``/ws/`` (gunicorn serves HTTP through
+``patience_site.wsgi``); ``scripts/serve.sh`` serves both from this one process.
+"""
 
 import os
 
-import django
+from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "patience_site.settings")
 
 # Initialise Django (app registry) before importing anything that touches models.
-django.setup(set_prefix=False)
+django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
-from api.http import ThreadPoolASGIHandler  # noqa: E402
 from api.routing import websocket_urlpatterns  # noqa: E402
 from api.ws_auth import WebSocketAuthStack  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
-        "http": ThreadPoolASGIHandler(),
+        "http": django_asgi_app,
         # Origin check (browsers), session cookie, then API token: see api/ws_auth.py.
         "websocket": WebSocketAuthStack(URLRouter(websocket_urlpatterns)),
     }

@@ -30,10 +30,31 @@ DAILY_SECRET = env("DAILY_SECRET", default=DEV_DAILY_SECRET)
 # many solver nodes (0 turns certification off), at most this many candidates.
 DAILY_SOLVER_NODES = env.int("DAILY_SOLVER_NODES", default=50_000)
 DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
-# Node budget of one hint in a practice game.
+# Hints (games.hints): solved in HINT_WORKERS solver processes per server process, at
+# most HINT_QUEUE waiting or running there at once; a solve stops after HINT_SOLVER_NODES
+# positions or HINT_SOLVER_SECONDS, a request waits at most HINT_DEADLINE_SECONDS. Lines
+# are cached per position for HINT_CACHE_SECONDS, unknown verdicts for a shorter while.
 HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
 # The first day that has dailies: earlier days (down to 0001-01-01) are not found.
 DAILY_FIRST_DAY = date.fromisoformat(env("DAILY_FIRST_DAY", default="2000-01-01"))
+HINT_SOLVER_SECONDS = env.float("HINT_SOLVER_SECONDS", default=1.0)
+HINT_WORKERS = env.int("HINT_WORKERS", default=1)
+HINT_WORKER_NICE = env.int("HINT_WORKER_NICE", default=19)  # os.nice() of the workers
+HINT_QUEUE = env.int("HINT_QUEUE", default=2)
+HINT_DEADLINE_SECONDS = env.float("HINT_DEADLINE_SECONDS", default=5.0)
+# A player's next solve comes no sooner than this after the last one (cached answers
+# are not held up).
+HINT_PLAYER_INTERVAL_SECONDS = env.int("HINT_PLAYER_INTERVAL_SECONDS", default=5)
+HINT_CACHE_SECONDS = env.int("HINT_CACHE_SECONDS", default=24 * 3600)
+HINT_UNKNOWN_CACHE_SECONDS = env.int("HINT_UNKNOWN_CACHE_SECONDS", default=300)
+# A finished day's seeds, decks, pars and replays are published this long after the
+# day ended on the database's clock (games.clock).
+DAILY_REVEAL_GRACE_SECONDS = env.int("DAILY_REVEAL_GRACE_SECONDS", default=60)
+# Where that clock is read: "database" (PostgreSQL's now(), one clock for all server
+# processes; SQLite always uses the process clock) or "process" (this process's clock).
+SHARED_CLOCK = env("SHARED_CLOCK", default="database")
+if SHARED_CLOCK not in {"database", "process"}:
+    raise ImproperlyConfigured("SHARED_CLOCK must be 'database' or 'process'")
 if not DEBUG and DAILY_SECRET == DEV_DAILY_SECRET:
     raise ImproperlyConfigured("DAILY_SECRET must be set when DEBUG is False")
 
@@ -50,10 +71,6 @@ WS_MESSAGE_RATE = env.float("WS_MESSAGE_RATE", default=100.0)
 GAME_MAX_LOG = env.int("GAME_MAX_LOG", default=5000)
 # Game sockets one player may hold open on one server process (more are closed with 4429).
 WS_GAME_SOCKETS_PER_PLAYER = env.int("WS_GAME_SOCKETS_PER_PLAYER", default=20)
-# Worker threads of a daphne process (api.threads): one pool for HTTP requests, and
-# single threads that sockets are bound to. Each may hold a database connection.
-HTTP_THREADS = env.int("HTTP_THREADS", default=12)
-SOCKET_THREADS = env.int("SOCKET_THREADS", default=8)
 
 INSTALLED_APPS = [
     "daphne",
@@ -111,10 +128,10 @@ DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
-    # Requests and socket calls run on the fixed worker threads of api.threads. By
-    # default (CONN_MAX_AGE=0) they share psycopg's connection pool, each thread
-    # handing its connection back after every call; a positive CONN_MAX_AGE keeps
-    # one persistent connection per thread instead.
+    # By default (CONN_MAX_AGE=0) the threads of a server process (gunicorn's
+    # request threads, the sockets' worker threads) share psycopg's connection
+    # pool, each handing its connection back after every request or socket call;
+    # a positive CONN_MAX_AGE keeps one persistent connection per thread instead.
     DATABASES["default"]["CONN_MAX_AGE"] = env.int("CONN_MAX_AGE", default=0)
     if DATABASES["default"]["CONN_MAX_AGE"] == 0:
         # No check on checkout: after each dead connection it finds, psycopg's pool

@@ -6,4 +6,6 @@ set -euo pipefail
 
 python manage.py migrate --noinput
 python manage.py collectstatic --noinput
+# Deal (and certify) today's and tomorrow's dailies: requests never do.
+python manage.py create_dailies --days 2
 exec daphne -b "${HOST:-127.0.0.1}" -p "${PORT:-8000}" patience_site.asgi:application

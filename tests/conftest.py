@@ -26,6 +26,14 @@ def _pinned_clock() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _process_clock_for_the_day(request: pytest.FixtureRequest, settings: Any) -> None:
+    """The day's clock is the (pinned) process clock, not PostgreSQL's ``now()``, which no
+    test can pin; tests of the database clock itself are marked ``database_clock``."""
+    if request.node.get_closest_marker("database_clock") is None:
+        settings.SHARED_CLOCK = "process"
+
+
 @pytest.fixture
 def repo_root() -> Path:
     return REPO_ROOT
@@ -69,6 +77,21 @@ def _daily_certification(request: pytest.FixtureRequest, settings: Any) -> None:
     """
     if request.node.get_closest_marker("certified") is None:
         settings.DAILY_SOLVER_NODES = 0
+
+
+@pytest.fixture(autouse=True)
+def _dailies_dealt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Stand in for the ``create_dailies`` job: a daily a test asks for is dealt then.
+
+    The service answers a missing daily with ``daily_not_ready`` (today's) or not
+    found and leaves dealing to the job (``games.daily.daily_missing``); tests of
+    everything else about dailies run as if the job had dealt every day already.
+    Tests marked ``daily_job`` get the service's own behaviour.
+    """
+    if request.node.get_closest_marker("daily_job") is None:
+        from games import daily
+
+        monkeypatch.setattr(daily, "daily_missing", daily.daily_create)
 
 
 @pytest.fixture

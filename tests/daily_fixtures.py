@@ -4,7 +4,8 @@ Test modules load them with ``pytest_plugins = ["daily_fixtures"]`` (``tests/``
 is on ``sys.path`` because of the root ``tests/conftest.py``) and import the
 helpers, which happens first: PYTEST_DONT_REWRITE (plain asserts here).
 
-- ``daily_clock``: the server clock (``games.clock.now``) under the test's control.
+- ``daily_clock``: the server's clocks (``games.clock.now`` and ``shared_now``) under
+  the test's control.
 - ``daily_secret``: a fixed ``DAILY_SECRET``.
 - ``isolated_boards`` (every module here uses it): board mirror keys of the test's own.
 - ``board_backend``: runs a test twice, with ranks counted in the database
@@ -23,6 +24,7 @@ import uuid
 from collections.abc import Iterator
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from unittest import mock
 
 import pytest
 from django.db import transaction
@@ -41,7 +43,7 @@ LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 
 
 class FakeClock:
-    """A settable ``games.clock.now``."""
+    """A settable ``games.clock.now`` (and ``shared_now``: one clock in these tests)."""
 
     def __init__(self, t: datetime) -> None:
         self.t = t
@@ -66,6 +68,7 @@ class FakeClock:
 def daily_clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
     fake = FakeClock(NOON)
     monkeypatch.setattr(clock, "now", fake)
+    monkeypatch.setattr(clock, "shared_now", fake)
     return fake
 
 
@@ -167,9 +170,9 @@ def committed(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def daily(variant: str = "bristol", day: date = DAY) -> Deal:
-    from games.daily import daily_deal
+    from games.daily import daily_create
 
-    return daily_deal(variant, day)
+    return daily_create(variant, day)
 
 
 def finished_result(
@@ -182,7 +185,8 @@ def finished_result(
     time_ms: int = 60_000,
     finished_at: datetime | None = None,
 ) -> Result:
-    """A ranked game of ``deal`` that ended with these values, entered through result_record."""
+    """A ranked game of ``deal`` that ended with these values (at ``finished_at``, by
+    default now), entered through result_record as it would have been then."""
     variant = get_variant(deal.variant)
     if cards_home is None:
         cards_home = variant.card_count if won else 10
@@ -190,7 +194,8 @@ def finished_result(
     start: Position = new_position(deal.variant, seed=int(deal.seed))
 
     def enter() -> Result:
-        with transaction.atomic():
+        # Entered when it finished: the ranked cut-off reads the shared clock then.
+        with mock.patch.object(clock, "shared_now", lambda: finished_at), transaction.atomic():
             game = Game.objects.create(
                 player=player,
                 deal=deal,

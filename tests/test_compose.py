@@ -26,12 +26,20 @@ OPTIONAL_ENV = {
     "DAILY_SOLVER_NODES",
     "DAILY_MAX_CANDIDATES",
     "HINT_SOLVER_NODES",
+    "HINT_SOLVER_SECONDS",
+    "HINT_WORKERS",
+    "HINT_WORKER_NICE",
+    "HINT_QUEUE",
+    "HINT_DEADLINE_SECONDS",
+    "HINT_PLAYER_INTERVAL_SECONDS",
+    "HINT_CACHE_SECONDS",
+    "HINT_UNKNOWN_CACHE_SECONDS",
+    "DAILY_REVEAL_GRACE_SECONDS",
+    "SHARED_CLOCK",
     "DATA_UPLOAD_MAX_MEMORY_SIZE",
     "WS_MESSAGE_BURST",
     "WS_MESSAGE_RATE",
     "WS_GAME_SOCKETS_PER_PLAYER",
-    "HTTP_THREADS",
-    "SOCKET_THREADS",
 }
 
 
@@ -65,17 +73,21 @@ def _settings_env_names() -> set[str]:
     return names
 
 
+SERVERS = ("http", "ws")
+
+
 def test_services_exist():
     services = _compose()["services"]
-    assert {"postgres", "redis", "web"} <= set(services)
+    assert {"postgres", "redis", "http", "ws", "proxy", "migrate", "dailies"} <= set(services)
+    assert "web" not in services
 
 
-def test_web_depends_on_healthy_postgres_and_redis():
-    depends = _compose()["services"]["web"]["depends_on"]
-    assert {"postgres", "redis"} <= set(depends)
-    if isinstance(depends, dict):
-        for name in ("postgres", "redis"):
-            assert depends[name]["condition"] == "service_healthy"
+def test_servers_depend_on_healthy_postgres_and_redis():
+    for name in SERVERS:
+        depends = _compose()["services"][name]["depends_on"]
+        assert {"postgres", "redis"} <= set(depends)
+        for dep in ("postgres", "redis"):
+            assert depends[dep]["condition"] == "service_healthy"
 
 
 def test_dailies_are_dealt_ahead_every_hour_after_the_migration():
@@ -87,8 +99,9 @@ def test_dailies_are_dealt_ahead_every_hour_after_the_migration():
     assert dailies["restart"] == "unless-stopped"
 
 
-def test_web_environment_names_required_settings():
-    assert _env_names(_compose()["services"]["web"]) >= REQUIRED_ENV
+def test_server_environments_name_required_settings():
+    for name in SERVERS:
+        assert _env_names(_compose()["services"][name]) >= REQUIRED_ENV
 
 
 def test_required_env_matches_settings():
@@ -114,30 +127,47 @@ def _nginx_conf() -> str:
     return "\n".join(line.split("#", 1)[0] for line in lines)
 
 
-def test_web_runs_several_daphne_replicas():
-    web = _compose()["services"]["web"]
-    replicas = web.get("deploy", {}).get("replicas", web.get("scale", 1))
-    assert replicas > 1
-    command = web.get("command")
-    command = " ".join(command) if isinstance(command, list) else command or ""
-    assert "daphne" in command and "patience_site.asgi:application" in command
+def _command(service: dict) -> str:
+    command = service.get("command")
+    return " ".join(command) if isinstance(command, list) else command or ""
+
+
+def _replicas(service: dict) -> int:
+    return service.get("deploy", {}).get("replicas", service.get("scale", 1))
+
+
+def test_http_runs_gunicorn_threaded_replicas_with_the_wsgi_handler():
+    http = _compose()["services"]["http"]
+    assert _replicas(http) > 1
+    command = _command(http)
+    assert command.startswith("gunicorn ") and "patience_site.wsgi:application" in command
+    assert "--worker-class gthread" in command and "--threads" in command
+
+
+def test_ws_runs_daphne_replicas_with_channels():
+    ws = _compose()["services"]["ws"]
+    assert _replicas(ws) > 1
+    command = _command(ws)
+    assert command.startswith("daphne ") and "patience_site.asgi:application" in command
+    assert "--proxy-headers" in command
 
 
 def test_replicas_publish_no_host_port_and_share_redis():
-    web = _compose()["services"]["web"]
-    # Several replicas cannot all bind one host port: only the proxy publishes one.
-    assert not web.get("ports")
-    env = web["environment"]
-    assert env["REDIS_URL"].startswith("redis://redis:")
-    assert env["DATABASE_URL"].startswith("postgres://")
-    assert env["NUM_PROXIES"] == "1"
+    for name in SERVERS:
+        service = _compose()["services"][name]
+        # Several replicas cannot all bind one host port: only the proxy publishes one.
+        assert not service.get("ports")
+        env = service["environment"]
+        assert env["REDIS_URL"].startswith("redis://redis:")
+        assert env["DATABASE_URL"].startswith("postgres://")
+        assert env["NUM_PROXIES"] == "1"
 
 
 def test_proxy_is_the_one_entry_point():
     proxy = _proxy()
     assert proxy["image"].startswith("nginx")
     assert any(str(p).endswith(":80") for p in proxy["ports"])
-    assert "web" in proxy["depends_on"]
+    assert set(SERVERS) <= set(proxy["depends_on"])
     mounts = [str(v) for v in proxy["volumes"]]
     assert any(m.startswith("./deploy/nginx.conf:") for m in mounts)
     assert NGINX_CONF.is_file()
@@ -145,11 +175,14 @@ def test_proxy_is_the_one_entry_point():
     assert published == ["proxy"]
 
 
-def test_nginx_proxies_to_the_web_service_by_docker_dns():
+def test_nginx_routes_ws_to_daphne_and_the_rest_to_gunicorn_by_docker_dns():
     conf = _nginx_conf()
     assert "resolver 127.0.0.11" in conf
-    assert "server web:8000" in conf
-    assert "proxy_pass http://patience_web;" in conf
+    assert "server http:8000 resolve;" in conf and "server ws:8000 resolve;" in conf
+    ws = conf.split("location /ws/", 1)[1].split("}", 1)[0]
+    rest = conf.split("location / ", 1)[1].split("}", 1)[0]
+    assert "proxy_pass http://patience_ws;" in ws
+    assert "proxy_pass http://patience_http;" in rest
 
 
 def test_nginx_passes_websocket_upgrades():

@@ -20,7 +20,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 
 from games import boards, clock, daily, selectors, services
 from games.engine import VARIANTS
-from games.errors import NotFound
+from games.errors import DailyNotReady, NotFound
 from web.variants import all_variants, variant_info
 
 
@@ -65,7 +65,10 @@ def _next_url(request: HttpRequest) -> str:
 
 def home(request: HttpRequest) -> HttpResponse:
     today = clock.today()
-    dailies = daily.daily_overview(user=request.user, day=today)
+    try:
+        dailies = daily.daily_overview(user=request.user, day=today)
+    except DailyNotReady:  # the job is dealing them: the page says so
+        dailies = []
     for item in dailies:
         item["info"] = variant_info(item["variant"])
     return render(
@@ -90,7 +93,12 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
     return render(
         request,
         "web/play.html",
-        {"game": state, "variant": variant_info(state["variant"]), "state": state},
+        {
+            "game": state,
+            "variant": variant_info(state["variant"]),
+            "state": state,
+            "hints": selectors.hints_allowed(game),
+        },
     )
 
 
@@ -138,7 +146,7 @@ def day_board(request: HttpRequest, variant: str, day: str) -> HttpResponse:
         {
             "variant": info,
             "day": the_day,
-            "over": daily.day_over(the_day),
+            "over": clock.day_over(the_day),
             "today": clock.today(),
             "first_day": settings.DAILY_FIRST_DAY,
             "seconds_left": clock.seconds_left(the_day),
@@ -194,7 +202,7 @@ def replay(request: HttpRequest, variant: str, day: str, result_id: int) -> Http
             "variant": info,
             "day": the_day,
             "result_id": result_id,
-            "over": daily.day_over(the_day),
+            "over": clock.day_over(the_day),
         },
     )
 

@@ -1,4 +1,6 @@
-"""Hints over REST and the game socket: practice only, the game becomes assisted."""
+"""Hints over REST and the game socket: practice only (and never in a game of a daily
+before its day is over), the game becomes assisted; one at a time per player, a
+bounded pool of solver workers, a deadline."""
 
 from __future__ import annotations
 
@@ -6,12 +8,16 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
+from daily_fixtures import DAY
+from django.core.cache import cache
 
-from games import services
+from games import clock, daily, hints, services
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
 from patience_site.asgi import application
+
+pytest_plugins = ["daily_fixtures"]
 
 # Random legal play from Bristol seed 0 that leaves a game still playing but lost
 # even with every card known (found once by search, pinned here).
@@ -118,4 +124,116 @@ async def test_hint_over_the_socket(user: Any) -> None:
     message = await communicator.receive_json_from(timeout=10)
     assert message["type"] == "hint" and message["ply"] == 0
     assert message["hint"]["verdict"] == "won" and message["hint"]["move"]
+    await communicator.disconnect()
+
+
+# -- limits: one hint at a time per player, a bounded pool, a deadline ---------------------
+
+
+@pytest.mark.django_db
+def test_one_solve_at_a_time_per_player_and_then_a_pause(
+    token_client: Any, user: Any, settings: Any
+) -> None:
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 30
+    client = token_client(user)
+    first = services.practice_game_start(user=user, variant="bristol", seed=7)
+    second = services.practice_game_start(user=user, variant="bristol", seed=8)
+    assert _hint(client, first.pk).json()["nodes"] > 0  # solved
+    response = _hint(client, second.pk)  # another solve at once: refused, nothing solved
+    assert response.status_code == 429, response.json()
+    assert response.json()["error"]["code"] == "hint_in_progress"
+    assert response["Retry-After"] == "30"
+    again = _hint(client, first.pk)  # the cache answers: never held up
+    assert again.status_code == 200 and again.json()["nodes"] == 0
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0
+    cache.delete(f"hint-solving:{user.pk}")  # the pause is over
+    assert _hint(client, second.pk).json()["nodes"] > 0
+
+
+@pytest.mark.django_db
+def test_a_hint_beyond_the_pools_queue_is_refused_at_once(
+    token_client: Any, user: Any, settings: Any
+) -> None:
+    settings.HINT_QUEUE = 1
+    hints.shutdown()
+    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    _, slots = hints._workers()
+    assert slots.acquire(blocking=False)  # another player's hint holds the only slot
+    try:
+        response = _hint(token_client(user), game.pk)
+    finally:
+        slots.release()
+        hints.shutdown()
+    assert response.status_code == 503
+    assert response.json()["error"]["code"] == "hint_busy" and response["Retry-After"] == "2"
+    game.refresh_from_db()
+    assert not game.assisted
+
+
+@pytest.mark.django_db
+def test_a_hint_past_its_deadline_gets_a_clear_answer(
+    token_client: Any, user: Any, settings: Any
+) -> None:
+    settings.HINT_DEADLINE_SECONDS = 0  # no worker answers within no time at all
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0
+    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    response = _hint(token_client(user), game.pk)
+    assert response.status_code == 503
+    error = response.json()["error"]
+    assert error["code"] == "hint_timeout" and "no hint within 0 s" in error["message"]
+    assert response["Retry-After"] == "5"
+    assert _hint(token_client(user), game.pk).status_code == 503  # may ask again: no 429
+
+
+# -- dailies: no hint before the day is over, ranked or not -------------------------------
+
+
+@pytest.mark.django_db
+def test_no_hint_in_a_replay_of_todays_daily_until_the_day_is_over(
+    token_client: Any, user: Any, daily_clock: Any, settings: Any, client: Any
+) -> None:
+    ranked, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
+    services.game_resign(game_id=ranked.pk, user=user)
+    again, created = daily.daily_game_start(user=user, variant="bristol", day=DAY)
+    assert created and not again.ranked  # "play again": practice
+    api = token_client(user)
+    response = _hint(api, again.pk)
+    assert response.status_code == 409
+    assert response.json()["error"]["code"] == "hint_not_allowed"
+    client.force_login(user)
+    page = client.get(f"/play/{again.pk}/").content.decode()
+    assert 'id="btn-hint"' not in page
+
+    daily_clock.set(clock.day_end(DAY))  # midnight: ended, not yet revealed
+    assert _hint(api, again.pk).status_code == 409
+    daily_clock.advance(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
+    response = _hint(api, again.pk)
+    assert response.status_code == 200 and response.json()["verdict"] == "won"
+    assert 'id="btn-hint"' in client.get(f"/play/{again.pk}/").content.decode()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_no_hint_over_the_socket_in_a_replay_of_todays_daily(
+    user: Any, daily_clock: Any
+) -> None:
+    from asgiref.sync import sync_to_async
+
+    @sync_to_async
+    def replay_of_today() -> tuple[int, str]:
+        ranked, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
+        services.game_resign(game_id=ranked.pk, user=user)
+        again, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
+        return again.pk, services.token_create(user=user, name="ws")[1]
+
+    game_id, token = await replay_of_today()
+    communicator = WebsocketCommunicator(
+        application, f"/ws/v1/games/{game_id}/?token={token}", headers=[(b"host", b"localhost")]
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_json_from())["type"] == "state"
+    await communicator.send_json_to({"type": "hint"})
+    message = await communicator.receive_json_from(timeout=10)
+    assert message["type"] == "error" and message["error"]["code"] == "hint_not_allowed"
     await communicator.disconnect()

@@ -441,12 +441,14 @@ def test_player_statistics(daily_secret, daily_clock):
     error_of(APIClient().get(f"{API}/players/ann/stats/"), 404, "not_found")
 
 
-def test_game_state_keeps_the_deal_until_the_day_is_over(today, ann, daily_clock):
+def test_game_state_keeps_the_deal_until_the_day_is_over(today, ann, daily_clock, settings):
     client = client_of(ann)
     game = resign(client, play(client, "royal-parade", today))
     assert game["deal"] is None
     assert client.get(f"{API}/games/{game['id']}/").json()["deal"] is None
     daily_clock.set(datetime.combine(today + timedelta(days=1), datetime.min.time(), tzinfo=UTC))
+    assert client.get(f"{API}/games/{game['id']}/").json()["deal"] is None  # the grace
+    daily_clock.advance(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
     shown = client.get(f"{API}/games/{game['id']}/").json()["deal"]
     deal = Deal.objects.get(kind="daily", variant="royal-parade", date=today)
     assert hashlib.sha256(shown["seed"].encode()).hexdigest() == deal.commitment

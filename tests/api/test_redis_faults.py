@@ -122,7 +122,7 @@ def test_a_result_entered_during_a_stall_is_in_the_mirror_afterwards(own_redis, 
     _, api, _ = player("eve")
     for user in users[:2]:
         resign_daily(user)
-    deal = daily.daily_deal("bristol", DAY)
+    deal = daily.daily_create("bristol", DAY)
     assert board_ranks(api) == (2, [1, 2]) and mirror_size(own_redis, deal.pk) == 2
     own_redis.pause()
     try:
@@ -148,7 +148,7 @@ def test_create_dailies_drops_a_mirror_that_lost_a_result(own_redis, daily_clock
     users = [player(name)[0] for name in ("ann", "bob", "cyd")]
     _, api, _ = player("eve")
     results = [resign_daily(user) for user in users]
-    deal = daily.daily_deal("bristol", DAY)
+    deal = daily.daily_create("bristol", DAY)
     assert board_ranks(api) == (3, [1, 2, 3])
     # A process that died between a commit and its mirror update leaves this behind.
     redis.Redis.from_url(own_redis.url).zrem(boards._key(deal.pk), results[0].sort_key)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import uuid
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -15,7 +15,7 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.db import connections, transaction
 
-from api import consumers, threads
+from api import consumers
 from games import boards, clock, daily, services
 from games.models import Game
 from patience_site.asgi import application
@@ -37,10 +37,10 @@ def _channel_layer(settings: Any, transactional_db: None) -> Any:
     settings.CHANNEL_LAYERS = layers
     # The Redis mirror of a board is keyed by deal id, which other test databases (earlier
     # runs) share: start today's boards from mirrors rebuilt from this database.
-    for deal in daily.dailies_create(first=clock.today(), days=1):
+    _today[:] = [clock.today()]  # read here: the clock is the database's, out of async code
+    for deal in daily.dailies_create(first=_today[0], days=1):
         boards.board_drop(deal.pk)
     yield
-    threads.close_db_connections()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
@@ -48,8 +48,12 @@ def make_player(name: str) -> Any:
     return get_user_model().objects.create_user(username=name, password=PASSWORD)
 
 
+_today: list[date] = []
+
+
 def today() -> str:
-    return clock.today().isoformat()
+    """Today (on the shared clock), as the fixture read it."""
+    return _today[0].isoformat()
 
 
 def board_path(variant: str = "bristol", day: str | None = None, query: str = "") -> str:
@@ -223,7 +227,7 @@ async def test_resync_and_bad_messages():
 
 
 async def test_close_codes_for_bad_boards():
-    tomorrow = (clock.today() + timedelta(days=1)).isoformat()
+    tomorrow = (_today[0] + timedelta(days=1)).isoformat()
     assert await close_code(board_path("no-such-variant")) == consumers.CLOSE_NOT_FOUND == 4404
     assert await close_code(board_path(day=tomorrow)) == 4404
     assert await close_code(board_path(day="2024-13-01")) == consumers.CLOSE_BAD_REQUEST == 4400
@@ -233,7 +237,7 @@ async def test_close_codes_for_bad_boards():
 
 
 async def test_a_past_days_board_can_be_watched():
-    yesterday = (clock.today() - timedelta(days=1)).isoformat()
+    yesterday = (_today[0] - timedelta(days=1)).isoformat()
     comm, first = await open_board(board_path(day=yesterday))
     assert first["type"] == "board" and first["date"] == yesterday
     await comm.disconnect()

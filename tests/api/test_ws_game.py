@@ -17,7 +17,7 @@ from django.db import connections
 from django.test import Client
 from rest_framework.test import APIClient
 
-from api import consumers, threads
+from api import consumers
 from games import selectors, services
 from games.models import Game
 from patience_site.asgi import application
@@ -46,9 +46,6 @@ def unique_layer(layers: dict[str, Any]) -> dict[str, Any]:
 def _channel_layer(settings: Any) -> Any:
     settings.CHANNEL_LAYERS = unique_layer(settings.CHANNEL_LAYERS)
     yield
-    # Database threads keep their connections open (CONN_MAX_AGE): close them so the
-    # test database can be flushed and dropped.
-    threads.close_db_connections()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 

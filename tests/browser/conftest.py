@@ -69,13 +69,16 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         PATIENCE_TEST_TMP=str(tmp),
         **pinned_clock_env(),
     )
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=REPO,
-        env=env,
-        check=True,
-        timeout=180,
-    )
+    for command in (["migrate", "--noinput"], ["create_dailies", "--days", "2"]):
+        # Dailies are dealt by the job, as in production (requests never deal them).
+        subprocess.run(
+            [sys.executable, "manage.py", *command, "-v", "0"],
+            cwd=REPO,
+            env=env,
+            check=True,
+            timeout=180,
+            stdout=subprocess.DEVNULL,
+        )
     return env
 
 

@@ -447,6 +447,7 @@ from games import clock, daily, selectors, services
 user = get_user_model().objects.get(username={username!r})
 yesterday = clock.now() - timedelta(days=1)
 with mock.patch("games.clock.now", lambda: yesterday):
+    daily.daily_create("bristol", clock.today())  # the job dealt yesterday's daily then
     game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
     for _ in range(5):
         moves = selectors.game_state(game)["legal_moves"]

@@ -45,13 +45,14 @@ from bench._server import free_port, start_daphne, wait_until_up  # noqa: E402
 PLAYERS = 48
 
 _PREPARE = """
-import json, sys
+import io, json, sys
 import django
 django.setup()
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from games.services import token_create
 call_command("migrate", interactive=False, verbosity=0)
+call_command("create_dailies", days=2, stdout=io.StringIO())  # as the compose migrate job
 players = []
 for i in range(int(sys.argv[1])):
     user = get_user_model().objects.create_user(username=f"e2e-player-{i:03d}", password=None)
@@ -98,11 +99,17 @@ def e2e_urls() -> tuple[str, str]:
 
 
 @pytest.fixture(scope="session")
-def e2e_template(e2e_urls: tuple[str, str]) -> Iterator[Template]:
+def e2e_template(e2e_urls: tuple[str, str], pinned_clock: dict[str, str]) -> Iterator[Template]:
     base, _ = e2e_urls
     name = f"patience_e2e_{os.getpid()}_{uuid.uuid4().hex[:6]}"
     _admin(base, f'CREATE DATABASE "{name}"')
-    env = {**os.environ, "DATABASE_URL": with_database(base, name), "LOG_LEVEL": "WARNING"}
+    env = {
+        **os.environ,
+        **pinned_clock,  # it deals the pinned day's dailies
+        "DATABASE_URL": with_database(base, name),
+        "LOG_LEVEL": "WARNING",
+    }
+    env["DAILY_SOLVER_NODES"] = "0"  # dailies dealt uncertified: quick, and enough here
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env["DJANGO_SETTINGS_MODULE"] = "patience_site.settings"
     try:

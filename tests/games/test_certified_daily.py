@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from games import clock
-from games.daily import certified_candidate, daily_deal, daily_replace, daily_seed, deal_public
+from games.daily import certified_candidate, daily_create, daily_replace, daily_seed, deal_public
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.errors import NoCertifiedDeal
@@ -35,6 +35,7 @@ def at(monkeypatch: pytest.MonkeyPatch) -> Any:
     def move_to(day: date) -> None:
         instant = datetime.combine(day, datetime.min.time(), tzinfo=clock.UTC)
         monkeypatch.setattr(clock, "now", lambda: instant + timedelta(hours=12))
+        monkeypatch.setattr(clock, "shared_now", lambda: instant + timedelta(hours=12))
 
     return move_to
 
@@ -54,14 +55,14 @@ def test_the_choice_is_reproducible(certify: None) -> None:
 
 def test_daily_deal_stores_the_winning_line(certify: None, at: Any) -> None:
     at(DAY - timedelta(days=3))
-    deal = daily_deal("bristol", DAY)
+    deal = daily_create("bristol", DAY)
     assert deal.par_line and deal.par == len(deal.par_line)
     assert new_position("bristol", seed=int(deal.seed)).play(deal.par_line).is_won
     assert deal.solver_nodes and deal.solver_nodes > 0
 
 
 def test_par_is_published_with_the_seed_after_the_day(certify: None, at: Any) -> None:
-    deal = daily_deal("belvedere", DAY)
+    deal = daily_create("belvedere", DAY)
     at(DAY)
     hidden = deal_public(deal)
     assert hidden["par"] is None and hidden["par_line"] is None and hidden["seed"] is None
@@ -73,7 +74,7 @@ def test_par_is_published_with_the_seed_after_the_day(certify: None, at: Any) ->
 
 def test_replacing_takes_the_next_certified_candidate(certify: None, at: Any) -> None:
     at(DAY - timedelta(days=2))
-    deal = daily_deal(VARIANT, DAY)
+    deal = daily_create(VARIANT, DAY)
     assert deal.seed_index == 1
     replaced = daily_replace(deal)
     assert replaced.seed_index >= 2

@@ -132,7 +132,9 @@ def test_the_seed_cannot_be_computed_without_the_secret(settings, daily_clock):
 # -- secrecy until the day is over ---------------------------------------------------------
 
 
-def test_seed_and_deck_stay_hidden_today_and_are_published_after(daily_secret, daily_clock, ann):
+def test_seed_and_deck_stay_hidden_today_and_are_published_after(
+    daily_secret, daily_clock, ann, settings
+):
     day = play_day(daily_clock)
     game, _ = start(ann, "bristol")
     seen = game.position  # what the player was dealt (full JSON, stock included)
@@ -153,7 +155,9 @@ def test_seed_and_deck_stay_hidden_today_and_are_published_after(daily_secret, d
     assert dailies.deal_public(deal)["seed"] is None
     assert selectors.game_state(fresh(game))["deal"] is None
 
-    daily_clock.set(end)
+    daily_clock.set(end)  # ended: no more ranked results, but the reveal waits the grace
+    assert dailies.deal_public(deal)["seed"] is None
+    daily_clock.advance(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
     public = dailies.deal_public(deal)
     assert public["seconds_left"] == 0
     assert hashlib.sha256(public["seed"].encode()).hexdigest() == public["commitment"]
@@ -451,8 +455,11 @@ def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, 
     assert future.commitment == dailies.commitment(hmac_seed(SECRET, "bristol", future.date))
 
 
-def test_clock_today_follows_the_server_clock(daily_clock):
+def test_clock_today_follows_the_server_clock(daily_clock, settings):
     daily_clock.set(datetime(2026, 3, 10, 23, 59, tzinfo=UTC))
     assert clock.today() == DAY and clock.seconds_left(DAY) == 60
     daily_clock.set(datetime(2026, 3, 11, 0, 0, tzinfo=UTC))
-    assert clock.today() == DAY + timedelta(days=1) and dailies.day_over(DAY)
+    assert clock.today() == DAY + timedelta(days=1) and clock.day_ended(DAY)
+    assert not clock.day_over(DAY)  # revealed only after the grace period
+    daily_clock.advance(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
+    assert clock.day_over(DAY)

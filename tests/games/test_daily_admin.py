@@ -3,11 +3,13 @@ future daily nobody has played. Driven as a logged-in staff member posting the a
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 
 import pytest
 from daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
 from django.contrib.auth import get_user_model
+from django.core.management import call_command
 
 from games import boards, services
 from games import daily as dailies
@@ -106,17 +108,23 @@ def test_remove_players_results_action(staff, day_board):
     assert boards.rank_of(deal.pk, results[3].sort_key) == 3
 
 
-def test_replace_daily_action(staff, daily_clock, settings):
+def test_replace_daily_action(staff, daily_clock, settings, monkeypatch):
     settings.DAILY_SECRET = SECRET
     future = daily("bristol", DAY + timedelta(days=2))
     played = daily("mod3", DAY + timedelta(days=2))
     today = daily("bristol", DAY)
     services.game_create(user=people("eve")[0], deal=played)
     old = future.commitment
+    jobs: list[tuple[str, ...]] = []
+    monkeypatch.setattr(dailies, "_manage", lambda *args: jobs.append(args))
     text = action(staff, DEALS, "replace_daily", [future.pk, played.pk, today.pk])
-    assert "replaced with the next seed" in text
+    assert "being replaced with the next seed (create_dailies job)" in text
     assert "somebody has played this daily already" in text
     assert "only a future daily can be replaced" in text
+    # The request only started the job; the job certifies the next seed.
+    assert jobs == [("create_dailies", "--replace", str(future.pk))]
+    assert Deal.objects.get(pk=future.pk).commitment == old
+    call_command("create_dailies", replace=[future.pk, played.pk], stdout=io.StringIO())
     future = Deal.objects.get(pk=future.pk)
     assert future.seed_index == 1 and future.commitment != old
     assert future.commitment == dailies.commitment(dailies.daily_seed("bristol", future.date, 1))

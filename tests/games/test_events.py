@@ -1,4 +1,4 @@
-"""games.events: group sends after commit, handed to the server's loop from worker threads."""
+"""games.events: group sends after commit, from the worker threads of the socket server."""
 
 from __future__ import annotations
 
@@ -23,16 +23,13 @@ def settings_layer(settings: Any) -> Any:
     return get_channel_layer()
 
 
-async def test_a_worker_thread_hands_the_event_to_the_loop_after_commit(settings_layer):
+async def test_a_worker_thread_sends_the_event_after_commit(settings_layer):
     channel = await settings_layer.new_channel()
     await settings_layer.group_add(events.game_group(7), channel)
-    loop = asyncio.get_running_loop()
 
     def move_in_a_worker() -> None:
-        with events.sending_on(loop), transaction.atomic():
+        with transaction.atomic():
             events.game_changed(game_id=7, ply=3, status="playing")
-            assert events._local.loop is loop
-        assert getattr(events._local, "loop", None) is None  # restored on the way out
 
     await sync_to_async(move_in_a_worker, thread_sensitive=False)()
     message = await asyncio.wait_for(settings_layer.receive(channel), 3)
@@ -42,10 +39,9 @@ async def test_a_worker_thread_hands_the_event_to_the_loop_after_commit(settings
 async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
     channel = await settings_layer.new_channel()
     await settings_layer.group_add(events.game_group(8), channel)
-    loop = asyncio.get_running_loop()
 
     def rolled_back() -> None:
-        with events.sending_on(loop), pytest.raises(RuntimeError), transaction.atomic():
+        with pytest.raises(RuntimeError), transaction.atomic():
             events.game_changed(game_id=8, ply=1, status="playing")
             raise RuntimeError("rolled back")
 
@@ -59,13 +55,10 @@ async def test_a_failed_send_is_logged_not_raised(settings_layer, monkeypatch, c
         raise ConnectionError("redis is down")
 
     monkeypatch.setattr(settings_layer, "group_send", broken)
-    loop = asyncio.get_running_loop()
 
     def send() -> None:
-        with events.sending_on(loop):
-            events.result_entered(variant="bristol", day=date(2026, 1, 2), line={})
+        events.result_entered(variant="bristol", day=date(2026, 1, 2), line={})
 
     with caplog.at_level(logging.ERROR, logger="games.events"):
         await sync_to_async(send, thread_sensitive=False)()
-        await asyncio.sleep(0.1)  # the send runs on the loop, after the worker returned
     assert "could not send board.result" in caplog.text

@@ -46,7 +46,7 @@ def assert_counted(game: Game) -> Result:
 
 def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_user, daily_clock):
     # A win the day before: the abandoned day must end that streak.
-    yesterday = daily.daily_deal("bristol", DAY - timedelta(days=1))
+    yesterday = daily.daily_create("bristol", DAY - timedelta(days=1))
     finished_result(yesterday, user, won=True, finished_at=NOON - timedelta(days=1))
     game = started(user)
     kept = started(other_user)

@@ -33,4 +33,6 @@ def pinned_clock_env(now: datetime = PINNED_NOW) -> dict[str, str]:
         "PYTHONPATH": os.pathsep.join(p for p in path if p),
         "PATIENCE_TEST_NOW": now.isoformat(),
         "PATIENCE_TEST_NOW_AT": repr(_real_time()),
+        # The day's clock too: PostgreSQL's now() cannot be pinned.
+        "SHARED_CLOCK": "process",
     }

@@ -40,9 +40,6 @@ def raw_wsgi() -> Iterator[None]:
 @pytest.fixture
 def ws_world(settings: Any, transactional_db: None) -> Iterator[None]:
     """Sockets in a test: a channel layer of its own; database threads closed afterwards."""
-    from api import threads
-
     settings.CHANNEL_LAYERS = unique_layers(settings.CHANNEL_LAYERS)
     yield
-    threads.close_db_connections()
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()

@@ -323,8 +323,9 @@ async def pages_show_nothing(user: Any, watch: Watch) -> None:
     await checked(watch)
 
 
-async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock):
+async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock, settings):
     """Practice games undo deals (the cards go back into the stock) and give hints."""
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0  # a solve after every move, off the line
     ann, key = await database_sync_to_async(make_player)("ann")
     game = await database_sync_to_async(services.practice_game_start)(
         user=ann, variant="bristol", seed=42
@@ -360,7 +361,7 @@ async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock):
     assert watch.count > 100
 
 
-async def test_a_seed_never_shows_before_the_day_ends_whatever_the_endpoint(daily_clock):
+async def test_a_seed_never_shows_before_the_day_ends_whatever_the_endpoint(daily_clock, settings):
     """Today's dailies of every variant: the seeds appear nowhere until midnight."""
     ann, key = await database_sync_to_async(make_player)("ann")
     watch = Watch("ann")
@@ -396,7 +397,9 @@ async def test_a_seed_never_shows_before_the_day_ends_whatever_the_endpoint(dail
 
     daily_clock.advance(hours=11, minutes=59, seconds=59)  # 23:59:59, still the day
     assert (await rest("get", f"/api/v1/daily/bristol/{DAY_TEXT}/")).json()["seed"] is None
-    daily_clock.advance(seconds=1)  # midnight
+    daily_clock.advance(seconds=1)  # midnight: the day ended, the reveal waits for the grace
+    assert (await rest("get", f"/api/v1/daily/bristol/{DAY_TEXT}/")).json()["seed"] is None
+    daily_clock.advance(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
     published = (await rest("get", "/api/v1/daily/")).json()
     assert all(d["seed"] is None for d in published)  # the new day's dailies
     detail = (await rest("get", f"/api/v1/daily/bristol/{DAY_TEXT}/")).json()

@@ -118,9 +118,12 @@ class World:
         services.game_resign(game_id=finished.pk, user=self.user)
         rivals = services.practice_game_start(user=self.rival, variant="bristol", seed=3)
         # A result on yesterday's board: the rival's ranked game of that day, resigned then.
-        deal = daily.daily_deal("bristol", yesterday)
+        deal = daily.daily_create("bristol", yesterday)
         then = clock.now() - timedelta(days=1)
-        with mock.patch.object(clock, "now", lambda: then):
+        with (
+            mock.patch.object(clock, "now", lambda: then),
+            mock.patch.object(clock, "shared_now", lambda: then),
+        ):
             ranked = services.game_create(user=self.rival, deal=deal, ranked=True)
             services.game_resign(game_id=ranked.pk, user=self.rival)
         self.result_id = ranked.result.pk

@@ -1,4 +1,9 @@
-"""``manage.py create_dailies --days N``: create the coming days' daily deals ahead of time."""
+"""``manage.py create_dailies --days N``: deal and certify the coming days' dailies ahead.
+
+The only place the solver certifies dailies (see ``games.daily``).
+``--replace ID [ID ...]`` moves future dailies nobody has played to their next
+certified seed instead (the admin's "replace" action starts it).
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,9 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from games import clock
 from games.boards import boards_reconcile
-from games.daily import dailies_create
+from games.daily import dailies_create, daily_replace
+from games.errors import ServiceError
+from games.models import Deal
 from games.redis_guard import RedisUnavailable
 from games.services import games_expire
 
@@ -22,8 +29,22 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--days", type=int, default=7, help="how many days from today")
+        parser.add_argument(
+            "--replace", type=int, nargs="+", metavar="ID", help="replace these future dailies"
+        )
 
-    def handle(self, *args: Any, days: int, **options: Any) -> None:
+    def handle(self, *args: Any, days: int, replace: list[int] | None, **options: Any) -> None:
+        if replace:
+            for deal in Deal.objects.filter(pk__in=replace, kind=Deal.Kind.DAILY):
+                try:
+                    deal = daily_replace(deal)
+                except ServiceError as exc:
+                    self.stderr.write(f"{deal.date} {deal.variant}: {exc}")
+                else:
+                    self.stdout.write(
+                        f"{deal.date} {deal.variant:26} replaced, seed {deal.seed_index}"
+                    )
+            return
         if days < 1:
             self.stderr.write("--days must be at least 1")
             raise SystemExit(2)

@@ -1,0 +1,241 @@
+"""Abuse beside paced players: does an attacker slow the others, or make the server deal?
+
+    python bench/abuse.py                      # own 2 daphne processes, 20 players, 2 x 20 s
+    python bench/abuse.py --seconds 30 --rate 40
+
+The attack of issue 13, re-run: ``--anon-loops`` anonymous loops ask for dailies
+of past dates that were never dealt (about ``--anon-rate`` requests/s in all,
+far below the rate limits), and one account holds ``--hint-sockets`` game
+sockets, each asking for a hint, making a random move and asking again as fast
+as answered (practice Picture Gallery games: the heavier solver).
+
+Without ``--url`` it creates a fresh PostgreSQL database, deals today's dailies
+(``create_dailies``, as the production job does), and starts ``--servers``
+daphne processes sharing it and Redis. ``--clients`` players (``bench/api.py``'s
+REST players, paced at ``--rate`` moves/s in all) play practice Bristol games
+through both phases, one after the other in the same run: first alone, then
+with the abuse. Printed per phase: the players' moves, p50/p99/max latency,
+errors, the servers' CPU per move (solver workers included); for the abuse, its
+answers by status and code; and the daily rows before and after (the abuse
+must create none). Target (issue 13): the abuse moves the players' p50 by at
+most 20% and creates no daily row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import sys
+import threading
+import time
+from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import requests
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: make the repository importable
+    sys.path.insert(0, str(ROOT))
+
+from bench import api  # noqa: E402
+from bench._play import Tally  # noqa: E402
+from bench._server import (  # noqa: E402
+    CpuAccount,
+    percentile,
+    register,
+    server_arguments,
+    servers_for,
+)
+
+TARGET_P50_GROWTH = 0.20
+
+
+def anonymous_loop(base: str, index: int, rate: float, stop: threading.Event) -> Counter[str]:
+    """Ask for dailies of past days never dealt, ``rate`` requests/s; answers by status."""
+    seen: Counter[str] = Counter()
+    session = requests.Session()
+    rng = random.Random(index)
+    today = datetime.now(UTC).date()
+    while not stop.is_set():
+        day = today - timedelta(days=rng.randint(30, 3000))
+        variant = rng.choice(["bristol", "belvedere", "picture-gallery", "royal-parade"])
+        try:
+            r = session.get(f"{base}/api/v1/daily/{variant}/{day}/", timeout=30)
+            code = r.json().get("error", {}).get("code", "") if r.status_code >= 400 else ""
+            seen[f"{r.status_code} {code}".strip()] += 1
+        except (requests.RequestException, ValueError) as exc:
+            seen[type(exc).__name__] += 1
+        stop.wait(1.0 / rate)
+    return seen
+
+
+def hint_socket(ws_base: str, base: str, key: str, index: int, stop: threading.Event) -> Counter:
+    """One socket of the abusing account: hint, a random move, hint again, as fast as answered."""
+    from websockets.sync.client import connect
+
+    seen: Counter[str] = Counter()
+    rng = random.Random(1000 + index)
+    headers = {"Authorization": f"Token {key}"}
+    r = requests.post(
+        f"{base}/api/v1/games/",
+        json={"variant": "picture-gallery"},
+        headers=headers,
+        timeout=30,
+    )
+    r.raise_for_status()
+    game = r.json()
+    with connect(f"{ws_base}/ws/v1/games/{game['id']}/?token={key}", open_timeout=30) as ws:
+        state = json.loads(ws.recv(timeout=30))["state"]
+        while not stop.is_set() and state["status"] == "playing":
+            ws.send(json.dumps({"type": "hint"}))
+            answer = json.loads(ws.recv(timeout=60))
+            if answer["type"] == "hint":
+                seen[f"hint {answer['hint']['verdict']}"] += 1
+            else:
+                seen[f"error {answer['error']['code']}"] += 1
+                if answer["error"]["code"] == "hint_in_progress":
+                    time.sleep(0.05)  # another of this account's sockets holds the hint
+                    continue
+            moves = state["legal_moves"]
+            if not moves:
+                break
+            ws.send(json.dumps({"type": "move", "move": rng.choice(moves), "ply": state["ply"]}))
+            reply = json.loads(ws.recv(timeout=60))
+            if reply["type"] == "state":
+                state = reply["state"]
+    return seen
+
+
+def daily_rows(database: str, pg_url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(f"{pg_url}/{database}") as conn:
+        return conn.execute("SELECT count(*) FROM games_deal WHERE kind = 'daily'").fetchone()[0]
+
+
+def phase(
+    sessions: list[requests.Session],
+    args: argparse.Namespace,
+    pids: list[int],
+    abuse: bool,
+    attacker_key: str,
+) -> dict:
+    """Players for ``args.seconds``, with or without the abuse beside them."""
+    stop = threading.Event()
+    account = CpuAccount(pids)
+    deadline = time.perf_counter() + args.seconds
+    bases = args.bases
+    with ThreadPoolExecutor(len(sessions) + args.anon_loops + args.hint_sockets) as pool:
+        players = [
+            pool.submit(api.play, bases[i % len(bases)], i, s, args, deadline)
+            for i, s in enumerate(sessions)
+        ]
+        attackers = []
+        if abuse:
+            rate = args.anon_rate / max(args.anon_loops, 1)
+            attackers += [
+                pool.submit(anonymous_loop, bases[i % len(bases)], i, rate, stop)
+                for i in range(args.anon_loops)
+            ]
+            attackers += [
+                pool.submit(
+                    hint_socket,
+                    bases[i % len(bases)].replace("http://", "ws://"),
+                    bases[i % len(bases)],
+                    attacker_key,
+                    i,
+                    stop,
+                )
+                for i in range(args.hint_sockets)
+            ]
+        try:
+            tallies: list[Tally] = [f.result() for f in players]
+        finally:
+            stop.set()  # the attackers stop with the players (or an interrupt)
+        seen: Counter[str] = Counter()
+        for f in attackers:
+            try:
+                seen.update(f.result())
+            except Exception as exc:  # an attacker's failure is reported, not fatal
+                seen[f"attacker failed: {exc!r}"[:80]] += 1
+    spent = account.spent()
+    latencies = sorted(x for t in tallies for x in t.latencies_ms)
+    moves = len(latencies)
+    return {
+        "abuse": abuse,
+        "moves": moves,
+        "p50_ms": percentile(latencies, 0.5),
+        "p99_ms": percentile(latencies, 0.99),
+        "max_ms": latencies[-1] if latencies else float("nan"),
+        "errors": sum(len(t.errors) for t in tallies),
+        "server_cpu_ms_per_move": 1000 * spent.get("server", 0.0) / max(moves, 1),
+        "abuse_answers": dict(seen),
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--servers", type=int, default=2, help="own daphne processes (2)")
+    parser.add_argument("--clients", type=int, default=20, help="paced players (20)")
+    parser.add_argument("--rate", type=float, default=40.0, help="players' moves/s in all (40)")
+    parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase (20)")
+    parser.add_argument("--anon-loops", type=int, default=3, help="anonymous loops (3)")
+    parser.add_argument("--anon-rate", type=float, default=5.0, help="their requests/s (5)")
+    parser.add_argument("--hint-sockets", type=int, default=8, help="the account's sockets (8)")
+    parser.add_argument("--cap", type=int, default=400, help="players resign after N moves")
+    parser.add_argument("--seed", type=int, default=1)
+    server_arguments(parser, redis_db=13)
+    args = parser.parse_args(argv)
+    args.variant, args.games = "bristol", None
+
+    with servers_for(args, db_prefix="patience_abuse", count=args.servers, dailies=True) as (
+        bases,
+        info,
+    ):
+        args.bases = bases
+        before = daily_rows(info["database"], args.pg_url)
+        with ThreadPoolExecutor(8) as pool:
+            homes = [bases[i % len(bases)] for i in range(args.clients)]
+            made = list(pool.map(api.client_session, homes))
+        sessions = [s for s, err in made if s is not None]
+        if len(sessions) < args.clients:
+            raise SystemExit(f"registration failed: {[e for _, e in made if e][:3]}")
+        attacker_key = register(bases[0], "abuser-" + str(int(time.time())))
+        phases = [
+            phase(sessions, args, info["pids"], abuse, attacker_key) for abuse in (False, True)
+        ]
+        after = daily_rows(info["database"], args.pg_url)
+
+    print(f"Abuse beside paced players ({info['server']})")
+    print(
+        f"  players    {args.clients} REST players, {args.rate:g} moves/s in all, "
+        f"{args.seconds:g} s per phase"
+    )
+    print(
+        f"  abuse      {args.anon_loops} anonymous loops at {args.anon_rate:g} req/s in all "
+        f"(past dailies never dealt), 1 account x {args.hint_sockets} hint sockets"
+    )
+    for p in phases:
+        name = "with abuse" if p["abuse"] else "alone     "
+        print(
+            f"  {name} moves {p['moves']}, p50 {p['p50_ms']:.1f} ms, p99 {p['p99_ms']:.1f} ms, "
+            f"max {p['max_ms']:.0f} ms, errors {p['errors']}, "
+            f"server CPU {p['server_cpu_ms_per_move']:.1f} ms/move"
+        )
+        if p["abuse_answers"]:
+            print(f"             abuse answers {p['abuse_answers']}")
+    growth = phases[1]["p50_ms"] / phases[0]["p50_ms"] - 1
+    print(f"  p50 growth {100 * growth:+.0f}% (target <= {100 * TARGET_P50_GROWTH:.0f}%)")
+    print(f"  daily rows {before} before, {after} after (target: no new row)")
+    ok = growth <= TARGET_P50_GROWTH and after == before and not any(p["errors"] for p in phases)
+    print("PASS" if ok else "FAIL")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"phases": phases, "rows": [before, after]}))
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,158 @@
+"""Hints: a winning line found once in a solver worker process, then followed.
+
+The solver never runs on a request or socket thread. A hint that the cache
+cannot answer is solved in a pool of ``HINT_WORKERS`` worker processes per
+server process (``games.workers.hint_line``); at most ``HINT_QUEUE`` hints wait
+or run in a server process at once, and a further one is refused at once with
+``hint_busy``. The request waits at most ``HINT_DEADLINE_SECONDS`` and then
+gets ``hint_timeout``; a solve stops by itself after ``HINT_SOLVER_NODES``
+positions or ``HINT_SOLVER_SECONDS``. A player has one solve in flight, and
+the next no sooner than ``HINT_PLAYER_INTERVAL_SECONDS`` after it
+(``hint_in_progress``), so one account takes at most a share of a worker. So
+hints take at most ``HINT_WORKERS`` cores of a server's machine per server
+process, however many are asked for, and the workers run at a lower priority
+(``HINT_WORKER_NICE``) than the server's threads, so on a busy machine they
+yield the cores to moves.
+
+Every position along a winning line is cached with its move (the shared cache,
+Redis in production, for ``HINT_CACHE_SECONDS``): a player who follows the
+hints is answered from the cache to the end of that line, and the solver runs
+again only when they leave it. A lost position is cached as lost; an unknown
+one (limits reached) for ``HINT_UNKNOWN_CACHE_SECONDS``, so asking again at
+once costs nothing.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import threading
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from dataclasses import dataclass
+
+from django.conf import settings
+from django.core.cache import cache
+
+from games.engine import Position
+from games.engine.solver import Verdict
+from games.errors import HintBusy, HintInProgress, HintTimeout
+from games.workers import hint_line, lower_priority, position_key
+
+#: Cache values that are not a move.
+LOST, UNKNOWN = "", "?"
+
+_setup = threading.Lock()
+_pool: ProcessPoolExecutor | None = None
+_slots: threading.BoundedSemaphore | None = None
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A position's verdict, the move to play if won, and the solver nodes spent now
+    (0 when the cache answered)."""
+
+    verdict: str
+    move: str | None
+    nodes: int
+
+
+def _cache_key(key: str) -> str:
+    return f"hint:{key}"
+
+
+def _workers() -> tuple[ProcessPoolExecutor, threading.BoundedSemaphore]:
+    """This server process's solver pool (started on first use) and its queue slots."""
+    global _pool, _slots
+    with _setup:
+        if _pool is None or _slots is None:
+            # "spawn": a fresh interpreter, never a fork of a threaded server process.
+            context = multiprocessing.get_context("spawn")
+            _pool = ProcessPoolExecutor(
+                settings.HINT_WORKERS,
+                mp_context=context,
+                initializer=lower_priority,
+                initargs=(settings.HINT_WORKER_NICE,),
+            )
+            _slots = threading.BoundedSemaphore(settings.HINT_QUEUE)
+        return _pool, _slots
+
+
+def shutdown() -> None:
+    """Stop this process's solver workers (tests; the next hint starts new ones)."""
+    global _pool, _slots
+    with _setup:
+        pool, _pool, _slots = _pool, None, None
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _cached(key: str) -> Answer | None:
+    value = cache.get(_cache_key(key))
+    if value is None:
+        return None
+    if value == LOST:
+        return Answer(Verdict.LOST.value, None, 0)
+    if value == UNKNOWN:
+        return Answer(Verdict.UNKNOWN.value, None, 0)
+    return Answer(Verdict.WON.value, value, 0)
+
+
+def _solve(position: Position) -> tuple[str, list[tuple[str, str]], int]:
+    pool, slots = _workers()
+    if not slots.acquire(blocking=False):
+        raise HintBusy(
+            "every solver worker is busy: try again in a moment", details={"retry_after": 2}
+        )
+    try:
+        future: Future = pool.submit(
+            hint_line,
+            position.to_json(),
+            max_nodes=settings.HINT_SOLVER_NODES,
+            max_seconds=settings.HINT_SOLVER_SECONDS,
+        )
+    except BaseException:
+        slots.release()
+        raise
+    # The slot is free once the worker is done, not when this request stops waiting.
+    future.add_done_callback(lambda _: slots.release())
+    try:
+        return future.result(timeout=settings.HINT_DEADLINE_SECONDS)
+    except FutureTimeout:
+        future.cancel()  # if it has not started yet
+        raise HintTimeout(
+            f"no hint within {settings.HINT_DEADLINE_SECONDS:g} s: try again in a moment",
+            details={"retry_after": 5},
+        ) from None
+
+
+def hint_answer(position: Position, *, player: int) -> Answer:
+    """The next move of a winning line from ``position``: from the cache when a line
+    through it is known, else from a solver worker (raises ``HintInProgress``,
+    ``HintBusy``, ``HintTimeout``).
+
+    A player has one solve at a time, and the next one no sooner than
+    ``HINT_PLAYER_INTERVAL_SECONDS`` after it: answers from the cache are never held up.
+    """
+    key = position_key(position)
+    cached = _cached(key)
+    if cached is not None:
+        return cached
+    solving = f"hint-solving:{player}"
+    interval = settings.HINT_PLAYER_INTERVAL_SECONDS
+    if not cache.add(solving, 1, timeout=settings.HINT_DEADLINE_SECONDS + interval + 5):
+        raise HintInProgress(
+            "your last hint is being solved, or was just now: one at a time",
+            details={"retry_after": max(1, interval)},
+        )
+    try:
+        verdict, steps, nodes = _solve(position)
+    finally:
+        cache.set(solving, 1, interval)  # 0: gone at once
+    if verdict == Verdict.WON.value:
+        cache.set_many({_cache_key(k): move for k, move in steps}, settings.HINT_CACHE_SECONDS)
+        return Answer(verdict, steps[0][1], nodes)
+    if verdict == Verdict.LOST.value:
+        cache.set(_cache_key(key), LOST, settings.HINT_CACHE_SECONDS)
+    else:
+        cache.set(_cache_key(key), UNKNOWN, settings.HINT_UNKNOWN_CACHE_SECONDS)
+    return Answer(verdict, None, nodes)
