@@ -163,8 +163,6 @@ async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily
     from asgiref.sync import SyncToAsync, sync_to_async
     from django.db import connections
 
-    from api import threads
-
     user, api, _ = await sync_to_async(player)("ann")
     game = await sync_to_async(services.practice_game_start)(user=user, variant="bristol", seed=3)
     key = await sync_to_async(services.token_create)(user=user, name="ws")
@@ -188,5 +186,4 @@ async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily
         # Leaving its groups needs Redis: Channels raises that error as the socket closes.
         with contextlib.suppress(redis.exceptions.ConnectionError):
             await comm.disconnect()
-        threads.close_db_connections()
         SyncToAsync.single_thread_executor.submit(connections.close_all).result()
