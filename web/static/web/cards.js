@@ -211,10 +211,10 @@ export function cardSvg(code) {
   const label = rankLabel(rank);
   const index = svgEl("text", {
     x: 7,
-    y: 33,
+    y: 30,
     class: "card-index",
     fill: color,
-    "font-size": label.length > 1 ? 31 : 34,
+    "font-size": label.length > 1 ? 29 : 32,
   });
   index.append(svgEl("tspan", { class: "card-rank" }, label));
   index.append(svgEl("tspan", { class: "card-suit", dx: 2 }, suit.symbol));

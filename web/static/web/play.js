@@ -1,13 +1,14 @@
 // The play page: draws the game, takes clicks, drags, double-clicks and keys, and
 // sends every move to the server (the server alone decides what is legal).
 /* global gettext, ngettext, interpolate */
-import { renderBoard } from "./board.js";
+import { fitOnResize, renderBoard } from "./board.js";
 import { cardName, pileName } from "./cards.js";
 import { api, duration, errorText, jsonScript, statusText } from "./common.js";
 import { GameClient } from "./game.js";
 
 const root = document.getElementById("game");
 const boardEl = document.getElementById("board");
+fitOnResize(boardEl);
 const family = root.dataset.family;
 const variant = root.dataset.variant;
 const HOME = family === "bristol" ? "f" : "a";

@@ -1,12 +1,13 @@
 // Replay viewer: steps through a finished daily game with the replay API (?step=k).
 /* global gettext, ngettext, interpolate */
-import { renderBoard } from "./board.js";
+import { fitOnResize, renderBoard } from "./board.js";
 import { api, errorText } from "./common.js";
 
 const root = document.getElementById("replay");
 const family = root.dataset.family;
 const url = `/api/v1/daily/${root.dataset.variant}/${root.dataset.day}/results/${root.dataset.result}/replay/`;
 const boardEl = document.getElementById("board");
+fitOnResize(boardEl);
 const slider = document.getElementById("rp-slider");
 const stepOut = document.getElementById("rp-step");
 const message = document.getElementById("replay-message");
