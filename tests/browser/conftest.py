@@ -8,11 +8,8 @@ it with apt); when it is missing or cannot start, the tests are skipped with the
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +19,11 @@ import pytest
 from pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # bench._server, shared with the benchmarks and e2e tests
+    sys.path.insert(0, str(REPO))
+
+from bench._server import start_daphne, stop, wait_until_up  # noqa: E402
+
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -33,26 +35,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 40.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"the server did not answer at {url}")
 
 
 @pytest.fixture(scope="session")
@@ -82,30 +64,14 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
     """Base URL of daphne serving the project against that database."""
-    env = server_env
-    tmp = Path(env["PATIENCE_TEST_TMP"])
-    port = _free_port()
-    log = open(tmp / "daphne.log", "w")  # noqa: SIM115 (closed below)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        + ["patience_site.asgi:application"],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(base + "/api/v1/health/", proc)
-        yield base
-    finally:
-        proc.terminate()
+    tmp = Path(server_env["PATIENCE_TEST_TMP"])
+    with open(tmp / "daphne.log", "w") as log:
+        proc, base = start_daphne(server_env, log)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+            wait_until_up(proc, base)
+            yield base
+        finally:
+            stop([proc])
 
 
 @pytest.fixture

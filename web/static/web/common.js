@@ -224,6 +224,15 @@ export class ReconnectingSocket {
     }
   }
 
+  // Try again now (the server answers again): no need to wait out the backoff.
+  reconnectNow() {
+    if (this.stopped || this.ws) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.delay = 1000;
+    this.connect();
+  }
+
   // Drop the current connection (it will reconnect with backoff).
   drop() {
     if (this.ws) {

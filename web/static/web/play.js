@@ -102,11 +102,24 @@ let suppressAuto = false;
 const statusLine = document.getElementById("status-line");
 const connEl = document.getElementById("conn");
 
+let wasDown = false;
+
 function say(text) {
   statusLine.textContent = text;
 }
 
-const client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state"), {
+// The server cannot be reached: say so, and whether a move waits to be sent.
+function sayDown() {
+  say(
+    client && client.inflight
+      ? gettext("The server cannot be reached. Reconnecting; your move is waiting.")
+      : gettext("The server cannot be reached. Reconnecting…"),
+  );
+}
+
+// The connection announces itself while it is built, before `client` is assigned.
+let client = null;
+client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state"), {
   onState: (state, before) => {
     receivedAt = performance.now();
     // The same position again (a reconnect, a resync): only the clock needs the news.
@@ -115,16 +128,23 @@ const client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-s
     draw();
     if (before.status === "playing" && state.status !== "playing") showEnd(true);
   },
-  onIdle: () => autoAces(),
+  onIdle: () => {
+    controls();
+    autoAces();
+  },
   onError: (err) => say(errorText(err)),
   onConnection: (c) => {
     connEl.dataset.state = c;
-    connEl.textContent =
-      c === "live"
-        ? gettext("Live")
-        : c === "connecting"
-          ? gettext("Connecting…")
-          : gettext("Offline: moves go over HTTP");
+    connEl.textContent = {
+      live: gettext("Live"),
+      connecting: gettext("Connecting…"),
+      offline: gettext("Offline: moves go over HTTP"),
+      down: gettext("Reconnecting…"),
+    }[c];
+    if (c === "down") sayDown();
+    else if (wasDown) say(gettext("Connected again."));
+    wasDown = c === "down";
+    if (client) controls();
   },
 });
 window.patienceGame = client; // for the browser tests and the curious
@@ -170,17 +190,26 @@ function draw() {
   });
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
-  const dealBtn = document.getElementById("btn-deal");
-  dealBtn.disabled = !legal("deal");
-  dealBtn.querySelector(".count").textContent = s.position.stock;
-  const rev = document.getElementById("btn-deal-reverse");
-  rev.hidden = !legal("deal-reverse");
-  document.getElementById("btn-undo").disabled = !s.can_undo;
-  document.getElementById("btn-resign").disabled = s.status !== "playing";
+  document.getElementById("btn-deal").querySelector(".count").textContent = s.position.stock;
+  document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
+  controls();
   document.getElementById("game-status").textContent = statusText(s.status);
   root.dataset.status = s.status;
   document.getElementById("finished-banner").hidden = s.status === "playing";
   tick();
+}
+
+// The buttons: Deal and Resign cannot be taken back, so they wait while a request is
+// pending or the server is down.
+function controls() {
+  const s = client.state;
+  const hold = client.busy || client.down;
+  document.getElementById("btn-deal").disabled = !legal("deal") || hold;
+  document.getElementById("btn-deal-reverse").disabled = !legal("deal-reverse") || hold;
+  document.getElementById("btn-undo").disabled = !s.can_undo || client.down;
+  document.getElementById("btn-resign").disabled = s.status !== "playing" || hold;
+  const hintBtn = document.getElementById("btn-hint");
+  if (hintBtn && !hintPending) hintBtn.disabled = s.status !== "playing" || client.down;
 }
 
 function tick() {
@@ -194,9 +223,23 @@ setInterval(tick, 250);
 function move(m, { auto = false } = {}) {
   if (!auto) suppressAuto = false;
   ui.selected = null;
-  if (!client.request({ kind: "move", move: m })) return;
-  say("");
+  if (!client.request({ kind: "move", move: m })) {
+    draw();
+    return refused();
+  }
+  if (client.down) sayDown();
+  else say("");
   draw();
+}
+
+// A click that was not sent: say why, so nothing seems to be waiting when it is not.
+function refused() {
+  if (client.down && client.inflight) {
+    say(gettext("Reconnecting; your move is waiting. That click was not sent."));
+  } else if (client.down) {
+    say(gettext("The server cannot be reached: that was not sent. Reconnecting…"));
+  }
+  else if (client.state.status === "playing") say(gettext("Wait for the server's answer to your last move."));
 }
 
 function select(id) {
@@ -255,17 +298,21 @@ function deal(reverse = false) {
 }
 
 function undo() {
-  if (!client.state.can_undo) return say(gettext("Undo is not allowed here."));
+  if (!client.state.can_undo) {
+    return say(client.state.ply ? gettext("Undo is not allowed here.") : gettext("Nothing to undo."));
+  }
   suppressAuto = true; // do not put an Ace straight back out after the player took it back
   ui.selected = null;
-  client.request({ kind: "undo" });
+  if (!client.request({ kind: "undo" })) refused();
 }
 
 // A hint (practice games only): the server's solver names the next move of a win.
+let hintPending = false;
 async function hint() {
   const button = document.getElementById("btn-hint");
   if (!button || client.state.status !== "playing") return;
   button.disabled = true;
+  hintPending = true;
   say(gettext("Looking for a winning line…"));
   try {
     const h = await api("POST", `/api/v1/games/${client.id}/hint/`);
@@ -284,7 +331,8 @@ async function hint() {
   } catch (err) {
     say(errorText(err));
   } finally {
-    button.disabled = client.state.status !== "playing";
+    hintPending = false;
+    controls();
   }
 }
 
@@ -416,7 +464,7 @@ document.getElementById("btn-hint")?.addEventListener("click", hint);
 const resignDialog = document.getElementById("resign-dialog");
 document.getElementById("btn-resign").addEventListener("click", () => resignDialog.showModal());
 resignDialog.addEventListener("close", () => {
-  if (resignDialog.returnValue === "resign") client.request({ kind: "resign" });
+  if (resignDialog.returnValue === "resign" && !client.request({ kind: "resign" })) refused();
 });
 
 const autoBox = document.getElementById("set-auto-aces");

@@ -1,0 +1,90 @@
+"""A lost connection is visible and safe: the server stops and starts again.
+
+While the server cannot be reached the page says so, Deal and Resign are disabled,
+clicks are refused rather than queued, and the one move that waits is sent once
+the server is back (once: the ply makes the retry safe).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import expect
+
+from bench._server import free_port, start_daphne, stop, wait_until_up
+
+pytestmark = pytest.mark.browser
+
+PASSWORD = "correct-horse-battery-staple-42"
+
+
+def api_post(page: Any, url: str, body: dict) -> Any:
+    token = page.request.get("/api/v1/auth/csrf/").json()["csrf_token"]
+    headers = {"X-CSRFToken": token, "Content-Type": "application/json"}
+    response = page.request.post(url, data=json.dumps(body), headers=headers)
+    assert response.ok, response.text()
+    return response.json()
+
+
+def test_server_stopped_and_restarted_queues_no_irreversible_action(
+    browser: Any, server_env: dict[str, str], tmp_path: Path, artifacts: Path
+) -> None:
+    port = free_port()
+    with open(tmp_path / "daphne.log", "w") as log:
+        proc, base = start_daphne(server_env, log, port)
+        try:
+            wait_until_up(proc, base)
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=base)
+            ctx.set_default_timeout(20_000)
+            page = ctx.new_page()
+            api_post(page, "/api/v1/auth/register/", {"username": "outage", "password": PASSWORD})
+            api_post(page, "/api/v1/auth/login/", {"username": "outage", "password": PASSWORD})
+            game = api_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7})
+            assert "t1-t8" in game["legal_moves"]
+            stock = game["position"]["stock"]
+            page.goto(f"/play/{game['id']}/")
+            conn = page.locator("#conn")
+            expect(conn).to_have_text("Live")
+            expect(page.locator("#btn-deal")).to_be_enabled()
+
+            stop([proc])
+            expect(conn).to_have_text("Reconnecting…")
+            expect(page.locator("#status-line")).to_contain_text("cannot be reached")
+            expect(page.locator("#btn-deal")).to_be_disabled()
+            expect(page.locator("#btn-resign")).to_be_disabled()
+
+            # One card move waits; the page says so.
+            page.locator('[data-pile="t1"] .handle').click()
+            page.locator('[data-pile="t8"] .handle').click()
+            expect(page.locator("#status-line")).to_have_text(
+                "The server cannot be reached. Reconnecting; your move is waiting."
+            )
+            # Deal by button and by key, and another move: refused, never queued.
+            page.locator("#btn-deal").click(force=True)
+            page.locator("body").focus()
+            for _ in range(3):
+                page.keyboard.press("Space")
+            expect(page.locator("#status-line")).to_have_text(
+                "Reconnecting; your move is waiting. That click was not sent."
+            )
+            expect(page.locator("#btn-deal")).to_be_disabled()
+            page.screenshot(path=str(artifacts / "outage.png"))
+
+            proc, _ = start_daphne(server_env, log, port)
+            wait_until_up(proc, base)
+            expect(conn).to_have_text("Live")
+            page.wait_for_function(
+                "() => window.patienceGame.state.ply === 1 && !window.patienceGame.busy"
+            )
+            expect(page.locator("#btn-deal")).to_be_enabled()
+            log_entries = page.request.get(f"/api/v1/games/{game['id']}/moves/").json()
+            assert [e["move"] for e in log_entries] == ["t1-t8"]
+            assert page.evaluate("window.patienceGame.state.position.stock") == stock
+            expect(page.locator("#status-line")).to_have_text(re.compile("Connected again|^$"))
+            ctx.close()
+        finally:
+            stop([proc])
