@@ -150,6 +150,12 @@ export function lang() {
   return document.documentElement.lang || "en";
 }
 
+// A day ("2026-03-10") in the page's language, the way the pages print dates.
+export function dateText(day) {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(lang(), { dateStyle: "long", timeZone: "UTC" });
+}
+
 export function dateTime(text) {
   if (!text) return "";
   const d = new Date(text);

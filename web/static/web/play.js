@@ -3,7 +3,7 @@
 /* global gettext, ngettext, interpolate */
 import { fitOnResize, renderBoard } from "./board.js";
 import { cardName, pileName } from "./cards.js";
-import { api, duration, errorText, jsonScript, statusText } from "./common.js";
+import { api, dateText, duration, errorText, fmt, jsonScript, lang, statusText, variantNames } from "./common.js";
 import { GameClient } from "./game.js";
 
 const root = document.getElementById("game");
@@ -126,7 +126,7 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     if (state.ply === before.ply && state.status === before.status) return tick();
     if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
     draw();
-    if (before.status === "playing" && state.status !== "playing") showEnd(true);
+    if (before.status === "playing" && state.status !== "playing") showEnd(true, true);
   },
   onIdle: () => {
     controls();
@@ -495,7 +495,7 @@ function fillKeyHelp() {
 // -- the end -------------------------------------------------------------------------------------
 const endDialog = document.getElementById("end-dialog");
 
-async function showEnd(open) {
+async function showEnd(open, celebrate = false) {
   const s = client.state;
   const title = {
     won: gettext("You won!"),
@@ -507,25 +507,96 @@ async function showEnd(open) {
   document.getElementById("end-moves").textContent = s.ply;
   document.getElementById("end-time").textContent = duration(s.elapsed_ms);
   document.getElementById("finished-text").textContent = title || "";
-  const rankRow = document.getElementById("end-rank-row");
-  rankRow.hidden = true;
+  for (const id of ["end-rank-row", "end-streak-row", "end-par-row"]) document.getElementById(id).hidden = true;
+  if (celebrate && s.status === "won") {
+    root.classList.remove("celebrate");
+    void root.offsetWidth; // restart the animation
+    root.classList.add("celebrate");
+  }
   if (open && !endDialog.open) endDialog.showModal();
-  if (s.ranked && s.kind === "daily") {
-    try {
-      const board = await api("GET", `/api/v1/daily/${s.variant}/${s.date}/board/?limit=1&around=0`);
-      if (board.me) {
-        document.getElementById("end-rank").textContent = interpolate(
-          gettext("%(rank)s of %(total)s"),
-          { rank: board.me.rank, total: board.total },
-          true,
-        );
-        rankRow.hidden = false;
-      }
-    } catch (err) {
-      /* the rank is a bonus; the board page has it too */
+  if (s.kind !== "daily") return;
+  const facts = await dailyFacts(s);
+  if (facts.rank) {
+    const { rank, total } = facts.rank;
+    let text = fmt(gettext("%(rank)s of %(total)s"), { rank, total });
+    if (total > 1) {
+      const share = new Intl.NumberFormat(lang(), { style: "percent" }).format((total - rank) / total);
+      text += " · " + fmt(gettext("better than %(share)s of the day's players"), { share });
+    }
+    show("end-rank", text);
+  }
+  if (facts.streak !== null) {
+    show("end-streak", fmt(ngettext("%(n)s day", "%(n)s days", facts.streak), { n: facts.streak }));
+  }
+  if (facts.par) {
+    show("end-par", fmt(gettext("%(par)s moves (you: %(moves)s)"), { par: facts.par, moves: s.ply }));
+  }
+  document.getElementById("share-text").textContent = shareText(s, facts);
+}
+
+function show(id, text) {
+  document.getElementById(id).textContent = text;
+  document.getElementById(id + "-row").hidden = false;
+}
+
+// What the day's board, the player's record and the deal (after its day) say about a
+// finished daily. Each is a bonus: the board and statistics pages have them too.
+async function dailyFacts(s) {
+  const facts = { rank: null, streak: null, par: null };
+  const me = document.querySelector(".site-nav .username")?.textContent;
+  const asks = [
+    api("GET", `/api/v1/daily/${s.variant}/${s.date}/`).then((d) => (facts.par = d.par)),
+  ];
+  if (s.ranked) {
+    asks.push(
+      api("GET", `/api/v1/daily/${s.variant}/${s.date}/board/?limit=1&around=0`).then((b) => {
+        if (b.me) facts.rank = { rank: b.me.rank, total: b.total };
+      }),
+    );
+    if (me) {
+      asks.push(
+        api("GET", `/api/v1/players/${encodeURIComponent(me)}/stats/`).then((r) => {
+          const v = r.variants.find((x) => x.variant === s.variant);
+          facts.streak = v ? v.current_streak : 0;
+        }),
+      );
     }
   }
+  await Promise.allSettled(asks);
+  return facts;
 }
+
+// A short text of the result without the deal in it, in the page's language.
+function shareText(s, facts) {
+  const name = variantNames()[s.variant]?.name || s.variant;
+  const day = dateText(s.date);
+  const parts = [
+    s.status === "won"
+      ? fmt(gettext("won in %(moves)s moves"), { moves: s.ply })
+      : fmt(gettext("%(score)s of %(max)s cards home in %(moves)s moves"), {
+          score: s.score,
+          max: s.max_score,
+          moves: s.ply,
+        }),
+    duration(s.elapsed_ms),
+  ];
+  if (facts.rank) parts.push(fmt(gettext("rank %(rank)s of %(total)s"), facts.rank));
+  return fmt(gettext("Patience: %(variant)s, daily of %(day)s"), { variant: name, day }) + "\n" + parts.join(" · ");
+}
+
+async function share() {
+  const text = document.getElementById("share-text").textContent;
+  const done = document.getElementById("share-done");
+  try {
+    await navigator.clipboard.writeText(text);
+    done.textContent = gettext("Copied.");
+  } catch (err) {
+    // No clipboard (an insecure page, or refused): select the text to copy by hand.
+    getSelection().selectAllChildren(document.getElementById("share-text"));
+    done.textContent = gettext("Select and copy the text.");
+  }
+}
+document.getElementById("btn-share")?.addEventListener("click", share);
 document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true));
 document.getElementById("end-close").addEventListener("click", () => endDialog.close());
 for (const btn of document.querySelectorAll("[data-new-practice]")) {
