@@ -24,6 +24,7 @@ from games import clock, events
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
 from games.engine.solver import Verdict, solve
 from games.errors import (
+    DayOver,
     GameFinished,
     HintNotAllowed,
     InvalidInput,
@@ -178,6 +179,8 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
         )
     if game.status != Status.PLAYING:
         raise GameFinished(f"the game is {game.status}")
+    if game.ranked and game.deal.date and clock.now() >= clock.day_end(game.deal.date):
+        raise DayOver("the day of this daily is over: the game no longer counts")
     before = game_position(game)
     pos = _next_position(game, before, move)
     Move.objects.create(game=game, ply=game.ply, notation=move)

@@ -84,10 +84,17 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
     except NotFound:
         raise Http404("no such game of yours") from None
     state = selectors.game_state(game)
+    counting = state["ranked"] and state["date"] is not None and state["status"] == "playing"
     return render(
         request,
         "web/play.html",
-        {"game": state, "variant": variant_info(state["variant"]), "state": state},
+        {
+            "game": state,
+            "variant": variant_info(state["variant"]),
+            "state": state,
+            # A ranked daily still open: the page tells the player when its day ends.
+            "seconds_left": clock.seconds_left(state["date"]) if counting else None,
+        },
     )
 
 

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pinned_clock import PINNED_NOW, pinned_clock_env
 from playwright.sync_api import expect
 
 from bench._server import free_port, start_daphne, stop, wait_until_up
@@ -85,6 +87,52 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
             assert [e["move"] for e in log_entries] == ["t1-t8"]
             assert page.evaluate("window.patienceGame.state.position.stock") == stock
             expect(page.locator("#status-line")).to_have_text(re.compile("Connected again|^$"))
+            ctx.close()
+        finally:
+            stop([proc])
+
+
+def test_a_ranked_daily_open_at_midnight_is_told_at_once(
+    browser: Any, server_env: dict[str, str], tmp_path: Path, artifacts: Path
+) -> None:
+    """A server whose clock is a few seconds before the day's end: the page says the
+    game no longer counts when the day ends, and the server refuses the next move."""
+    end = PINNED_NOW.replace(hour=0) + timedelta(days=1)
+    env = {**server_env, **pinned_clock_env(end - timedelta(seconds=8))}
+    with open(tmp_path / "daphne.log", "w") as log:
+        proc, base = start_daphne(env, log)
+        try:
+            wait_until_up(proc, base)
+            ctx = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=base)
+            page = ctx.new_page()
+            api_post(page, "/api/v1/auth/register/", {"username": "owl", "password": PASSWORD})
+            api_post(page, "/api/v1/auth/login/", {"username": "owl", "password": PASSWORD})
+            day = PINNED_NOW.date().isoformat()
+            game = api_post(page, f"/api/v1/daily/bristol/{day}/play/", {})
+            assert game["ranked"] and game["date"] == day
+            page.goto(f"/play/{game['id']}/")
+            expect(page.locator("#game-title")).to_contain_text("ranked")
+            expect(page.locator("#day-over-banner")).to_be_hidden()
+
+            banner = page.locator("#day-over-banner")
+            expect(banner).to_be_visible(timeout=20_000)
+            expect(banner).to_contain_text("this game no longer counts")
+            expect(page.locator("#game-title")).to_contain_text("no longer counts")
+            expect(page.locator("#btn-deal")).to_be_disabled()
+            page.screenshot(path=str(artifacts / "midnight.png"))
+
+            token = page.request.get("/api/v1/auth/csrf/").json()["csrf_token"]
+            late = page.request.post(
+                f"/api/v1/games/{game['id']}/moves/",
+                data=json.dumps({"move": "deal", "ply": 0}),
+                headers={"X-CSRFToken": token, "Content-Type": "application/json"},
+            )
+            assert late.status == 409 and late.json()["error"]["code"] == "day_over"
+
+            # Practice of the same deal, from the banner.
+            banner.get_by_role("button", name="Play it as practice").click()
+            page.wait_for_url(re.compile(r"/play/\d+/$"))
+            expect(page.locator("#game-title")).to_contain_text("not ranked")
             ctx.close()
         finally:
             stop([proc])

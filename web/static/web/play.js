@@ -103,6 +103,7 @@ const statusLine = document.getElementById("status-line");
 const connEl = document.getElementById("conn");
 
 let wasDown = false;
+let over = false; // a ranked daily whose day has ended
 
 function say(text) {
   statusLine.textContent = text;
@@ -132,7 +133,7 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     controls();
     autoAces();
   },
-  onError: (err) => say(errorText(err)),
+  onError: (err) => (err.code === "day_over" ? dayOver() : say(errorText(err))),
   onConnection: (c) => {
     connEl.dataset.state = c;
     connEl.textContent = {
@@ -176,7 +177,7 @@ const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 // -- drawing -----------------------------------------------------------------------------------
 function draw() {
   const s = client.state;
-  ui.sources = s.status === "playing" ? sourcesOf(s) : new Set();
+  ui.sources = s.status === "playing" && !over ? sourcesOf(s) : new Set();
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
   renderBoard(boardEl, {
     family,
@@ -196,6 +197,7 @@ function draw() {
   document.getElementById("game-status").textContent = statusText(s.status);
   root.dataset.status = s.status;
   document.getElementById("finished-banner").hidden = s.status === "playing";
+  document.getElementById("day-over-banner").hidden = !over || s.status !== "playing";
   tick();
 }
 
@@ -204,9 +206,9 @@ function draw() {
 function controls() {
   const s = client.state;
   const hold = client.busy || client.down;
-  document.getElementById("btn-deal").disabled = !legal("deal") || hold;
-  document.getElementById("btn-deal-reverse").disabled = !legal("deal-reverse") || hold;
-  document.getElementById("btn-undo").disabled = !s.can_undo || client.down;
+  document.getElementById("btn-deal").disabled = !legal("deal") || hold || over;
+  document.getElementById("btn-deal-reverse").disabled = !legal("deal-reverse") || hold || over;
+  document.getElementById("btn-undo").disabled = !s.can_undo || client.down || over;
   document.getElementById("btn-resign").disabled = s.status !== "playing" || hold;
   const hintBtn = document.getElementById("btn-hint");
   if (hintBtn && !hintPending) hintBtn.disabled = s.status !== "playing" || client.down;
@@ -262,7 +264,7 @@ function deselect() {
 
 // A pile was clicked, tapped, or chosen with its key.
 function activate(id) {
-  if (client.state.status !== "playing") return;
+  if (client.state.status !== "playing" || over) return;
   if (id === "s") return deal();
   const sel = ui.selected;
   if (sel) {
@@ -339,7 +341,7 @@ async function hint() {
 // Aces out automatically (as ordinary server moves), one at a time.
 function autoAces() {
   const s = client.state;
-  if (!settings.autoAces || suppressAuto || s.status !== "playing" || client.busy) return;
+  if (!settings.autoAces || suppressAuto || over || s.status !== "playing" || client.busy) return;
   const m = s.legal_moves.find((x) => {
     if (!x.endsWith("-" + HOME)) return false;
     if (HOME === "a") return true;
@@ -611,6 +613,33 @@ for (const btn of document.querySelectorAll("[data-new-practice]")) {
     }
   });
 }
+
+// -- midnight --------------------------------------------------------------------------------------
+// A ranked daily still open when its day ends no longer counts (its deal and the winning
+// line are public now): say so at once, stop taking moves, offer a practice game of it.
+function dayOver() {
+  if (over) return;
+  over = true;
+  ui.selected = null;
+  document.getElementById("ranked-label").textContent = gettext("no longer counts");
+  say("");
+  root.dataset.dayOver = "true";
+  draw();
+}
+if (root.dataset.secondsLeft !== undefined && client.state.status === "playing") {
+  setTimeout(dayOver, Number(root.dataset.secondsLeft) * 1000);
+}
+document.getElementById("btn-day-practice")?.addEventListener("click", async (ev) => {
+  const btn = ev.currentTarget;
+  btn.disabled = true;
+  try {
+    const g = await api("POST", `/api/v1/daily/${btn.dataset.variant}/${btn.dataset.date}/play/`);
+    location.href = `/play/${g.id}/`;
+  } catch (err) {
+    btn.disabled = false;
+    say(errorText(err));
+  }
+});
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
 document.addEventListener("visibilitychange", () => {
