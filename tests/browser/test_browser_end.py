@@ -138,3 +138,47 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
         page.screenshot(path=str(artifacts / "end-yesterday-de.png"))
     finally:
         ctx.close()
+
+
+def test_the_today_page_shows_the_date_streak_and_a_calendar_of_past_days(
+    browser: Any, live_server_url: str, django_shell: Any, username: str, artifacts: Path
+) -> None:
+    django_shell(
+        "from django.contrib.auth import get_user_model\n"
+        f"get_user_model().objects.create_user(username={username!r}, password={PASSWORD!r})"
+    )
+    out = django_shell(YESTERDAY.format(username=username))
+    game_id = out.strip().splitlines()[-1].split()[0]
+    for width, height in [(390, 844), (1280, 800)]:
+        ctx = browser.new_context(
+            viewport={"width": width, "height": height}, base_url=live_server_url
+        )
+        try:
+            page = ctx.new_page()
+            login(page, username)
+            expect(page.locator(".today-date")).to_contain_text("March 10, 2026")
+            expect(page.locator("#my-streak")).to_have_text("Your Bristol streak: 0 days")
+            cell = page.locator('#calendar td[data-date="2026-03-09"]')
+            expect(cell).to_have_class(re.compile(r"\bplayed\b"))
+            expect(cell.locator(".day-result")).to_have_text(re.compile(r"^\d+/52$"))
+            expect(page.locator('#calendar td[data-date="2026-03-08"] .day-result')).to_have_text(
+                "–"
+            )
+            assert page.evaluate("document.documentElement.scrollWidth") <= width
+            page.locator("#calendar").scroll_into_view_if_needed()
+            page.screenshot(path=str(artifacts / f"calendar-{width}.png"), full_page=True)
+        finally:
+            if width < 600:
+                ctx.close()
+    cell.get_by_role("link", name="Board").click()
+    page.wait_for_url(re.compile(r"/leaderboards/bristol/2026-03-09/$"))
+    page.go_back()
+    cell.get_by_role("link", name="Replay").click()
+    page.wait_for_url(re.compile(r"/replay/\d+/$"))
+    expect(page.locator("#rp-step")).to_have_text("Deal (0 of 3)")
+    page.go_back()
+    cell.get_by_role("button", name="Practice").click()
+    page.wait_for_url(re.compile(r"/play/\d+/$"))
+    assert not page.url.endswith(f"/play/{game_id}/")
+    expect(page.locator("#game-title")).to_contain_text("not ranked")
+    page.context.close()
