@@ -35,6 +35,15 @@ GERMAN_RANKS = "|".join(
 )
 
 
+#: A card's name in English, as the pages say it.
+CARD = (
+    r"(Ace|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Jack|Queen|King)"
+    r" of (Clubs|Diamonds|Hearts|Spades)"
+)
+#: And in German.
+KARTE = rf"(Kreuz|Karo|Herz|Pik) ({GERMAN_RANKS})"
+
+
 def register(page: Any, base: str, username: str) -> None:
     page.goto(base + "/register/?next=/")
     page.fill("#register-form input[name=username]", username)
@@ -478,7 +487,9 @@ def test_replay_viewer_steps_through_yesterdays_game(
     expect(page.locator('#board [data-pile="t1"] .card').first).to_be_visible()
     expect(page.locator("#rp-moves li")).to_have_count(5)
     page.click("#rp-next")
-    expect(step).to_have_text(re.compile(r"^Move 1 of 5: \S+$"))
+    # The move in words on its cards, and the card that moved marked on the board.
+    expect(step).to_have_text(re.compile(rf"^Move 1 of 5: {CARD} (onto the {CARD}|to .+)$"))
+    expect(page.locator("#board .pile.marked")).to_have_count(1)
     expect(page.locator("#rp-moves li").first).to_have_class(re.compile("current"))
     page.keyboard.press("End")
     expect(step).to_have_text(re.compile(r"^Move 5 of 5: "))
@@ -542,3 +553,23 @@ def test_tokens_log_out_and_log_in(live_server_url: str, page: Any, username: st
     page.click("#login-form button[type=submit]")
     page.wait_for_url(f"{base}/account/tokens/")
     expect(page.locator(".site-nav .username")).to_have_text(username)
+
+
+def test_a_hint_names_the_cards_and_marks_them(
+    live_server_url: str, page: Any, username: str
+) -> None:
+    base = live_server_url
+    register(page, base, username)
+    game = csrf_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7}).json()
+    page.goto(f"{base}/play/{game['id']}/")
+    expect(page.locator("#conn")).to_have_text("Live")
+    page.click("#btn-hint")
+    status = page.locator("#status-line")
+    expect(status).to_have_text(re.compile(rf"^Hint: ({CARD} (onto the {CARD}|to .+)|deal)$"))
+    marked = 0 if status.inner_text() == "Hint: deal" else 2
+    expect(page.locator("#board .pile.marked")).to_have_count(marked)
+
+    page.click('.lang-switch button[value="de"]')
+    page.wait_for_url(re.compile(rf"/play/{game['id']}/$"))
+    page.click("#btn-hint")
+    expect(status).to_have_text(re.compile(rf"^Tipp: ({KARTE} auf .+|austeilen)$"))

@@ -55,6 +55,7 @@ function pileNode(id, cards, kind, opts) {
   if (ui.selected === id) classes.push("selected");
   if (ui.targets && ui.targets.has(id)) classes.push("target");
   if (ui.sources && ui.sources.has(id)) classes.push("source");
+  if (opts.marks && opts.marks.includes(id)) classes.push("marked");
   if (!cards.length) classes.push("empty");
   const n = cards.length;
   const pile = el("div", {
@@ -188,7 +189,8 @@ function gallery(piles, stock, opts) {
 }
 
 // Draw a position into root. opts: family, piles, stock, interactive, keys, keyHints,
-// ui {selected, targets:Set, sources:Set}, noAces.
+// ui {selected, targets:Set, sources:Set}, noAces, marks (pile ids whose top card is
+// highlighted: a hint's cards, the card a replay step moved).
 export function renderBoard(root, opts) {
   const active = document.activeElement;
   const focusPile =

@@ -2,7 +2,7 @@
 // sends every move to the server (the server alone decides what is legal).
 /* global gettext, ngettext, interpolate */
 import { fitOnResize, renderBoard } from "./board.js";
-import { cardName, pileName } from "./cards.js";
+import { cardName, foundationFor, moveWords, pileName } from "./cards.js";
 import { api, dateText, duration, errorText, fmt, jsonScript, lang, statusText, variantNames } from "./common.js";
 import { GameClient } from "./game.js";
 
@@ -96,7 +96,7 @@ if (navigator.keyboard && navigator.keyboard.getLayoutMap) {
 }
 
 // -- state -----------------------------------------------------------------------------------
-const ui = { selected: null, targets: new Set(), sources: new Set() };
+const ui = { selected: null, targets: new Set(), sources: new Set(), hint: [] };
 let receivedAt = performance.now();
 let suppressAuto = false;
 const statusLine = document.getElementById("status-line");
@@ -165,7 +165,12 @@ function destinationsOf(src) {
     if (m.startsWith(src + "-")) {
       const dst = m.slice(src.length + 1);
       out.add(dst);
-      if (dst === "f") ["f1", "f2", "f3", "f4"].forEach((f) => out.add(f));
+      if (dst === "f") {
+        // Only the foundation the card would land on lights up (any of them takes the click).
+        const piles = client.state.position.piles;
+        const f = foundationFor(piles[src].slice(-1)[0], piles);
+        if (f) out.add(f);
+      }
     }
   }
   return out;
@@ -188,6 +193,7 @@ function draw() {
     keyHints: settings.keyHints,
     ui,
     noAces: variant === "royal-parade",
+    marks: ui.hint,
   });
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
@@ -225,6 +231,7 @@ setInterval(tick, 250);
 function move(m, { auto = false } = {}) {
   if (!auto) suppressAuto = false;
   ui.selected = null;
+  ui.hint = [];
   if (!client.request({ kind: "move", move: m })) {
     draw();
     return refused();
@@ -246,6 +253,7 @@ function refused() {
 
 function select(id) {
   ui.selected = id;
+  if (!ui.hint.includes(id)) ui.hint = [];
   const top = client.state.position.piles[id]?.slice(-1)[0];
   say(
     top
@@ -258,6 +266,7 @@ function select(id) {
 function deselect() {
   if (!ui.selected) return;
   ui.selected = null;
+  ui.hint = [];
   say("");
   draw();
 }
@@ -319,10 +328,13 @@ async function hint() {
   try {
     const h = await api("POST", `/api/v1/games/${client.id}/hint/`);
     if (h.verdict === "won") {
-      say(interpolate(gettext("Hint: %(move)s"), { move: h.move }, true));
-      const source = h.move.split("-")[0];
-      if (h.move.includes("-") && sourcesOf(client.state).has(source)) {
+      const piles = client.state.position.piles;
+      say(interpolate(gettext("Hint: %(move)s"), { move: moveWords(h.move, piles) }, true));
+      const [source, dst] = h.move.split("-");
+      if (dst && sourcesOf(client.state).has(source)) {
         ui.selected = source;
+        const home = dst === "f" ? foundationFor(piles[source].slice(-1)[0], piles) : dst;
+        ui.hint = [source, home || dst];
         draw();
       }
     } else if (h.verdict === "lost") {
