@@ -156,10 +156,12 @@ export function dateText(day) {
   return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(lang(), { dateStyle: "long", timeZone: "UTC" });
 }
 
+// An instant in the reader's time zone, in the pages' one style: "March 10, 2026, 14:05".
 export function dateTime(text) {
   if (!text) return "";
   const d = new Date(text);
-  return d.toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" });
+  const day = d.toLocaleDateString(lang(), { dateStyle: "long" });
+  return `${day}, ${d.toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })}`;
 }
 
 // A socket that reconnects with exponential backoff (1 s doubling to 30 s, with jitter).

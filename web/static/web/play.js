@@ -127,7 +127,10 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     if (state.ply === before.ply && state.status === before.status) return tick();
     if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
     draw();
-    if (before.status === "playing" && state.status !== "playing") showEnd(true, true);
+    if (before.status === "playing" && state.status !== "playing") {
+      say(""); // what the status line said was about the game in play
+      showEnd(true, true);
+    }
   },
   onIdle: () => {
     controls();
@@ -310,7 +313,7 @@ function deal(reverse = false) {
 
 function undo() {
   if (!client.state.can_undo) {
-    return say(client.state.ply ? gettext("Undo is not allowed here.") : gettext("Nothing to undo."));
+    return say(client.state.moves_on_board ? gettext("Undo is not allowed here.") : gettext("Nothing to undo."));
   }
   suppressAuto = true; // do not put an Ace straight back out after the player took it back
   ui.selected = null;
@@ -379,7 +382,9 @@ boardEl.addEventListener("click", (ev) => {
     ui.selected = null;
     return sendHome(id);
   }
-  lastClick = { pile: id, t: now };
+  // A click that put a card on this pile does not arm a double click on it.
+  const dropped = ui.selected && ui.selected !== id;
+  lastClick = dropped ? { pile: null, t: 0 } : { pile: id, t: now };
   activate(id);
 });
 
@@ -445,7 +450,9 @@ document.addEventListener("keydown", (ev) => {
   if (ev.defaultPrevented || ev.altKey || ev.metaKey) return;
   if (document.querySelector("dialog[open]")) return;
   const tag = ev.target.tagName;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
+  // A ticked setting keeps the focus, but the game's keys still work (not in text fields).
+  const toggle = tag === "INPUT" && ["checkbox", "radio"].includes(ev.target.type);
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) && !toggle) return;
   if (ev.ctrlKey) {
     if (ev.code === "KeyZ") {
       ev.preventDefault();
@@ -460,7 +467,7 @@ document.addEventListener("keydown", (ev) => {
     return activate(id);
   }
   // Native buttons and links keep Enter and Space.
-  if ((tag === "BUTTON" || tag === "A") && (ev.key === "Enter" || ev.code === "Space")) return;
+  if ((tag === "BUTTON" || tag === "A" || toggle) && (ev.key === "Enter" || ev.code === "Space")) return;
   const action = KEYMAP[ev.code];
   if (!action) return;
   ev.preventDefault();
