@@ -44,7 +44,8 @@ def errors(*codes: int) -> dict[int, OpenApiResponse]:
         403: "CSRF failure or permission denied (`permission_denied`).",
         404: "No such object of yours (`not_found`).",
         406: "The `Accept` header allows no JSON (`not_acceptable`).",
-        409: "Conflict with the game's state (`stale_ply`, `game_finished`, `undo_not_allowed`).",
+        409: "Conflict with the game's state (`stale_ply`, `game_finished`, `undo_not_allowed`, "
+        "`day_over`: a ranked daily whose day has ended no longer takes moves).",
         413: "The request body is over 64 KiB (`request_too_large`).",
         415: "The body is not `application/json` (`unsupported_media_type`).",
         429: "Too many requests (`throttled`); see the Retry-After header.",
