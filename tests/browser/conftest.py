@@ -7,11 +7,12 @@ it with apt); when it is missing or cannot start, the tests are skipped with the
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -148,3 +149,68 @@ def artifacts() -> Path:
 @pytest.fixture
 def username() -> str:
     return "pw" + uuid.uuid4().hex[:8]
+
+
+#: The password of every account the browser tests make.
+PASSWORD = "correct-horse-battery-staple-42"
+
+
+@pytest.fixture(scope="session")
+def api_post() -> Callable[[Any, str, dict], Any]:
+    """POST JSON with the page's session and CSRF token; returns the answer's JSON."""
+
+    def post(page: Any, url: str, body: dict) -> Any:
+        token = page.request.get("/api/v1/auth/csrf/").json()["csrf_token"]
+        headers = {"X-CSRFToken": token, "Content-Type": "application/json"}
+        response = page.request.post(url, data=json.dumps(body), headers=headers)
+        assert response.ok, response.text()
+        return response.json()
+
+    return post
+
+
+@pytest.fixture(scope="session")
+def sign_up(api_post: Any) -> Callable[[Any, str], None]:
+    """Register an account through the API and log the page's context in with it."""
+
+    def run(page: Any, username: str) -> None:
+        api_post(page, "/api/v1/auth/register/", {"username": username, "password": PASSWORD})
+        api_post(page, "/api/v1/auth/login/", {"username": username, "password": PASSWORD})
+
+    return run
+
+
+#: Yesterday's ranked Bristol daily of a player: five moves (card moves first), resigned.
+PAST_RESULT = """
+from datetime import timedelta
+from unittest import mock
+
+from django.contrib.auth import get_user_model
+
+from games import clock, daily, selectors, services
+
+user = get_user_model().objects.get(username={username!r})
+yesterday = clock.now() - timedelta(days=1)
+with mock.patch("games.clock.now", lambda: yesterday):
+    game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
+    for _ in range(5):
+        moves = selectors.game_state(game)["legal_moves"]
+        cards = [m for m in moves if m != "deal"]
+        move = cards[0] if cards else moves[0]
+        game = services.game_apply_move(
+            game_id=game.id, user=user, move=move, ply=game.ply
+        ).game
+    services.game_resign(game_id=game.id, user=user)
+print(yesterday.date().isoformat(), game.id, len(game.deal.par_line))
+"""
+
+
+@pytest.fixture
+def past_result(django_shell: Any) -> Callable[[str], tuple[str, str, str]]:
+    """Give a player a finished ranked daily of yesterday: (day, game id, par)."""
+
+    def run(username: str) -> tuple[str, str, str]:
+        day, game_id, par = django_shell(PAST_RESULT.format(username=username)).split()[-3:]
+        return day, game_id, par
+
+    return run

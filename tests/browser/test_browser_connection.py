@@ -21,19 +21,14 @@ from bench._server import free_port, start_daphne, stop, wait_until_up
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct-horse-battery-staple-42"
-
-
-def api_post(page: Any, url: str, body: dict) -> Any:
-    token = page.request.get("/api/v1/auth/csrf/").json()["csrf_token"]
-    headers = {"X-CSRFToken": token, "Content-Type": "application/json"}
-    response = page.request.post(url, data=json.dumps(body), headers=headers)
-    assert response.ok, response.text()
-    return response.json()
-
 
 def test_server_stopped_and_restarted_queues_no_irreversible_action(
-    browser: Any, server_env: dict[str, str], tmp_path: Path, artifacts: Path
+    browser: Any,
+    server_env: dict[str, str],
+    tmp_path: Path,
+    artifacts: Path,
+    api_post: Any,
+    sign_up: Any,
 ) -> None:
     port = free_port()
     with open(tmp_path / "daphne.log", "w") as log:
@@ -43,8 +38,7 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
             ctx = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=base)
             ctx.set_default_timeout(20_000)
             page = ctx.new_page()
-            api_post(page, "/api/v1/auth/register/", {"username": "outage", "password": PASSWORD})
-            api_post(page, "/api/v1/auth/login/", {"username": "outage", "password": PASSWORD})
+            sign_up(page, "outage")
             game = api_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7})
             assert "t1-t8" in game["legal_moves"]
             stock = game["position"]["stock"]
@@ -93,7 +87,12 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
 
 
 def test_a_ranked_daily_open_at_midnight_is_told_at_once(
-    browser: Any, server_env: dict[str, str], tmp_path: Path, artifacts: Path
+    browser: Any,
+    server_env: dict[str, str],
+    tmp_path: Path,
+    artifacts: Path,
+    api_post: Any,
+    sign_up: Any,
 ) -> None:
     """A server whose clock is a few seconds before the day's end: the page says the
     game no longer counts when the day ends, and the server refuses the next move."""
@@ -105,8 +104,7 @@ def test_a_ranked_daily_open_at_midnight_is_told_at_once(
             wait_until_up(proc, base)
             ctx = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=base)
             page = ctx.new_page()
-            api_post(page, "/api/v1/auth/register/", {"username": "owl", "password": PASSWORD})
-            api_post(page, "/api/v1/auth/login/", {"username": "owl", "password": PASSWORD})
+            sign_up(page, "owl")
             day = PINNED_NOW.date().isoformat()
             game = api_post(page, f"/api/v1/daily/bristol/{day}/play/", {})
             assert game["ranked"] and game["date"] == day

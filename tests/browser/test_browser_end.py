@@ -15,7 +15,6 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct-horse-battery-staple-42"
 
 #: Today's Bristol daily of a new player, one move short of the solver's win, and a
 #: resigned result of another player on the same day's board.
@@ -35,31 +34,11 @@ for move in line[:-1]:
 print(game.id, line[-1], len(line))
 """
 
-#: Yesterday's ranked Bristol daily of the player, resigned after three moves.
-YESTERDAY = """
-from datetime import timedelta
-from unittest import mock
-from django.contrib.auth import get_user_model
-from games import clock, daily, selectors, services
 
-user = get_user_model().objects.get(username={username!r})
-yesterday = clock.now() - timedelta(days=1)
-with mock.patch("games.clock.now", lambda: yesterday):
-    game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
-    for _ in range(3):
-        moves = selectors.game_state(game)["legal_moves"]
-        game = services.game_apply_move(
-            game_id=game.id, user=user, move=moves[0], ply=game.ply
-        ).game
-    services.game_resign(game_id=game.id, user=user)
-print(game.id, len(game.deal.par_line))
-"""
-
-
-def login(page: Any, username: str) -> None:
+def login(page: Any, username: str, password: str) -> None:
     page.goto("/login/?next=/")
     page.fill("#login-form input[name=username]", username)
-    page.fill("#login-form input[name=password]", PASSWORD)
+    page.fill("#login-form input[name=password]", password)
     page.click("#login-form button[type=submit]")
     expect(page.locator(".site-nav .username")).to_have_text(username)
 
@@ -69,12 +48,14 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
     browser: Any,
     live_server_url: str,
     django_shell: Any,
+    past_result: Any,
     username: str,
+    password: str,
     artifacts: Path,
     motion: str,
 ) -> None:
     out = django_shell(
-        ALMOST_WON.format(username=username, other=username + "x", password=PASSWORD)
+        ALMOST_WON.format(username=username, other=username + "x", password=password)
     )
     game_id, last, par = out.strip().splitlines()[-1].split()
     ctx = browser.new_context(
@@ -86,7 +67,7 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
     ctx.grant_permissions(["clipboard-read", "clipboard-write"], origin=live_server_url)
     try:
         page = ctx.new_page()
-        login(page, username)
+        login(page, username, password)
         page.goto(f"/play/{game_id}/")
         expect(page.locator("#conn")).to_have_text("Live")
         page.evaluate("m => window.patienceGame.request({kind: 'move', move: m})", last)
@@ -96,7 +77,7 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
         expect(dialog.locator("#end-title")).to_have_text("You won!")
         rank = dialog.locator("#end-rank")
         expect(rank).to_have_text(
-            re.compile(r"^1 of (\d+) · better than \d+% of the day's players$")
+            re.compile(r"^\d+ of \d+ · better than \d+% of the day's players$")
         )
         expect(dialog.locator("#end-streak")).to_have_text("1 day")
         expect(dialog.locator("#end-par-row")).to_be_hidden()  # the par is public after the day
@@ -104,7 +85,7 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
         expect(share).to_have_text(
             re.compile(
                 rf"^Patience: Bristol, daily of March 10, 2026\s+won in {par} moves · \d+:\d\d"
-                r" · rank 1 of \d+$"
+                r" · rank \d+ of \d+$"
             )
         )
         animation = page.evaluate(
@@ -121,13 +102,12 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
             return
 
         # The day before, once over: the panel compares the result with the par.
-        out = django_shell(YESTERDAY.format(username=username))
-        game_id, par = out.strip().splitlines()[-1].split()
+        _, game_id, par = past_result(username)
         page.goto(f"/play/{game_id}/")
         page.click("#btn-show-result")
-        expect(dialog.locator("#end-par")).to_have_text(f"{par} moves (you: 3)")
+        expect(dialog.locator("#end-par")).to_have_text(f"{par} moves (you: 5)")
         expect(dialog.locator("#end-title")).to_have_text("You resigned this game.")
-        expect(dialog.locator("#share-text")).to_contain_text("cards home in 3 moves")
+        expect(dialog.locator("#share-text")).to_contain_text("cards home in 5 moves")
 
         # German: the share text in the page's language.
         page.click("#end-close")
@@ -141,21 +121,26 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
 
 
 def test_the_today_page_shows_the_date_streak_and_a_calendar_of_past_days(
-    browser: Any, live_server_url: str, django_shell: Any, username: str, artifacts: Path
+    browser: Any,
+    live_server_url: str,
+    django_shell: Any,
+    past_result: Any,
+    username: str,
+    password: str,
+    artifacts: Path,
 ) -> None:
     django_shell(
         "from django.contrib.auth import get_user_model\n"
-        f"get_user_model().objects.create_user(username={username!r}, password={PASSWORD!r})"
+        f"get_user_model().objects.create_user(username={username!r}, password={password!r})"
     )
-    out = django_shell(YESTERDAY.format(username=username))
-    game_id = out.strip().splitlines()[-1].split()[0]
+    _, game_id, _ = past_result(username)
     for width, height in [(390, 844), (1280, 800)]:
         ctx = browser.new_context(
             viewport={"width": width, "height": height}, base_url=live_server_url
         )
         try:
             page = ctx.new_page()
-            login(page, username)
+            login(page, username, password)
             expect(page.locator(".today-date")).to_contain_text("March 10, 2026")
             expect(page.locator("#my-streak")).to_have_text("Your Bristol streak: 0 days")
             cell = page.locator('#calendar td[data-date="2026-03-09"]')
@@ -175,7 +160,7 @@ def test_the_today_page_shows_the_date_streak_and_a_calendar_of_past_days(
     page.go_back()
     cell.get_by_role("link", name="Replay").click()
     page.wait_for_url(re.compile(r"/replay/\d+/$"))
-    expect(page.locator("#rp-step")).to_have_text("Deal (0 of 3)")
+    expect(page.locator("#rp-step")).to_have_text("Deal (0 of 5)")
     page.go_back()
     cell.get_by_role("button", name="Practice").click()
     page.wait_for_url(re.compile(r"/play/\d+/$"))

@@ -8,7 +8,6 @@ window shows go to test-artifacts/layout-*.png.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -19,25 +18,21 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct-horse-battery-staple-42"
 SIZES = [(1280, 720), (1366, 768), (1920, 1080), (390, 844)]
 
 
-def api_post(page: Any, url: str, body: dict) -> Any:
-    token = page.request.get("/api/v1/auth/csrf/").json()["csrf_token"]
-    headers = {"X-CSRFToken": token, "Content-Type": "application/json"}
-    response = page.request.post(url, data=json.dumps(body), headers=headers)
-    assert response.ok, response.text()
-    return response.json()
-
-
 @pytest.fixture(scope="module")
-def player(browser: Any, live_server_url: str, tmp_path_factory: pytest.TempPathFactory) -> Any:
+def player(
+    browser: Any,
+    live_server_url: str,
+    tmp_path_factory: pytest.TempPathFactory,
+    api_post: Any,
+    sign_up: Any,
+) -> Any:
     """A logged-in session (its storage state) with a dealt-out game of each family."""
     ctx = browser.new_context(base_url=live_server_url)
     page = ctx.new_page()
-    api_post(page, "/api/v1/auth/register/", {"username": "layout", "password": PASSWORD})
-    api_post(page, "/api/v1/auth/login/", {"username": "layout", "password": PASSWORD})
+    sign_up(page, "layout")
     games = {}
     for variant, seed in [("bristol", 7), ("picture-gallery", 9)]:
         game = api_post(page, "/api/v1/games/", {"variant": variant, "seed": seed})
@@ -118,7 +113,7 @@ def test_every_pile_is_on_screen_at_common_sizes(
 
 @pytest.mark.parametrize("width,height", [(1366, 768), (390, 844)])
 def test_selecting_a_card_moves_nothing(
-    sized: Any, live_server_url: str, width: int, height: int, artifacts: Path
+    sized: Any, width: int, height: int, artifacts: Path, api_post: Any
 ) -> None:
     page = sized(width, height)
     game = api_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7})

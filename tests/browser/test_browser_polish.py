@@ -4,7 +4,6 @@ a revoked token's key, the username error, and Strg on German pages."""
 
 from __future__ import annotations
 
-import json
 import re
 from typing import Any
 
@@ -13,24 +12,9 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct-horse-battery-staple-42"
 
-
-def api_post(page: Any, url: str, body: dict) -> Any:
-    token = page.request.get("/api/v1/auth/csrf/").json()["csrf_token"]
-    headers = {"X-CSRFToken": token, "Content-Type": "application/json"}
-    response = page.request.post(url, data=json.dumps(body), headers=headers)
-    assert response.ok, response.text()
-    return response.json()
-
-
-def signed_up(page: Any, username: str) -> None:
-    api_post(page, "/api/v1/auth/register/", {"username": username, "password": PASSWORD})
-    api_post(page, "/api/v1/auth/login/", {"username": username, "password": PASSWORD})
-
-
-def test_the_play_page_details(page: Any, username: str) -> None:
-    signed_up(page, username)
+def test_the_play_page_details(page: Any, username: str, api_post: Any, sign_up: Any) -> None:
+    sign_up(page, username)
     # Bristol seed 0 starts with an Ace free on fan 7 ("t7-f").
     game = api_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 0})
     page.goto(f"/play/{game['id']}/")
@@ -80,15 +64,17 @@ def test_the_play_page_details(page: Any, username: str) -> None:
     expect(page.locator("#keys-help")).not_to_contain_text("Ctrl")
 
 
-def test_tokens_and_register_messages(page: Any, username: str) -> None:
+def test_tokens_and_register_messages(
+    page: Any, username: str, password: str, sign_up: Any
+) -> None:
     page.goto("/register/")
     page.fill("#register-form input[name=username]", "two words")
-    page.fill("#register-form input[name=password]", PASSWORD)
+    page.fill("#register-form input[name=password]", password)
     page.click("#register-form button[type=submit]")
     expect(page.locator('#register-form [data-error-for="username"]')).to_have_text(
         "A username has 1 to 150 letters, digits and @ . + - _ (no spaces)."
     )
-    signed_up(page, username)
+    sign_up(page, username)
     page.goto("/account/tokens/")
     page.fill("#token-name", "soon gone")
     page.click("#token-form button[type=submit]")
@@ -100,14 +86,14 @@ def test_tokens_and_register_messages(page: Any, username: str) -> None:
 
 
 def test_phone_pages_do_not_scroll_sideways(
-    browser: Any, live_server_url: str, username: str
+    browser: Any, live_server_url: str, username: str, api_post: Any, sign_up: Any
 ) -> None:
     ctx = browser.new_context(
         viewport={"width": 390, "height": 844}, base_url=live_server_url, is_mobile=True
     )
     try:
         page = ctx.new_page()
-        signed_up(page, username)
+        sign_up(page, username)
         day = api_post(page, "/api/v1/daily/bristol/2026-03-10/play/", {})
         api_post(page, f"/api/v1/games/{day['id']}/resign/", {})
         for variant in ["bristol", "picture-gallery"]:

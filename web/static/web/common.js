@@ -77,6 +77,18 @@ export async function api(method, path, body) {
   return data;
 }
 
+// Start a game (a practice game, a daily) with a POST and open it; the button waits.
+export async function startGame(button, path, body, onError) {
+  button.disabled = true;
+  try {
+    const game = await api("POST", path, body);
+    location.href = `/play/${game.id}/`;
+  } catch (err) {
+    button.disabled = false;
+    onError(err);
+  }
+}
+
 // A message for people from an ApiError (codes the pages know get a translated text).
 export function errorText(err) {
   const known = {

@@ -3,7 +3,18 @@
 /* global gettext, ngettext, interpolate */
 import { fitOnResize, renderBoard } from "./board.js";
 import { cardName, foundationFor, moveWords, pileName } from "./cards.js";
-import { api, dateText, duration, errorText, fmt, jsonScript, lang, statusText, variantNames } from "./common.js";
+import {
+  api,
+  dateText,
+  duration,
+  errorText,
+  fmt,
+  jsonScript,
+  lang,
+  startGame,
+  statusText,
+  variantNames,
+} from "./common.js";
 import { GameClient } from "./game.js";
 
 const root = document.getElementById("game");
@@ -620,17 +631,9 @@ async function share() {
 document.getElementById("btn-share")?.addEventListener("click", share);
 document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true));
 document.getElementById("end-close").addEventListener("click", () => endDialog.close());
+const sayError = (err) => say(errorText(err));
 for (const btn of document.querySelectorAll("[data-new-practice]")) {
-  btn.addEventListener("click", async () => {
-    btn.disabled = true;
-    try {
-      const g = await api("POST", "/api/v1/games/", { variant });
-      location.href = `/play/${g.id}/`;
-    } catch (err) {
-      btn.disabled = false;
-      say(errorText(err));
-    }
-  });
+  btn.addEventListener("click", () => startGame(btn, "/api/v1/games/", { variant }, sayError));
 }
 
 // -- midnight --------------------------------------------------------------------------------------
@@ -648,16 +651,9 @@ function dayOver() {
 if (root.dataset.secondsLeft !== undefined && client.state.status === "playing") {
   setTimeout(dayOver, Number(root.dataset.secondsLeft) * 1000);
 }
-document.getElementById("btn-day-practice")?.addEventListener("click", async (ev) => {
-  const btn = ev.currentTarget;
-  btn.disabled = true;
-  try {
-    const g = await api("POST", `/api/v1/daily/${btn.dataset.variant}/${btn.dataset.date}/play/`);
-    location.href = `/play/${g.id}/`;
-  } catch (err) {
-    btn.disabled = false;
-    say(errorText(err));
-  }
+document.getElementById("btn-day-practice")?.addEventListener("click", (ev) => {
+  const { variant: v, date } = ev.currentTarget.dataset;
+  startGame(ev.currentTarget, `/api/v1/daily/${v}/${date}/play/`, undefined, sayError);
 });
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
