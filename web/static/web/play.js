@@ -649,7 +649,8 @@ function dayOver() {
   draw();
 }
 if (root.dataset.secondsLeft !== undefined && client.state.status === "playing") {
-  setTimeout(dayOver, Number(root.dataset.secondsLeft) * 1000);
+  // The server's whole seconds are rounded down: one more, so the page is never early.
+  setTimeout(dayOver, (Number(root.dataset.secondsLeft) + 1) * 1000);
 }
 document.getElementById("btn-day-practice")?.addEventListener("click", (ev) => {
   const { variant: v, date } = ev.currentTarget.dataset;
