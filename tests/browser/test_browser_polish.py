@@ -78,11 +78,14 @@ def test_tokens_and_register_messages(
     page.goto("/account/tokens/")
     page.fill("#token-name", "soon gone")
     page.click("#token-form button[type=submit]")
-    expect(page.locator("#new-token-key")).to_have_text(re.compile(r"^pt_"))
+    key = page.locator("#new-token-key")
+    expect(key).to_have_text(re.compile(r"^pt_\S{20,}$"))
+    shown = key.inner_text()
     page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Revoke soon gone").click()
+    expect(page.locator("#token-table tbody tr")).to_have_count(0)
     expect(page.locator("#new-token")).to_be_hidden()
-    assert "pt_" not in page.locator("main").inner_text()
+    assert shown not in page.locator("main").inner_text()
 
 
 def test_phone_pages_do_not_scroll_sideways(
