@@ -75,11 +75,14 @@ CONFLICTS = {
     "game_finished": "`game_finished`: the game has ended, whatever the ply.",
     "undo_not_allowed": "`undo_not_allowed`: nothing to undo, or a ranked game's undo would "
     "take back a move that revealed a stock card.",
-    "hint_not_allowed": "`hint_not_allowed`: a ranked game gets no hints.",
+    "hint_not_allowed": "`hint_not_allowed`: a ranked game gets no hints, nor any game of a "
+    "daily whose day is not over.",
+    "day_over": "`day_over`: a ranked daily whose day has ended takes no more moves; it "
+    "ends as expired and counts as not won, with the cards it had home.",
 }
 
 #: The 409 codes of a request that carries a ply.
-PLY_CONFLICTS = ("stale_ply", "bad_ply", "game_finished")
+PLY_CONFLICTS = ("stale_ply", "bad_ply", "game_finished", "day_over")
 
 
 STALE_EXAMPLE = OpenApiExample(
@@ -487,7 +490,7 @@ class GameResignView(APIView):
         request=None,
         responses={
             200: s.GameStateSerializer,
-            **errors(401, 403, 404, 409, 429, conflicts=("game_finished",)),
+            **errors(401, 403, 404, 409, 429, conflicts=("game_finished", "day_over")),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:

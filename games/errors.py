@@ -54,6 +54,13 @@ class GameFinished(ServiceError):
     status = 409
 
 
+class DayOver(ServiceError):
+    """A move in a ranked daily whose day has ended: the game no longer counts."""
+
+    code = "day_over"
+    status = 409
+
+
 class UndoNotAllowed(ServiceError):
     """Undo is not allowed here (nothing to undo, or the game's rules forbid it)."""
 

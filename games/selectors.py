@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -152,6 +152,17 @@ def player_by_name(username: str) -> AbstractBaseUser:
         return User.objects.get(username=username, is_active=True)
     except User.DoesNotExist:
         raise NotFound(f"no player {username!r}") from None
+
+
+def ranked_days_of_player(
+    *, user: AbstractBaseUser, variant: str, first: date, last: date
+) -> dict[date, Game]:
+    """The player's ranked daily games of a variant from ``first`` to ``last``, by day
+    (with their results, for a calendar)."""
+    games = Game.objects.filter(
+        player=user, ranked=True, deal__variant=variant, deal__date__range=(first, last)
+    ).select_related("deal", "result")
+    return {g.deal.date: g for g in games}
 
 
 def games_of_player(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Game]:

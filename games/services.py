@@ -24,6 +24,7 @@ from games import clock, events, hints
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
 from games.errors import (
     BadPly,
+    DayOver,
     GameFinished,
     HintNotAllowed,
     InvalidInput,
@@ -303,8 +304,8 @@ def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
 # -- ranked dailies left unfinished -------------------------------------------------------
 
 
-def _day_over() -> GameFinished:
-    return GameFinished("the day of this ranked daily is over: it counts as not won")
+def _day_over() -> DayOver:
+    return DayOver("the day of this ranked daily is over: it counts as not won")
 
 
 def _day_over_unfinished(game: Game) -> bool:

@@ -192,6 +192,7 @@ AUTH_PASSWORD_VALIDATORS = [
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["web.formats"]  # one date style per language, as the scripts print
 USE_I18N = True
 TIME_ZONE = "UTC"
 USE_TZ = True

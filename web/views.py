@@ -6,7 +6,7 @@ the page's script through the REST and WebSocket APIs, the same doors programs u
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from functools import wraps
 from typing import Any
 
@@ -63,6 +63,39 @@ def _next_url(request: HttpRequest) -> str:
     return reverse("web:home")
 
 
+#: Weeks of past days in the Today page's calendar.
+CALENDAR_WEEKS = 5
+
+
+def _calendar(user: Any, variant: str, today: date) -> dict[str, Any]:
+    """The player's past days of a variant, Monday-first weeks ending with today's week."""
+    first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
+    games = selectors.ranked_days_of_player(user=user, variant=variant, first=first, last=today)
+    weeks = []
+    for w in range(CALENDAR_WEEKS):
+        days = []
+        for d in range(7):
+            day = first + timedelta(days=7 * w + d)
+            game = games.get(day)
+            days.append(
+                {
+                    "date": day,
+                    "past": day < today,
+                    "game": game,
+                    "result": getattr(game, "result", None) if game else None,
+                }
+            )
+        weeks.append(days)
+    record = next(
+        (v for v in boards.player_record(user=user)["variants"] if v["variant"] == variant), None
+    )
+    return {
+        "variant": variant_info(variant),
+        "weeks": weeks,
+        "streak": record["current_streak"] if record else 0,
+    }
+
+
 def home(request: HttpRequest) -> HttpResponse:
     today = clock.today()
     try:
@@ -71,6 +104,10 @@ def home(request: HttpRequest) -> HttpResponse:
         dailies = []
     for item in dailies:
         item["info"] = variant_info(item["variant"])
+    calendar = None
+    if request.user.is_authenticated:
+        chosen = request.GET.get("variant", "bristol")
+        calendar = _calendar(request.user, chosen if chosen in VARIANTS else "bristol", today)
     return render(
         request,
         "web/home.html",
@@ -79,6 +116,7 @@ def home(request: HttpRequest) -> HttpResponse:
             "dailies": dailies,
             "seconds_left": clock.seconds_left(today),
             "variants": all_variants(),
+            "calendar": calendar,
         },
     )
 
@@ -90,6 +128,7 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
     except NotFound:
         raise Http404("no such game of yours") from None
     state = selectors.game_state(game)
+    counting = state["ranked"] and state["date"] is not None and state["status"] == "playing"
     return render(
         request,
         "web/play.html",
@@ -98,6 +137,8 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
             "variant": variant_info(state["variant"]),
             "state": state,
             "hints": selectors.hints_allowed(game),
+            # A ranked daily still open: the page tells the player when its day ends.
+            "seconds_left": clock.seconds_left(state["date"]) if counting else None,
         },
     )
 

@@ -452,3 +452,16 @@ def test_game_state_keeps_the_deal_until_the_day_is_over(today, ann, daily_clock
     shown = client.get(f"{API}/games/{game['id']}/").json()["deal"]
     deal = Deal.objects.get(kind="daily", variant="royal-parade", date=today)
     assert hashlib.sha256(shown["seed"].encode()).hexdigest() == deal.commitment
+
+
+def test_a_move_after_the_day_is_refused_with_day_over(today, ann, daily_clock):
+    client = client_of(ann)
+    game = move(client, play(client, "bristol", today), "deal")
+    daily_clock.next_day()
+    response = call(
+        client.post, f"{API}/games/{game['id']}/moves/", {"move": "deal", "ply": 1}, format="json"
+    )
+    assert error_of(response, 409, "day_over")["message"].endswith("no longer counts")
+    assert Game.objects.get(pk=game["id"]).ply == 1
+    resign(client, {"id": game["id"]})  # ending it is still allowed; it is not ranked
+    assert not Result.objects.exists()

@@ -7,14 +7,12 @@ it with apt); when it is missing or cannot start, the tests are skipped with the
 
 from __future__ import annotations
 
+import json
 import os
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +20,11 @@ import pytest
 from pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
+if str(REPO) not in sys.path:  # bench._server, shared with the benchmarks and e2e tests
+    sys.path.insert(0, str(REPO))
+
+from bench._server import start_daphne, stop, wait_until_up  # noqa: E402
+
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -33,26 +36,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_until_up(url: str, proc: subprocess.Popen, timeout: float = 40.0) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the server exited with {proc.returncode}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as response:
-                if response.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.2)
-    raise RuntimeError(f"the server did not answer at {url}")
 
 
 @pytest.fixture(scope="session")
@@ -85,30 +68,14 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 @pytest.fixture(scope="session")
 def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
     """Base URL of daphne serving the project against that database."""
-    env = server_env
-    tmp = Path(env["PATIENCE_TEST_TMP"])
-    port = _free_port()
-    log = open(tmp / "daphne.log", "w")  # noqa: SIM115 (closed below)
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port)]
-        + ["patience_site.asgi:application"],
-        cwd=REPO,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_until_up(base + "/api/v1/health/", proc)
-        yield base
-    finally:
-        proc.terminate()
+    tmp = Path(server_env["PATIENCE_TEST_TMP"])
+    with open(tmp / "daphne.log", "w") as log:
+        proc, base = start_daphne(server_env, log)
         try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+            wait_until_up(proc, base)
+            yield base
+        finally:
+            stop([proc])
 
 
 @pytest.fixture
@@ -185,3 +152,69 @@ def artifacts() -> Path:
 @pytest.fixture
 def username() -> str:
     return "pw" + uuid.uuid4().hex[:8]
+
+
+#: The password of every account the browser tests make.
+PASSWORD = "correct-horse-battery-staple-42"
+
+
+@pytest.fixture(scope="session")
+def api_post() -> Callable[[Any, str, dict], Any]:
+    """POST JSON with the page's session and CSRF token; returns the answer's JSON."""
+
+    def post(page: Any, url: str, body: dict) -> Any:
+        token = page.request.get("/api/v1/auth/csrf/").json()["csrf_token"]
+        headers = {"X-CSRFToken": token, "Content-Type": "application/json"}
+        response = page.request.post(url, data=json.dumps(body), headers=headers)
+        assert response.ok, response.text()
+        return response.json()
+
+    return post
+
+
+@pytest.fixture(scope="session")
+def sign_up(api_post: Any) -> Callable[[Any, str], None]:
+    """Register an account through the API and log the page's context in with it."""
+
+    def run(page: Any, username: str) -> None:
+        api_post(page, "/api/v1/auth/register/", {"username": username, "password": PASSWORD})
+        api_post(page, "/api/v1/auth/login/", {"username": username, "password": PASSWORD})
+
+    return run
+
+
+#: Yesterday's ranked Bristol daily of a player: five moves (card moves first), resigned.
+PAST_RESULT = """
+from datetime import timedelta
+from unittest import mock
+
+from django.contrib.auth import get_user_model
+
+from games import clock, daily, selectors, services
+
+user = get_user_model().objects.get(username={username!r})
+yesterday = clock.now() - timedelta(days=1)
+with mock.patch("games.clock.now", lambda: yesterday):
+    daily.daily_create("bristol", clock.today())  # the job dealt yesterday's daily then
+    game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
+    for _ in range(5):
+        moves = selectors.game_state(game)["legal_moves"]
+        cards = [m for m in moves if m != "deal"]
+        move = cards[0] if cards else moves[0]
+        game = services.game_apply_move(
+            game_id=game.id, user=user, move=move, ply=game.ply
+        ).game
+    services.game_resign(game_id=game.id, user=user)
+print(yesterday.date().isoformat(), game.id, len(game.deal.par_line))
+"""
+
+
+@pytest.fixture
+def past_result(django_shell: Any) -> Callable[[str], tuple[str, str, str]]:
+    """Give a player a finished ranked daily of yesterday: (day, game id, par)."""
+
+    def run(username: str) -> tuple[str, str, str]:
+        day, game_id, par = django_shell(PAST_RESULT.format(username=username)).split()[-3:]
+        return day, game_id, par
+
+    return run

@@ -35,6 +35,15 @@ GERMAN_RANKS = "|".join(
 )
 
 
+#: A card's name in English, as the pages say it.
+CARD = (
+    r"(Ace|Two|Three|Four|Five|Six|Seven|Eight|Nine|Ten|Jack|Queen|King)"
+    r" of (Clubs|Diamonds|Hearts|Spades)"
+)
+#: And in German.
+KARTE = rf"(Kreuz|Karo|Herz|Pik) ({GERMAN_RANKS})"
+
+
 def register(page: Any, base: str, username: str) -> None:
     page.goto(base + "/register/?next=/")
     page.fill("#register-form input[name=username]", username)
@@ -170,7 +179,9 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
     dialog = page.locator("#end-dialog")
     expect(dialog).to_be_visible()
     expect(dialog.locator("#end-title")).to_have_text("You resigned this game.")
-    expect(dialog.locator("#end-rank")).to_have_text(re.compile(r"^\d+ of \d+$"))
+    expect(dialog.locator("#end-rank")).to_have_text(
+        re.compile(r"^\d+ of (1|\d+ · better than \d+% of the day's players)$")
+    )
     shoot(page, artifacts / "bristol-end-dialog.png")
     page.click("#end-close")
 
@@ -261,10 +272,10 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     page.click("#btn-hint")
     expect(page.locator("#status-line")).to_contain_text("Hint: ", timeout=20_000)
     hinted = page.locator("#status-line").inner_text().split("Hint: ")[1].strip()
-    assert hinted in state(page)["legal_moves"]
-    if "-" in hinted:
-        selected = hinted.split("-")[0]
-        expect(page.locator(f'[data-pile="{selected}"]')).to_have_class(re.compile(r"\bselected\b"))
+    if hinted != "deal":  # in words on the cards; its card selected, both cards marked
+        assert re.match(rf"^{CARD} (onto the {CARD}|to .+)$", hinted), hinted
+        expect(page.locator("#board .pile.selected")).to_have_count(1)
+        expect(page.locator("#board .pile.marked")).to_have_count(2)
     page.keyboard.press("Escape")
     assert page.evaluate(f"fetch('/api/v1/games/{game_id}/').then(r => r.json())")["assisted"]
 
@@ -436,37 +447,13 @@ def test_socket_drops_fall_back_to_rest_without_losing_or_doubling_moves(
 
 # -- replay, tokens, log out and in -------------------------------------------------------
 
-PAST_RESULT = """
-from datetime import timedelta
-from unittest import mock
-
-from django.contrib.auth import get_user_model
-
-from games import clock, daily, selectors, services
-
-user = get_user_model().objects.get(username={username!r})
-yesterday = clock.now() - timedelta(days=1)
-with mock.patch("games.clock.now", lambda: yesterday):
-    daily.daily_create("bristol", clock.today())  # the job dealt yesterday's daily then
-    game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
-    for _ in range(5):
-        moves = selectors.game_state(game)["legal_moves"]
-        cards = [m for m in moves if m != "deal"]
-        move = cards[0] if cards else moves[0]
-        game = services.game_apply_move(
-            game_id=game.id, user=user, move=move, ply=game.ply
-        ).game
-    services.game_resign(game_id=game.id, user=user)
-print(yesterday.date().isoformat())
-"""
-
 
 def test_replay_viewer_steps_through_yesterdays_game(
-    live_server_url: str, page: Any, username: str, django_shell: Any, artifacts: Path
+    live_server_url: str, page: Any, username: str, past_result: Any, artifacts: Path
 ) -> None:
     base = live_server_url
     register(page, base, username)
-    day = django_shell(PAST_RESULT.format(username=username)).strip().splitlines()[-1]
+    day, _, _ = past_result(username)
 
     page.goto(f"{base}/leaderboards/bristol/{day}/")
     row = page.locator("#board-rows tr", has_text=username)
@@ -479,7 +466,9 @@ def test_replay_viewer_steps_through_yesterdays_game(
     expect(page.locator('#board [data-pile="t1"] .card').first).to_be_visible()
     expect(page.locator("#rp-moves li")).to_have_count(5)
     page.click("#rp-next")
-    expect(step).to_have_text(re.compile(r"^Move 1 of 5: \S+$"))
+    # The move in words on its cards, and the card that moved marked on the board.
+    expect(step).to_have_text(re.compile(rf"^Move 1 of 5: {CARD} (onto the {CARD}|to .+)$"))
+    expect(page.locator("#board .pile.marked")).to_have_count(1)
     expect(page.locator("#rp-moves li").first).to_have_class(re.compile("current"))
     page.keyboard.press("End")
     expect(step).to_have_text(re.compile(r"^Move 5 of 5: "))
@@ -543,3 +532,23 @@ def test_tokens_log_out_and_log_in(live_server_url: str, page: Any, username: st
     page.click("#login-form button[type=submit]")
     page.wait_for_url(f"{base}/account/tokens/")
     expect(page.locator(".site-nav .username")).to_have_text(username)
+
+
+def test_a_hint_names_the_cards_and_marks_them(
+    live_server_url: str, page: Any, username: str
+) -> None:
+    base = live_server_url
+    register(page, base, username)
+    game = csrf_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7}).json()
+    page.goto(f"{base}/play/{game['id']}/")
+    expect(page.locator("#conn")).to_have_text("Live")
+    page.click("#btn-hint")
+    status = page.locator("#status-line")
+    expect(status).to_have_text(re.compile(rf"^Hint: ({CARD} (onto the {CARD}|to .+)|deal)$"))
+    marked = 0 if status.inner_text() == "Hint: deal" else 2
+    expect(page.locator("#board .pile.marked")).to_have_count(marked)
+
+    page.click('.lang-switch button[value="de"]')
+    page.wait_for_url(re.compile(rf"/play/{game['id']}/$"))
+    page.click("#btn-hint")
+    expect(status).to_have_text(re.compile(rf"^Tipp: ({KARTE} auf .+|austeilen)$"))

@@ -59,8 +59,11 @@ def test_home_in_german_by_accept_language(client: Any) -> None:
 
 def test_home_offers_todays_daily_to_a_player(logged_in: Any) -> None:
     html = get_ok(logged_in, "/", **EN)
-    assert html.count("data-daily-play") == len(VARIANTS)
-    assert f'data-date="{today()}"' in html
+    dailies, calendar = html.split('<section class="calendar"')
+    assert dailies.count("data-daily-play") == len(VARIANTS)
+    assert f'data-date="{today()}"' in dailies
+    # The calendar of past days offers each past day of its weeks as practice.
+    assert calendar.count("data-daily-play") == 7 * 4 + clock.today().weekday()
     assert "Not played yet." in html
     assert 'id="practice-form"' in html
 

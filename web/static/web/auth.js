@@ -18,6 +18,11 @@ function showErrors(form, err) {
     general.textContent = gettext("Wrong username or password.");
   } else if (err && err.details && err.details.username && [].concat(err.details.username).includes("taken")) {
     form.querySelector('[data-error-for="username"]').textContent = gettext("That username is taken.");
+  } else if (err && err.details && err.details.username && form.id === "register-form") {
+    // The API's pattern message says nothing a player can act on: say what is allowed.
+    form.querySelector('[data-error-for="username"]').textContent = gettext(
+      "A username has 1 to 150 letters, digits and @ . + - _ (no spaces).",
+    );
   } else if (!placed) {
     general.textContent = errorText(err);
   }

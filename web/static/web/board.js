@@ -42,6 +42,11 @@ function cardNode(code, pileLabel, i) {
   return node;
 }
 
+// How far (in card widths) the top card of a spread pile may sit below its first card:
+// a fan or reserve, and a gallery place (at most four cards, 2-5-8-J).
+const FAN_SPREAD = 2.6;
+const SLOT_SPREAD = 0.9;
+
 // kind: "fan" (spread down), "squared" (top card only), "slot" (gallery place)
 function pileNode(id, cards, kind, opts) {
   const name = pileName(id);
@@ -50,6 +55,7 @@ function pileNode(id, cards, kind, opts) {
   if (ui.selected === id) classes.push("selected");
   if (ui.targets && ui.targets.has(id)) classes.push("target");
   if (ui.sources && ui.sources.has(id)) classes.push("source");
+  if (opts.marks && opts.marks.includes(id)) classes.push("marked");
   if (!cards.length) classes.push("empty");
   const n = cards.length;
   const pile = el("div", {
@@ -62,11 +68,14 @@ function pileNode(id, cards, kind, opts) {
     ),
     dataset: { pile: id },
   });
-  // Spread piles tighten their overlap as they grow, so long fans stay on screen.
-  const base = id[0] === "g" ? 0.36 : 0.42;
-  const off = kind === "fan" ? Math.min(base, n > 1 ? 4.6 / (n - 1) : base) : 0;
+  // A spread pile has a fixed box (so the board never changes size); its overlap
+  // tightens as it grows, so the top card always stays inside the box.
+  const slot = id[0] === "g";
+  const spread = kind === "fan" ? (slot ? SLOT_SPREAD : FAN_SPREAD) : 0;
+  const base = slot ? 0.3 : 0.42;
+  const off = kind === "fan" && n > 1 ? Math.min(base, spread / (n - 1)) : 0;
   pile.style.setProperty("--off", off);
-  pile.style.setProperty("--n", kind === "fan" ? Math.max(n, 1) : 1);
+  pile.style.setProperty("--spread", spread);
   const key = opts.keys && opts.keys[id];
   if (key && opts.keyHints) pile.append(el("kbd", { class: "pile-key", "aria-hidden": "true" }, key));
   const shown = kind === "fan" ? cards : cards.slice(-1);
@@ -180,16 +189,60 @@ function gallery(piles, stock, opts) {
 }
 
 // Draw a position into root. opts: family, piles, stock, interactive, keys, keyHints,
-// ui {selected, targets:Set, sources:Set}, noAces.
+// ui {selected, targets:Set, sources:Set}, noAces, marks (pile ids whose top card is
+// highlighted: a hint's cards, the card a replay step moved).
 export function renderBoard(root, opts) {
   const active = document.activeElement;
   const focusPile =
     active && root.contains(active) ? active.closest("[data-pile]")?.dataset.pile : null;
   const parts = opts.family === "bristol" ? bristol(opts.piles, opts.stock, opts) : gallery(opts.piles, opts.stock, opts);
   root.replaceChildren(...parts);
+  const hintsChanged = root.classList.contains("key-hints") !== !!opts.keyHints;
   root.classList.toggle("key-hints", !!opts.keyHints);
+  if (hintsChanged || !root.style.getPropertyValue("--cw")) fitBoard(root);
   if (focusPile) {
     const again = root.querySelector(`[data-pile="${focusPile}"] .handle`);
     if (again) again.focus({ preventScroll: true });
   }
+}
+
+// The card width's bounds (px): readable and tappable, and not absurd on a wall screen.
+const MIN_CW = 26;
+const MAX_CW = 120;
+
+// Size the cards so that the whole board fits the window: the board's size is linear in
+// the card width (piles have fixed boxes), so two trial widths give its size for any,
+// and the card width is the largest that fits both the width and the height left.
+export function fitBoard(root) {
+  const measure = (cw) => {
+    root.style.setProperty("--cw", cw + "px");
+    const r = root.getBoundingClientRect();
+    return [r.width, r.height];
+  };
+  root.classList.add("measuring");
+  const [w1, h1] = measure(40);
+  const [w2, h2] = measure(80);
+  root.classList.remove("measuring");
+  const [bw, bh] = [(w2 - w1) / 40, (h2 - h1) / 40];
+  const [aw, ah] = [w1 - 40 * bw, h1 - 40 * bh];
+  const container = root.parentElement;
+  const style = getComputedStyle(container);
+  const width = container.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const top = root.getBoundingClientRect().top + window.scrollY;
+  const height = window.innerHeight - top - 6;
+  const cw = Math.floor(Math.min((width - aw) / bw, (height - ah) / bh));
+  root.style.setProperty("--cw", Math.max(MIN_CW, Math.min(MAX_CW, cw)) + "px");
+}
+
+// Keep a board fitted to the window as it changes size (or a phone turns).
+export function fitOnResize(root) {
+  let pending = false;
+  window.addEventListener("resize", () => {
+    if (pending) return;
+    pending = true;
+    requestAnimationFrame(() => {
+      pending = false;
+      fitBoard(root);
+    });
+  });
 }

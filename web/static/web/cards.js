@@ -100,6 +100,38 @@ export function pileName(id) {
   }
 }
 
+// Where a card going to "f" lands: the foundation that accepts it (an Ace: the first
+// empty one). Bristol builds up in suit.
+export function foundationFor(card, piles) {
+  const ids = ["f1", "f2", "f3", "f4"];
+  if (card[0] === "A") return ids.find((f) => !(piles[f] || []).length) || null;
+  return (
+    ids.find((f) => {
+      const top = (piles[f] || []).slice(-1)[0];
+      return top && top[1] === card[1] && rankValue(top) + 1 === rankValue(card);
+    }) || null
+  );
+}
+
+// A move in words on the cards of the position it is played in: "Five of Spades onto
+// the Six of Hearts", "Ace of Clubs to the foundations", "deal".
+export function moveWords(move, piles) {
+  if (move === "deal") return gettext("deal");
+  if (move === "deal-reverse") return gettext("deal the last row right to left");
+  if (move === "undo") return gettext("undo");
+  const [src, dst] = move.split("-");
+  const card = (piles[src] || []).slice(-1)[0];
+  if (!card || !dst) return move;
+  const target = (piles[dst] || []).slice(-1)[0];
+  if (target && dst !== "a") {
+    return interpolate(gettext("%(card)s onto the %(target)s"), { card: cardName(card), target: cardName(target) }, true);
+  }
+  if (dst === "f" || dst === "a") {
+    return interpolate(gettext("%(card)s to %(pile)s"), { card: cardName(card), pile: pileName(dst) }, true);
+  }
+  return interpolate(gettext("%(card)s to the empty %(pile)s"), { card: cardName(card), pile: pileName(dst) }, true);
+}
+
 // Pip positions (x, y) on the 100 x 140 card for the number cards.
 const L = 28;
 const M = 50;
@@ -211,10 +243,10 @@ export function cardSvg(code) {
   const label = rankLabel(rank);
   const index = svgEl("text", {
     x: 7,
-    y: 33,
+    y: 30,
     class: "card-index",
     fill: color,
-    "font-size": label.length > 1 ? 31 : 34,
+    "font-size": label.length > 1 ? 29 : 32,
   });
   index.append(svgEl("tspan", { class: "card-rank" }, label));
   index.append(svgEl("tspan", { class: "card-suit", dx: 2 }, suit.symbol));

@@ -77,6 +77,18 @@ export async function api(method, path, body) {
   return data;
 }
 
+// Start a game (a practice game, a daily) with a POST and open it; the button waits.
+export async function startGame(button, path, body, onError) {
+  button.disabled = true;
+  try {
+    const game = await api("POST", path, body);
+    location.href = `/play/${game.id}/`;
+  } catch (err) {
+    button.disabled = false;
+    onError(err);
+  }
+}
+
 // A message for people from an ApiError (codes the pages know get a translated text).
 export function errorText(err) {
   const known = {
@@ -152,10 +164,18 @@ export function lang() {
   return document.documentElement.lang || "en";
 }
 
+// A day ("2026-03-10") in the page's language, the way the pages print dates.
+export function dateText(day) {
+  const [y, m, d] = day.split("-").map(Number);
+  return new Date(Date.UTC(y, m - 1, d)).toLocaleDateString(lang(), { dateStyle: "long", timeZone: "UTC" });
+}
+
+// An instant in the reader's time zone, in the pages' one style: "March 10, 2026, 14:05".
 export function dateTime(text) {
   if (!text) return "";
   const d = new Date(text);
-  return d.toLocaleString(lang(), { dateStyle: "medium", timeStyle: "short" });
+  const day = d.toLocaleDateString(lang(), { dateStyle: "long" });
+  return `${day}, ${d.toLocaleTimeString(lang(), { hour: "2-digit", minute: "2-digit", hourCycle: "h23" })}`;
 }
 
 // A socket that reconnects with exponential backoff (1 s doubling to 30 s, with jitter).
@@ -224,6 +244,15 @@ export class ReconnectingSocket {
     } catch (e) {
       return false;
     }
+  }
+
+  // Try again now (the server answers again): no need to wait out the backoff.
+  reconnectNow() {
+    if (this.stopped || this.ws) return;
+    clearTimeout(this.timer);
+    this.timer = null;
+    this.delay = 1000;
+    this.connect();
   }
 
   // Drop the current connection (it will reconnect with backoff).

@@ -6,9 +6,18 @@
 // the same request is sent again over REST with the same ply: the server answers a
 // retry of an entry it already stored without applying it again, so nothing is lost
 // or doubled. A stale ply, or a reconnect, makes the client fetch the state and go on.
+//
+// When the server cannot be reached at all ("down"), the request in flight waits and is
+// retried until the server answers; nothing else is accepted meanwhile, so no click is
+// ever queued silently to run after the outage (a deal in a ranked game cannot be undone).
 import { ApiError, ReconnectingSocket, api } from "./common.js";
 
 const WS_TIMEOUT_MS = 6000;
+const RETRY_MAX_MS = 4000;
+
+// A failure that says nothing about the request: the server (or its proxy) is not there.
+const unreachable = (err) => err instanceof ApiError && (err.status === 0 || err.status >= 502);
+const backoff = (attempt) => Math.min(RETRY_MAX_MS, 500 * 2 ** attempt);
 
 export class GameClient {
   constructor(gameId, state, handlers = {}) {
@@ -21,17 +30,21 @@ export class GameClient {
     this.queue = [];
     this.inflight = null;
     this.live = false;
+    this.down = false;
+    this.probing = false;
     this.onConnection("connecting");
     this.socket = new ReconnectingSocket(`/ws/v1/games/${gameId}/`, {
       onOpen: () => {
         this.live = true;
+        this.down = false;
         this.onConnection("live");
       },
       onClose: () => {
         this.live = false;
-        this.onConnection("offline");
+        if (!this.down) this.onConnection("offline");
         const f = this.inflight;
         if (f && f.via === "ws") this.sendRest(f);
+        else if (!f) this.probe();
       },
       onMessage: (msg) => this.message(msg),
     });
@@ -42,11 +55,45 @@ export class GameClient {
   }
 
   // Queue a request: {kind: "move", move} | {kind: "undo"} | {kind: "resign"}.
+  // A deal or a resignation cannot be taken back: refused (false) while another request
+  // is pending or the server is down. While it is down, one card move may wait to be
+  // sent; nothing else is accepted.
   request(action) {
     if (this.state.status !== "playing") return false;
+    const final = action.kind === "resign" || (action.kind === "move" && action.move.startsWith("deal"));
+    if (final && (this.busy || this.down)) return false;
+    if (this.down && (this.busy || action.kind !== "move")) return false;
     this.queue.push(action);
     this.pump();
     return true;
+  }
+
+  setDown(down) {
+    if (down === this.down) return;
+    this.down = down;
+    if (down) this.queue = [];
+    this.onConnection(down ? "down" : this.live ? "live" : "offline");
+    if (!down && !this.live) this.socket.reconnectNow();
+  }
+
+  // The socket is gone and nothing is in flight: is the server there? Asks for the
+  // state until it answers, so the page can say "reconnecting" and refuse clicks.
+  async probe() {
+    if (this.probing) return;
+    this.probing = true;
+    for (let attempt = 0; !this.live; attempt++) {
+      try {
+        const data = await api("GET", `/api/v1/games/${this.id}/`);
+        this.setDown(false);
+        this.receive(data);
+        break;
+      } catch (err) {
+        if (!unreachable(err)) break;
+        this.setDown(true);
+        await new Promise((r) => setTimeout(r, backoff(attempt)));
+      }
+    }
+    this.probing = false;
   }
 
   valid(action) {
@@ -90,19 +137,21 @@ export class GameClient {
     f.via = "rest";
     const base = `/api/v1/games/${this.id}/`;
     const a = f.action;
-    let attempt = 0;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       try {
         let data;
         if (a.kind === "move") data = await api("POST", base + "moves/", { move: a.move, ply: f.ply });
         else if (a.kind === "undo") data = await api("POST", base + "undo/", { ply: f.ply });
         else data = await api("POST", base + "resign/");
+        this.setDown(false);
         this.receive(data);
         break;
       } catch (err) {
-        if (err instanceof ApiError && err.status === 0 && attempt < 6) {
-          attempt += 1;
-          await new Promise((r) => setTimeout(r, 500 * 2 ** attempt));
+        if (unreachable(err)) {
+          // The same request, with the same ply, until the server answers: a retry
+          // of an entry it already stored is answered without applying it again.
+          this.setDown(true);
+          await new Promise((r) => setTimeout(r, backoff(attempt)));
           continue;
         }
         this.failed(err, a);

@@ -1,13 +1,25 @@
 // The play page: draws the game, takes clicks, drags, double-clicks and keys, and
 // sends every move to the server (the server alone decides what is legal).
 /* global gettext, ngettext, interpolate */
-import { renderBoard } from "./board.js";
-import { cardName, pileName } from "./cards.js";
-import { api, duration, errorText, jsonScript, statusText } from "./common.js";
+import { fitOnResize, renderBoard } from "./board.js";
+import { cardName, foundationFor, moveWords, pileName } from "./cards.js";
+import {
+  api,
+  dateText,
+  duration,
+  errorText,
+  fmt,
+  jsonScript,
+  lang,
+  startGame,
+  statusText,
+  variantNames,
+} from "./common.js";
 import { GameClient } from "./game.js";
 
 const root = document.getElementById("game");
 const boardEl = document.getElementById("board");
+fitOnResize(boardEl);
 const family = root.dataset.family;
 const variant = root.dataset.variant;
 const HOME = family === "bristol" ? "f" : "a";
@@ -95,35 +107,59 @@ if (navigator.keyboard && navigator.keyboard.getLayoutMap) {
 }
 
 // -- state -----------------------------------------------------------------------------------
-const ui = { selected: null, targets: new Set(), sources: new Set() };
+const ui = { selected: null, targets: new Set(), sources: new Set(), hint: [] };
 let receivedAt = performance.now();
 let suppressAuto = false;
 const statusLine = document.getElementById("status-line");
 const connEl = document.getElementById("conn");
 
+let wasDown = false;
+let over = false; // a ranked daily whose day has ended
+
 function say(text) {
   statusLine.textContent = text;
 }
 
-const client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state"), {
+// The server cannot be reached: say so, and whether a move waits to be sent.
+function sayDown() {
+  say(
+    client && client.inflight
+      ? gettext("The server cannot be reached. Reconnecting; your move is waiting.")
+      : gettext("The server cannot be reached. Reconnecting…"),
+  );
+}
+
+// The connection announces itself while it is built, before `client` is assigned.
+let client = null;
+client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state"), {
   onState: (state, before) => {
     receivedAt = performance.now();
     // The same position again (a reconnect, a resync): only the clock needs the news.
     if (state.ply === before.ply && state.status === before.status) return tick();
     if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
     draw();
-    if (before.status === "playing" && state.status !== "playing") showEnd(true);
+    if (before.status === "playing" && state.status !== "playing") {
+      say(""); // what the status line said was about the game in play
+      showEnd(true, true);
+    }
   },
-  onIdle: () => autoAces(),
-  onError: (err) => say(errorText(err)),
+  onIdle: () => {
+    controls();
+    autoAces();
+  },
+  onError: (err) => (err.code === "day_over" ? dayOver() : say(errorText(err))),
   onConnection: (c) => {
     connEl.dataset.state = c;
-    connEl.textContent =
-      c === "live"
-        ? gettext("Live")
-        : c === "connecting"
-          ? gettext("Connecting…")
-          : gettext("Offline: moves go over HTTP");
+    connEl.textContent = {
+      live: gettext("Live"),
+      connecting: gettext("Connecting…"),
+      offline: gettext("Offline: moves go over HTTP"),
+      down: gettext("Reconnecting…"),
+    }[c];
+    if (c === "down") sayDown();
+    else if (wasDown) say(gettext("Connected again."));
+    wasDown = c === "down";
+    if (client) controls();
   },
 });
 window.patienceGame = client; // for the browser tests and the curious
@@ -143,7 +179,12 @@ function destinationsOf(src) {
     if (m.startsWith(src + "-")) {
       const dst = m.slice(src.length + 1);
       out.add(dst);
-      if (dst === "f") ["f1", "f2", "f3", "f4"].forEach((f) => out.add(f));
+      if (dst === "f") {
+        // Only the foundation the card would land on lights up (any of them takes the click).
+        const piles = client.state.position.piles;
+        const f = foundationFor(piles[src].slice(-1)[0], piles);
+        if (f) out.add(f);
+      }
     }
   }
   return out;
@@ -155,7 +196,7 @@ const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 // -- drawing -----------------------------------------------------------------------------------
 function draw() {
   const s = client.state;
-  ui.sources = s.status === "playing" ? sourcesOf(s) : new Set();
+  ui.sources = s.status === "playing" && !over ? sourcesOf(s) : new Set();
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
   renderBoard(boardEl, {
     family,
@@ -166,20 +207,31 @@ function draw() {
     keyHints: settings.keyHints,
     ui,
     noAces: variant === "royal-parade",
+    marks: ui.hint,
   });
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
-  const dealBtn = document.getElementById("btn-deal");
-  dealBtn.disabled = !legal("deal");
-  dealBtn.querySelector(".count").textContent = s.position.stock;
-  const rev = document.getElementById("btn-deal-reverse");
-  rev.hidden = !legal("deal-reverse");
-  document.getElementById("btn-undo").disabled = !s.can_undo;
-  document.getElementById("btn-resign").disabled = s.status !== "playing";
+  document.getElementById("btn-deal").querySelector(".count").textContent = s.position.stock;
+  document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
+  controls();
   document.getElementById("game-status").textContent = statusText(s.status);
   root.dataset.status = s.status;
   document.getElementById("finished-banner").hidden = s.status === "playing";
+  document.getElementById("day-over-banner").hidden = !over || s.status !== "playing";
   tick();
+}
+
+// The buttons: Deal and Resign cannot be taken back, so they wait while a request is
+// pending or the server is down.
+function controls() {
+  const s = client.state;
+  const hold = client.busy || client.down;
+  document.getElementById("btn-deal").disabled = !legal("deal") || hold || over;
+  document.getElementById("btn-deal-reverse").disabled = !legal("deal-reverse") || hold || over;
+  document.getElementById("btn-undo").disabled = !s.can_undo || client.down || over;
+  document.getElementById("btn-resign").disabled = s.status !== "playing" || hold;
+  const hintBtn = document.getElementById("btn-hint");
+  if (hintBtn && !hintPending) hintBtn.disabled = s.status !== "playing" || client.down;
 }
 
 function tick() {
@@ -193,13 +245,29 @@ setInterval(tick, 250);
 function move(m, { auto = false } = {}) {
   if (!auto) suppressAuto = false;
   ui.selected = null;
-  if (!client.request({ kind: "move", move: m })) return;
-  say("");
+  ui.hint = [];
+  if (!client.request({ kind: "move", move: m })) {
+    draw();
+    return refused();
+  }
+  if (client.down) sayDown();
+  else say("");
   draw();
+}
+
+// A click that was not sent: say why, so nothing seems to be waiting when it is not.
+function refused() {
+  if (client.down && client.inflight) {
+    say(gettext("Reconnecting; your move is waiting. That click was not sent."));
+  } else if (client.down) {
+    say(gettext("The server cannot be reached: that was not sent. Reconnecting…"));
+  }
+  else if (client.state.status === "playing") say(gettext("Wait for the server's answer to your last move."));
 }
 
 function select(id) {
   ui.selected = id;
+  if (!ui.hint.includes(id)) ui.hint = [];
   const top = client.state.position.piles[id]?.slice(-1)[0];
   say(
     top
@@ -212,13 +280,14 @@ function select(id) {
 function deselect() {
   if (!ui.selected) return;
   ui.selected = null;
+  ui.hint = [];
   say("");
   draw();
 }
 
 // A pile was clicked, tapped, or chosen with its key.
 function activate(id) {
-  if (client.state.status !== "playing") return;
+  if (client.state.status !== "playing" || over) return;
   if (id === "s") return deal();
   const sel = ui.selected;
   if (sel) {
@@ -254,25 +323,32 @@ function deal(reverse = false) {
 }
 
 function undo() {
-  if (!client.state.can_undo) return say(gettext("Undo is not allowed here."));
+  if (!client.state.can_undo) {
+    return say(client.state.moves_on_board ? gettext("Undo is not allowed here.") : gettext("Nothing to undo."));
+  }
   suppressAuto = true; // do not put an Ace straight back out after the player took it back
   ui.selected = null;
-  client.request({ kind: "undo" });
+  if (!client.request({ kind: "undo" })) refused();
 }
 
 // A hint (practice games only): the server's solver names the next move of a win.
+let hintPending = false;
 async function hint() {
   const button = document.getElementById("btn-hint");
   if (!button || client.state.status !== "playing") return;
   button.disabled = true;
+  hintPending = true;
   say(gettext("Looking for a winning line…"));
   try {
     const h = await api("POST", `/api/v1/games/${client.id}/hint/`);
     if (h.verdict === "won") {
-      say(interpolate(gettext("Hint: %(move)s"), { move: h.move }, true));
-      const source = h.move.split("-")[0];
-      if (h.move.includes("-") && sourcesOf(client.state).has(source)) {
+      const piles = client.state.position.piles;
+      say(interpolate(gettext("Hint: %(move)s"), { move: moveWords(h.move, piles) }, true));
+      const [source, dst] = h.move.split("-");
+      if (dst && sourcesOf(client.state).has(source)) {
         ui.selected = source;
+        const home = dst === "f" ? foundationFor(piles[source].slice(-1)[0], piles) : dst;
+        ui.hint = [source, home || dst];
         draw();
       }
     } else if (h.verdict === "lost") {
@@ -283,14 +359,15 @@ async function hint() {
   } catch (err) {
     say(errorText(err));
   } finally {
-    button.disabled = client.state.status !== "playing";
+    hintPending = false;
+    controls();
   }
 }
 
 // Aces out automatically (as ordinary server moves), one at a time.
 function autoAces() {
   const s = client.state;
-  if (!settings.autoAces || suppressAuto || s.status !== "playing" || client.busy) return;
+  if (!settings.autoAces || suppressAuto || over || s.status !== "playing" || client.busy) return;
   const m = s.legal_moves.find((x) => {
     if (!x.endsWith("-" + HOME)) return false;
     if (HOME === "a") return true;
@@ -316,7 +393,9 @@ boardEl.addEventListener("click", (ev) => {
     ui.selected = null;
     return sendHome(id);
   }
-  lastClick = { pile: id, t: now };
+  // A click that put a card on this pile does not arm a double click on it.
+  const dropped = ui.selected && ui.selected !== id;
+  lastClick = dropped ? { pile: null, t: 0 } : { pile: id, t: now };
   activate(id);
 });
 
@@ -382,7 +461,9 @@ document.addEventListener("keydown", (ev) => {
   if (ev.defaultPrevented || ev.altKey || ev.metaKey) return;
   if (document.querySelector("dialog[open]")) return;
   const tag = ev.target.tagName;
-  if (["INPUT", "SELECT", "TEXTAREA"].includes(tag)) return;
+  // A ticked setting keeps the focus, but the game's keys still work (not in text fields).
+  const toggle = tag === "INPUT" && ["checkbox", "radio"].includes(ev.target.type);
+  if (["INPUT", "SELECT", "TEXTAREA"].includes(tag) && !toggle) return;
   if (ev.ctrlKey) {
     if (ev.code === "KeyZ") {
       ev.preventDefault();
@@ -397,7 +478,7 @@ document.addEventListener("keydown", (ev) => {
     return activate(id);
   }
   // Native buttons and links keep Enter and Space.
-  if ((tag === "BUTTON" || tag === "A") && (ev.key === "Enter" || ev.code === "Space")) return;
+  if ((tag === "BUTTON" || tag === "A" || toggle) && (ev.key === "Enter" || ev.code === "Space")) return;
   const action = KEYMAP[ev.code];
   if (!action) return;
   ev.preventDefault();
@@ -415,7 +496,7 @@ document.getElementById("btn-hint")?.addEventListener("click", hint);
 const resignDialog = document.getElementById("resign-dialog");
 document.getElementById("btn-resign").addEventListener("click", () => resignDialog.showModal());
 resignDialog.addEventListener("close", () => {
-  if (resignDialog.returnValue === "resign") client.request({ kind: "resign" });
+  if (resignDialog.returnValue === "resign" && !client.request({ kind: "resign" })) refused();
 });
 
 const autoBox = document.getElementById("set-auto-aces");
@@ -446,7 +527,7 @@ function fillKeyHelp() {
 // -- the end -------------------------------------------------------------------------------------
 const endDialog = document.getElementById("end-dialog");
 
-async function showEnd(open) {
+async function showEnd(open, celebrate = false) {
   const s = client.state;
   const title = {
     won: gettext("You won!"),
@@ -458,39 +539,123 @@ async function showEnd(open) {
   document.getElementById("end-moves").textContent = s.ply;
   document.getElementById("end-time").textContent = duration(s.elapsed_ms);
   document.getElementById("finished-text").textContent = title || "";
-  const rankRow = document.getElementById("end-rank-row");
-  rankRow.hidden = true;
+  for (const id of ["end-rank-row", "end-streak-row", "end-par-row"]) document.getElementById(id).hidden = true;
+  if (celebrate && s.status === "won") {
+    root.classList.remove("celebrate");
+    void root.offsetWidth; // restart the animation
+    root.classList.add("celebrate");
+  }
   if (open && !endDialog.open) endDialog.showModal();
-  if (s.ranked && s.kind === "daily") {
-    try {
-      const board = await api("GET", `/api/v1/daily/${s.variant}/${s.date}/board/?limit=1&around=0`);
-      if (board.me) {
-        document.getElementById("end-rank").textContent = interpolate(
-          gettext("%(rank)s of %(total)s"),
-          { rank: board.me.rank, total: board.total },
-          true,
-        );
-        rankRow.hidden = false;
-      }
-    } catch (err) {
-      /* the rank is a bonus; the board page has it too */
+  if (s.kind !== "daily") return;
+  const facts = await dailyFacts(s);
+  if (facts.rank) {
+    const { rank, total } = facts.rank;
+    let text = fmt(gettext("%(rank)s of %(total)s"), { rank, total });
+    if (total > 1) {
+      const share = new Intl.NumberFormat(lang(), { style: "percent" }).format((total - rank) / total);
+      text += " · " + fmt(gettext("better than %(share)s of the day's players"), { share });
+    }
+    show("end-rank", text);
+  }
+  if (facts.streak !== null) {
+    show("end-streak", fmt(ngettext("%(n)s day", "%(n)s days", facts.streak), { n: facts.streak }));
+  }
+  if (facts.par) {
+    show("end-par", fmt(gettext("%(par)s moves (you: %(moves)s)"), { par: facts.par, moves: s.ply }));
+  }
+  document.getElementById("share-text").textContent = shareText(s, facts);
+}
+
+function show(id, text) {
+  document.getElementById(id).textContent = text;
+  document.getElementById(id + "-row").hidden = false;
+}
+
+// What the day's board, the player's record and the deal (after its day) say about a
+// finished daily. Each is a bonus: the board and statistics pages have them too.
+async function dailyFacts(s) {
+  const facts = { rank: null, streak: null, par: null };
+  const me = document.querySelector(".site-nav .username")?.textContent;
+  const asks = [
+    api("GET", `/api/v1/daily/${s.variant}/${s.date}/`).then((d) => (facts.par = d.par)),
+  ];
+  if (s.ranked) {
+    asks.push(
+      api("GET", `/api/v1/daily/${s.variant}/${s.date}/board/?limit=1&around=0`).then((b) => {
+        if (b.me) facts.rank = { rank: b.me.rank, total: b.total };
+      }),
+    );
+    if (me) {
+      asks.push(
+        api("GET", `/api/v1/players/${encodeURIComponent(me)}/stats/`).then((r) => {
+          const v = r.variants.find((x) => x.variant === s.variant);
+          facts.streak = v ? v.current_streak : 0;
+        }),
+      );
     }
   }
+  await Promise.allSettled(asks);
+  return facts;
 }
+
+// A short text of the result without the deal in it, in the page's language.
+function shareText(s, facts) {
+  const name = variantNames()[s.variant]?.name || s.variant;
+  const day = dateText(s.date);
+  const parts = [
+    s.status === "won"
+      ? fmt(gettext("won in %(moves)s moves"), { moves: s.ply })
+      : fmt(gettext("%(score)s of %(max)s cards home in %(moves)s moves"), {
+          score: s.score,
+          max: s.max_score,
+          moves: s.ply,
+        }),
+    duration(s.elapsed_ms),
+  ];
+  if (facts.rank) parts.push(fmt(gettext("rank %(rank)s of %(total)s"), facts.rank));
+  return fmt(gettext("Patience: %(variant)s, daily of %(day)s"), { variant: name, day }) + "\n" + parts.join(" · ");
+}
+
+async function share() {
+  const text = document.getElementById("share-text").textContent;
+  const done = document.getElementById("share-done");
+  try {
+    await navigator.clipboard.writeText(text);
+    done.textContent = gettext("Copied.");
+  } catch (err) {
+    // No clipboard (an insecure page, or refused): select the text to copy by hand.
+    getSelection().selectAllChildren(document.getElementById("share-text"));
+    done.textContent = gettext("Select and copy the text.");
+  }
+}
+document.getElementById("btn-share")?.addEventListener("click", share);
 document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true));
 document.getElementById("end-close").addEventListener("click", () => endDialog.close());
+const sayError = (err) => say(errorText(err));
 for (const btn of document.querySelectorAll("[data-new-practice]")) {
-  btn.addEventListener("click", async () => {
-    btn.disabled = true;
-    try {
-      const g = await api("POST", "/api/v1/games/", { variant });
-      location.href = `/play/${g.id}/`;
-    } catch (err) {
-      btn.disabled = false;
-      say(errorText(err));
-    }
-  });
+  btn.addEventListener("click", () => startGame(btn, "/api/v1/games/", { variant }, sayError));
 }
+
+// -- midnight --------------------------------------------------------------------------------------
+// A ranked daily still open when its day ends no longer counts (its deal and the winning
+// line are public now): say so at once, stop taking moves, offer a practice game of it.
+function dayOver() {
+  if (over) return;
+  over = true;
+  ui.selected = null;
+  document.getElementById("ranked-label").textContent = gettext("no longer counts");
+  say("");
+  root.dataset.dayOver = "true";
+  draw();
+}
+if (root.dataset.secondsLeft !== undefined && client.state.status === "playing") {
+  // The server's whole seconds are rounded down: one more, so the page is never early.
+  setTimeout(dayOver, (Number(root.dataset.secondsLeft) + 1) * 1000);
+}
+document.getElementById("btn-day-practice")?.addEventListener("click", (ev) => {
+  const { variant: v, date } = ev.currentTarget.dataset;
+  startGame(ev.currentTarget, `/api/v1/daily/${v}/${date}/play/`, undefined, sayError);
+});
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
 document.addEventListener("visibilitychange", () => {

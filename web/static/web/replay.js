@@ -1,12 +1,14 @@
 // Replay viewer: steps through a finished daily game with the replay API (?step=k).
 /* global gettext, ngettext, interpolate */
-import { renderBoard } from "./board.js";
+import { fitOnResize, renderBoard } from "./board.js";
+import { foundationFor, moveWords } from "./cards.js";
 import { api, errorText } from "./common.js";
 
 const root = document.getElementById("replay");
 const family = root.dataset.family;
 const url = `/api/v1/daily/${root.dataset.variant}/${root.dataset.day}/results/${root.dataset.result}/replay/`;
 const boardEl = document.getElementById("board");
+fitOnResize(boardEl);
 const slider = document.getElementById("rp-slider");
 const stepOut = document.getElementById("rp-step");
 const message = document.getElementById("replay-message");
@@ -19,6 +21,22 @@ function moveText(m) {
   return m === "undo" ? gettext("undo") : m;
 }
 
+const pilesOf = (pos) => {
+  const piles = { ...pos.piles };
+  delete piles.s;
+  return piles;
+};
+
+// The pile whose top card a step moved (none for a deal or an undo).
+function movedPile(m, before, after) {
+  const [src, dst] = m.split("-");
+  if (!dst) return [];
+  if (dst !== "f") return [dst];
+  const card = (before.piles[src] || []).slice(-1)[0];
+  const f = ["f1", "f2", "f3", "f4"].find((id) => (after.piles[id] || []).slice(-1)[0] === card);
+  return [f || foundationFor(card, before.piles) || "f1"];
+}
+
 async function position(k) {
   if (!cache.has(k)) cache.set(k, api("GET", `${url}?step=${k}`).then((d) => d.position));
   return cache.get(k);
@@ -28,8 +46,10 @@ async function show(k) {
   k = Math.max(0, Math.min(info.steps, k));
   wanted = k;
   let pos;
+  let before = null;
   try {
     pos = await position(k);
+    if (k > 0) before = await position(k - 1);
   } catch (err) {
     cache.delete(k);
     message.textContent = errorText(err);
@@ -37,15 +57,16 @@ async function show(k) {
   }
   if (wanted !== k) return; // a newer step was asked for meanwhile
   step = k;
-  const piles = { ...pos.piles };
-  const stock = (piles.s || []).length;
-  delete piles.s;
-  renderBoard(boardEl, { family, piles, stock, interactive: false, noAces: root.dataset.variant === "royal-parade" });
+  const piles = pilesOf(pos);
+  const stock = (pos.piles.s || []).length;
+  const m = k > 0 ? info.moves[k - 1] : null;
+  const marks = m ? movedPile(m, before, pos) : [];
+  renderBoard(boardEl, { family, piles, stock, interactive: false, noAces: root.dataset.variant === "royal-parade", marks });
   slider.value = String(k);
   stepOut.textContent =
     k === 0
       ? interpolate(gettext("Deal (0 of %(n)s)"), { n: info.steps }, true)
-      : interpolate(gettext("Move %(k)s of %(n)s: %(move)s"), { k, n: info.steps, move: moveText(info.moves[k - 1]) }, true);
+      : interpolate(gettext("Move %(k)s of %(n)s: %(move)s"), { k, n: info.steps, move: moveWords(m, pilesOf(before)) }, true);
   for (const [i, li] of [...document.querySelectorAll("#rp-moves li")].entries()) {
     li.classList.toggle("current", i === k - 1);
     if (i === k - 1) li.setAttribute("aria-current", "step");

@@ -40,11 +40,19 @@ async function load() {
   }
 }
 
+let shownId = null; // the token whose key is on screen (shown once, after creating it)
+
 async function revoke(tok) {
   if (!confirm(interpolate(gettext("Revoke the token %(name)s? Programs using it stop working."), { name: tok.name }, true)))
     return;
   try {
     await api("DELETE", `/api/v1/auth/tokens/${tok.id}/`);
+    if (tok.id === shownId) {
+      // The key on screen no longer works: take it away.
+      document.getElementById("new-token").hidden = true;
+      document.getElementById("new-token-key").textContent = "";
+      shownId = null;
+    }
     await load();
   } catch (err) {
     errorEl.textContent = errorText(err);
@@ -58,6 +66,7 @@ form.addEventListener("submit", async (ev) => {
   try {
     const tok = await api("POST", "/api/v1/auth/tokens/", { name: form.name.value.trim() });
     document.getElementById("new-token-key").textContent = tok.token;
+    shownId = tok.id;
     document.getElementById("new-token").hidden = false;
     form.reset();
     await load();
