@@ -450,6 +450,7 @@ def servers_for(
     count: int = 1,
     server: str = "daphne",
     dailies: bool = False,
+    extra_env: dict[str, str] | None = None,
 ) -> Iterator[tuple[list[str], dict[str, Any]]]:
     """``own_servers`` as the options of ``server_arguments`` ask; ``info["server"]`` says
     what runs where."""
@@ -463,6 +464,7 @@ def servers_for(
         keep_db=args.keep_db,
         server=server,
         dailies=dailies,
+        extra_env=extra_env,
     ) as (bases, info):
         n = len(bases)
         kind = f"{server} (1 gthread worker, 8 threads)" if server == "gunicorn" else server

@@ -187,11 +187,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hint-sockets", type=int, default=8, help="the account's sockets (8)")
     parser.add_argument("--cap", type=int, default=400, help="players resign after N moves")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--user-rate",
+        default="1200/min",
+        help="the servers' budget per account (THROTTLE_RATE_USER; default: production's)",
+    )
     server_arguments(parser, redis_db=13)
     args = parser.parse_args(argv)
     args.variant, args.games = "bristol", None
 
-    with servers_for(args, db_prefix="patience_abuse", count=args.servers, dailies=True) as (
+    limits = {"THROTTLE_RATE_USER": args.user_rate}
+    with servers_for(
+        args, db_prefix="patience_abuse", count=args.servers, dailies=True, extra_env=limits
+    ) as (
         bases,
         info,
     ):

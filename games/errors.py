@@ -54,8 +54,9 @@ class GameFinished(ServiceError):
     status = 409
 
 
-class DayOver(ServiceError):
-    """A move in a ranked daily whose day has ended: the game no longer counts."""
+class DayOver(GameFinished):
+    """A move in a ranked daily whose day has ended: the game has ended with the day (as
+    expired, not won) and takes no more moves."""
 
     code = "day_over"
     status = 409

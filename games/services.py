@@ -305,7 +305,10 @@ def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
 
 
 def _day_over() -> DayOver:
-    return DayOver("the day of this ranked daily is over: it counts as not won")
+    return DayOver(
+        "the day of this ranked daily is over: the game ended with it, as not won with the "
+        "cards it had home"
+    )
 
 
 def _day_over_unfinished(game: Game) -> bool:

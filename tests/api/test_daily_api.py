@@ -461,7 +461,10 @@ def test_a_move_after_the_day_is_refused_with_day_over(today, ann, daily_clock):
     response = call(
         client.post, f"{API}/games/{game['id']}/moves/", {"move": "deal", "ply": 1}, format="json"
     )
-    assert error_of(response, 409, "day_over")["message"].endswith("no longer counts")
-    assert Game.objects.get(pk=game["id"]).ply == 1
-    resign(client, {"id": game["id"]})  # ending it is still allowed; it is not ranked
-    assert not Result.objects.exists()
+    assert "the day of this ranked daily is over" in error_of(response, 409, "day_over")["message"]
+    ended = Game.objects.get(pk=game["id"])
+    assert ended.ply == 1 and ended.status == "expired"
+    # It ended with its day, as not won: the day's board and the player's record count it.
+    assert not Result.objects.get(game=ended).won
+    response = call(client.post, f"{API}/games/{game['id']}/resign/")
+    error_of(response, 409, "game_finished")

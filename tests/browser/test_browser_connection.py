@@ -77,7 +77,7 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
                 "() => window.patienceGame.state.ply === 1 && !window.patienceGame.busy"
             )
             expect(page.locator("#btn-deal")).to_be_enabled()
-            log_entries = page.request.get(f"/api/v1/games/{game['id']}/moves/").json()
+            log_entries = page.request.get(f"/api/v1/games/{game['id']}/moves/").json()["results"]
             assert [e["move"] for e in log_entries] == ["t1-t8"]
             assert page.evaluate("window.patienceGame.state.position.stock") == stock
             expect(page.locator("#status-line")).to_have_text(re.compile("Connected again|^$"))
@@ -126,6 +126,9 @@ def test_a_ranked_daily_open_at_midnight_is_told_at_once(
                 headers={"X-CSRFToken": token, "Content-Type": "application/json"},
             )
             assert late.status == 409 and late.json()["error"]["code"] == "day_over"
+            # That move ended the game with its day (expired, not won): the end panel says so.
+            expect(page.locator("#end-dialog #end-title")).to_have_text("Expired: the day ended")
+            page.click("#end-close")
 
             # Practice of the same deal, from the banner.
             banner.get_by_role("button", name="Play it as practice").click()

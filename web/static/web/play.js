@@ -217,7 +217,9 @@ function draw() {
   document.getElementById("game-status").textContent = statusText(s.status);
   root.dataset.status = s.status;
   document.getElementById("finished-banner").hidden = s.status === "playing";
-  document.getElementById("day-over-banner").hidden = !over || s.status !== "playing";
+  // Still shown once the server has ended the game with its day (expired): it offers practice.
+  document.getElementById("day-over-banner").hidden =
+    !over || !["playing", "expired"].includes(s.status);
   tick();
 }
 
