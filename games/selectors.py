@@ -165,13 +165,6 @@ def ranked_days_of_player(
     return {g.deal.date: g for g in games}
 
 
-def daily_days_dealt(*, variant: str, first: date, last: date) -> set[date]:
-    """The days from ``first`` to ``last`` that have a daily of the variant (a day never
-    dealt has no board and no deal to practise)."""
-    deals = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=variant, date__range=(first, last))
-    return set(deals.values_list("date", flat=True))
-
-
 def games_of_player(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Game]:
     """A player's games, newest first; only those of one status if given."""
     games = Game.objects.filter(player=user)

@@ -71,7 +71,6 @@ def _calendar(user: Any, variant: str, today: date) -> dict[str, Any]:
     """The player's past days of a variant, Monday-first weeks ending with today's week."""
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
     games = selectors.ranked_days_of_player(user=user, variant=variant, first=first, last=today)
-    dealt = selectors.daily_days_dealt(variant=variant, first=first, last=today)
     weeks = []
     for w in range(CALENDAR_WEEKS):
         days = []
@@ -82,7 +81,6 @@ def _calendar(user: Any, variant: str, today: date) -> dict[str, Any]:
                 {
                     "date": day,
                     "past": day < today,
-                    "dealt": day in dealt,
                     "game": game,
                     "result": getattr(game, "result", None) if game else None,
                 }
