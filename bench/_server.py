@@ -420,8 +420,9 @@ def own_servers(
             pg_admin(pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')
 
 
-def server_arguments(parser: argparse.ArgumentParser, *, redis_db: int) -> None:
-    """The options of the benchmarks that start their own servers (and write JSON)."""
+def database_arguments(parser: argparse.ArgumentParser) -> None:
+    """The settings module and PostgreSQL server of own servers (every benchmark that
+    starts its own)."""
     parser.add_argument(
         "--settings",
         default="patience_site.settings",
@@ -432,6 +433,11 @@ def server_arguments(parser: argparse.ArgumentParser, *, redis_db: int) -> None:
         default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
         help="PostgreSQL server for the database of own servers (no database name)",
     )
+
+
+def server_arguments(parser: argparse.ArgumentParser, *, redis_db: int) -> None:
+    """The options of the benchmarks that start their own servers (and write JSON)."""
+    database_arguments(parser)
     parser.add_argument(
         "--redis-url",
         default=os.environ.get("BENCH_REDIS_URL", f"redis://127.0.0.1:6379/{redis_db}"),

@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import subprocess
 import sys
 import time
@@ -36,6 +35,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 from bench._server import (  # noqa: E402
     Pace,
     RedisServer,
+    database_arguments,
     own_servers,
     percentile,
     server_env,
@@ -417,16 +417,7 @@ SCENARIOS = {
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
-    parser.add_argument(
-        "--pg-url",
-        default=os.environ.get("BENCH_PG_URL", "postgres://postgres@127.0.0.1:5432"),
-        help="PostgreSQL server for the fresh database (no database name)",
-    )
-    parser.add_argument(
-        "--settings",
-        default="patience_site.settings",
-        help="settings module of the servers, to compare a change side by side",
-    )
+    database_arguments(parser)
     parser.add_argument("--players", type=int, default=8, help="REST players (redis, database)")
     parser.add_argument("--phase", type=float, default=5.0, help="seconds of each phase")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the flood")

@@ -59,7 +59,6 @@ class DayOver(GameFinished):
     expired, not won) and takes no more moves."""
 
     code = "day_over"
-    status = 409
 
 
 class UndoNotAllowed(ServiceError):
@@ -84,7 +83,8 @@ class NoCertifiedDeal(ServiceError):
 
 
 class HintNotAllowed(ServiceError):
-    """Hints depend on the hidden stock: refused in ranked games."""
+    """Hints depend on the hidden stock: refused in ranked games and in every game of a
+    daily whose day is not over."""
 
     code = "hint_not_allowed"
     status = 409
