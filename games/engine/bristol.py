@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .cards import ACE, KING, Card, card_text
+from .cards import ACE, KING, Card, card_text, rank
 from .errors import BadPositionError
 from .moves import DEAL, Move
 from .position import (
@@ -25,8 +25,12 @@ from .variants import Family, Variant
 FANS = range(0, 8)
 RESERVES = range(8, 11)
 FOUNDATIONS = range(11, 15)
-SOURCES = range(0, 11)
+#: The piles cards leave from: the fans and the reserves.
+SOURCES = range(FANS.start, RESERVES.stop)
 STOCK = 15
+#: Cards dealt to each fan at the start.
+FAN_SIZE = 3
+_FOUNDATION_PILES = slice(FOUNDATIONS.start, FOUNDATIONS.stop)
 
 
 class BristolPosition(Position):
@@ -36,58 +40,60 @@ class BristolPosition(Position):
 
     FAMILY = Family.BRISTOL
     PILE_IDS: ClassVar[tuple[str, ...]] = (
-        *(f"t{i}" for i in range(1, 9)),
-        *(f"r{i}" for i in range(1, 4)),
-        *(f"f{i}" for i in range(1, 5)),
+        *(f"t{n}" for n in range(1, len(FANS) + 1)),
+        *(f"r{n}" for n in range(1, len(RESERVES) + 1)),
+        *(f"f{n}" for n in range(1, len(FOUNDATIONS) + 1)),
         "s",
     )
     EXTRA_DESTINATIONS: ClassVar[dict[str, int]] = {"f": TO_FOUNDATION}
-    NOT_DESTINATIONS: ClassVar[frozenset[str]] = frozenset({"f1", "f2", "f3", "f4"})
+    #: A card goes home as ``f``: the foundations are never named as destinations.
+    NOT_DESTINATIONS: ClassVar[frozenset[str]] = frozenset(PILE_IDS[_FOUNDATION_PILES])
 
     @classmethod
     def _deal(cls, variant: Variant, deck: list[Card]) -> Piles:
         cards = list(deck)
         found: list[tuple[Card, ...]] = [(), (), (), ()]
         if variant.first_ace_on_foundation:
-            ace = next(c for c in cards if c >> 2 == ACE)
+            ace = next(c for c in cards if rank(c) == ACE)
             cards.remove(ace)
             found[0] = (ace,)
         fans = []
-        for i in range(8):
-            fan = cards[3 * i : 3 * i + 3]
+        for i in FANS:
+            fan = cards[FAN_SIZE * i : FAN_SIZE * (i + 1)]
             # Kings to the bottom: a stable partition, Kings first.
             fans.append(
-                tuple([c for c in fan if c >> 2 == KING] + [c for c in fan if c >> 2 != KING])
+                tuple([c for c in fan if rank(c) == KING] + [c for c in fan if rank(c) != KING])
             )
-        reserves = [(c,) for c in cards[24:27]]
-        stock = tuple(reversed(cards[27:]))
+        dealt = FAN_SIZE * len(FANS)
+        reserves = [(c,) for c in cards[dealt : dealt + len(RESERVES)]]
+        stock = tuple(reversed(cards[dealt + len(RESERVES) :]))
         return (*fans, *reserves, *found, stock)
 
     def _foundation_for(self, card: Card) -> int | None:
         """Index of the leftmost foundation that takes ``card``, if any."""
-        need = (card >> 2) - 1
+        need = rank(card) - 1
         piles = self.piles
         for fi in FOUNDATIONS:
             f = piles[fi]
-            if (f[-1] >> 2 if f else 0) == need:
+            if (rank(f[-1]) if f else 0) == need:
                 return fi
         return None
 
     def _generate(self) -> list[Move]:
         piles = self.piles
         out: list[Move] = []
-        needs = {(f[-1] >> 2) + 1 if f else ACE for f in piles[11:15]}
+        needs = {rank(f[-1]) + 1 if f else ACE for f in piles[_FOUNDATION_PILES]}
         fans_by_top: dict[int, list[int]] = {}
         for i in FANS:
             p = piles[i]
             if p:
-                fans_by_top.setdefault(p[-1] >> 2, []).append(i)
+                fans_by_top.setdefault(rank(p[-1]), []).append(i)
         table = _MOVES
         for si in SOURCES:
             p = piles[si]
             if not p:
                 continue
-            r = p[-1] >> 2
+            r = rank(p[-1])
             row = table[si]
             for di in fans_by_top.get(r + 1, ()):
                 if di != si:
@@ -104,7 +110,7 @@ class BristolPosition(Position):
             return None if piles[STOCK] else "the stock is empty"
         if si == DEAL_REVERSE_INDEX:
             return "deal-reverse is not part of Bristol"
-        if si >= 11:
+        if si not in SOURCES:
             return f"cards never leave the {'stock that way' if si == STOCK else 'foundations'}"
         src = piles[si]
         if not src:
@@ -114,14 +120,14 @@ class BristolPosition(Position):
             if self._foundation_for(card) is None:
                 return f"no foundation takes {card_text(card)}"
             return None
-        if di >= 8:
+        if di not in FANS:
             return "nothing is moved onto a reserve, a foundation or the stock"
         if di == si:
             return "source and destination are the same pile"
         dst = piles[di]
         if not dst:
             return f"{self.PILE_IDS[di]} is empty, and an emptied fan stays empty"
-        if dst[-1] >> 2 != (card >> 2) + 1:
+        if rank(dst[-1]) != rank(card) + 1:
             return (
                 f"{card_text(card)} goes only on a card one rank higher, not {card_text(dst[-1])}"
             )
@@ -131,14 +137,16 @@ class BristolPosition(Position):
         piles = list(self.piles)
         if si == DEAL_INDEX:
             stock = piles[STOCK]
-            n = min(3, len(stock))
-            for k in range(n):
-                piles[8 + k] = (*piles[8 + k], stock[-1 - k])
+            n = min(len(RESERVES), len(stock))
+            for k, ri in zip(range(n), RESERVES, strict=False):
+                piles[ri] = (*piles[ri], stock[-1 - k])
             piles[STOCK] = stock[:-n]
             return tuple(piles)
         card = piles[si][-1]
         if di == TO_FOUNDATION:
-            di = self._foundation_for(card)  # type: ignore[assignment]
+            home = self._foundation_for(card)
+            assert home is not None, "a legal move home has a foundation"
+            di = home
         piles[si] = piles[si][:-1]
         piles[di] = (*piles[di], card)
         return tuple(piles)
@@ -146,15 +154,14 @@ class BristolPosition(Position):
     @property
     def score(self) -> int:
         """Cards on the foundations."""
-        p = self.piles
-        return len(p[11]) + len(p[12]) + len(p[13]) + len(p[14])
+        return sum(map(len, self.piles[_FOUNDATION_PILES]))
 
     def _validate(self) -> None:
         for fi in FOUNDATIONS:
-            ranks = [c >> 2 for c in self.piles[fi]]
+            ranks = [rank(c) for c in self.piles[fi]]
             if ranks != list(range(1, len(ranks) + 1)):
                 raise BadPositionError(f"{self.PILE_IDS[fi]} must run from Ace upward by one rank")
-        if self.variant.first_ace_on_foundation and not self.piles[11]:
+        if self.variant.first_ace_on_foundation and not self.piles[FOUNDATIONS[0]]:
             raise BadPositionError("in belvedere f1 always holds the first Ace")
 
 

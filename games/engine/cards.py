@@ -2,8 +2,12 @@
 
 A card is ``rank * 4 + suit`` with rank 1 (Ace) .. 13 (King) and suit 0..3 for
 C, D, H, S. Integers keep the hot paths (move generation, the solver) cheap:
-``card >> 2`` is the rank, ``card & 3`` the suit, and the card three ranks higher
-in the same suit is ``card + 12``.
+:func:`rank` and :func:`suit` read a card, and the card ``n`` ranks higher in the
+same suit is ``card + n * RANK_STEP``.
+
+>>> c = card_of(10, SUITS.index("H"))
+>>> card_text(c), rank(c), SUITS[suit(c)], card_text(c + 3 * RANK_STEP)
+('TH', 10, 'H', 'KH')
 """
 
 from __future__ import annotations
@@ -17,9 +21,19 @@ SUITS = "CDHS"
 ACE, JACK, QUEEN, KING = 1, 11, 12, 13
 
 Card = int
+#: Difference between the codes of two cards of one suit and consecutive ranks.
+RANK_STEP = 4
+
+
+def card_of(rank: int, suit: int) -> Card:
+    """The card of a rank 1..13 and a suit index 0..3."""
+    return rank * RANK_STEP + suit
+
 
 _CODES: dict[str, Card] = {
-    r + s: (ri + 1) * 4 + si for ri, r in enumerate(RANKS) for si, s in enumerate(SUITS)
+    r + s: card_of(ri + 1, suit_index)
+    for ri, r in enumerate(RANKS)
+    for suit_index, s in enumerate(SUITS)
 }
 _TEXT: dict[Card, str] = {v: k for k, v in _CODES.items()}
 
@@ -61,5 +75,7 @@ def cards_text(cards: Sequence[Card]) -> list[str]:
 
 def standard_deck(*, decks: int = 1, aces: bool = True) -> list[Card]:
     """The canonical unshuffled order: per deck, suits C D H S, each Ace to King."""
-    one = [r * 4 + s for s in range(4) for r in range(1, 14) if aces or r != ACE]
+    one = [
+        card_of(r, s) for s in range(len(SUITS)) for r in range(ACE, KING + 1) if aces or r != ACE
+    ]
     return one * decks

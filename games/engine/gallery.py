@@ -4,14 +4,14 @@ Layout: slots ``g1``-``g24`` (indices 0-23; rows of eight starting with 2, 3
 and 4), reserves ``r1``-``r8`` (24-31), ace pile ``a`` (32), stock ``s`` (33).
 A slot is built in its start card's suit in steps of three ranks
 (2-5-8-J, 3-6-9-Q, 4-7-10-K); with the card encoding, the card that goes on
-``top`` is simply ``top + 12``.
+``top`` is simply ``top + BUILD_STEP``.
 """
 
 from __future__ import annotations
 
 from typing import ClassVar
 
-from .cards import ACE, Card, card_text
+from .cards import ACE, RANK_STEP, Card, card_text, rank
 from .errors import BadPositionError
 from .moves import DEAL, DEAL_REVERSE, Move
 from .position import DEAL_INDEX, DEAL_REVERSE_INDEX, Piles, Position
@@ -19,12 +19,23 @@ from .variants import Family, Variant
 
 SLOTS = range(0, 24)
 RESERVES = range(24, 32)
-SOURCES = range(0, 32)
+#: The piles cards leave from: the slots and the reserves.
+SOURCES = range(SLOTS.start, RESERVES.stop)
 ACE_PILE = 32
 STOCK = 33
+#: Slots in a row of the layout; a deal puts one card on each reserve.
+ROW = 8
+#: The start cards' ranks, one per row.
+START_RANKS = (2, 3, 4)
 #: Start rank of each slot's row: 2 for g1-g8, 3 for g9-g16, 4 for g17-g24.
-ROW_START: tuple[int, ...] = tuple(2 + i // 8 for i in SLOTS)
-LAST_ROW = 8
+ROW_START: tuple[int, ...] = tuple(START_RANKS[i // ROW] for i in SLOTS)
+#: Cards left in the stock when the last row is dealt (``deal-reverse`` may deal it).
+LAST_ROW = len(RESERVES)
+#: Cards a slot holds once complete (its start card and three more).
+SLOT_SIZE = 4
+#: Code difference between a card and the next one a slot takes (same suit, three ranks up).
+BUILD_STEP = 3 * RANK_STEP
+_RESERVE_PILES = slice(RESERVES.start, RESERVES.stop)
 
 
 class GalleryPosition(Position):
@@ -34,17 +45,17 @@ class GalleryPosition(Position):
 
     FAMILY = Family.GALLERY
     PILE_IDS: ClassVar[tuple[str, ...]] = (
-        *(f"g{i}" for i in range(1, 25)),
-        *(f"r{i}" for i in range(1, 9)),
+        *(f"g{n}" for n in range(1, len(SLOTS) + 1)),
+        *(f"r{n}" for n in range(1, len(RESERVES) + 1)),
         "a",
         "s",
     )
 
     @classmethod
     def _deal(cls, variant: Variant, deck: list[Card]) -> Piles:
-        slots = [(c,) for c in deck[:24]]
-        reserves = [(c,) for c in deck[24:32]]
-        return (*slots, *reserves, (), tuple(reversed(deck[32:])))
+        slots = [(c,) for c in deck[: len(SLOTS)]]
+        reserves = [(c,) for c in deck[_RESERVE_PILES]]
+        return (*slots, *reserves, (), tuple(reversed(deck[RESERVES.stop :])))
 
     def _reserves_open(self) -> bool:
         """Whether a free card may go onto an empty reserve now."""
@@ -53,14 +64,14 @@ class GalleryPosition(Position):
     def _generate(self) -> list[Move]:
         piles = self.piles
         out: list[Move] = []
-        empty_for_start: dict[int, list[int]] = {2: [], 3: [], 4: []}
+        empty_for_start: dict[int, list[int]] = {r: [] for r in START_RANKS}
         wanted: dict[Card, list[int]] = {}
         for di in SLOTS:
             p = piles[di]
             if not p:
                 empty_for_start[ROW_START[di]].append(di)
-            elif p[0] >> 2 == ROW_START[di] and len(p) < 4:
-                wanted.setdefault(p[-1] + 12, []).append(di)
+            elif rank(p[0]) == ROW_START[di] and len(p) < SLOT_SIZE:
+                wanted.setdefault(p[-1] + BUILD_STEP, []).append(di)
         open_reserves = [di for di in RESERVES if not piles[di]] if self._reserves_open() else []
         table = _MOVES
         for si in SOURCES:
@@ -68,14 +79,15 @@ class GalleryPosition(Position):
             if not p:
                 continue
             c = p[-1]
-            r = c >> 2
+            r = rank(c)
             row = table[si]
             if r == ACE:
                 out.append(row[ACE_PILE])
                 continue
             # A card is either a start card (2-4) or a building card (5-K), never both,
             # so each source's destinations come out in pile order.
-            for di in empty_for_start[r] if r <= 4 else wanted.get(c, ()):
+            starts = empty_for_start.get(r)
+            for di in wanted.get(c, ()) if starts is None else starts:
                 out.append(row[di])
             for di in open_reserves:
                 if di != si:
@@ -109,14 +121,14 @@ class GalleryPosition(Position):
         name = card_text(c)
         if di == si:
             return "source and destination are the same pile"
-        if c >> 2 == ACE:
+        if rank(c) == ACE:
             return None if di == ACE_PILE else "an Ace goes only to the ace pile"
         if di == ACE_PILE:
             return "only Aces go to the ace pile"
         if di == STOCK:
             return "nothing is moved onto the stock"
         dst = piles[di]
-        if di >= 24:
+        if di in RESERVES:
             if dst:
                 return "nothing is built on a reserve"
             if not self._reserves_open():
@@ -124,12 +136,12 @@ class GalleryPosition(Position):
             return None
         start = ROW_START[di]
         if not dst:
-            if c >> 2 != start:
+            if rank(c) != start:
                 return f"an empty slot of this row takes only a {start}, not {name}"
             return None
-        if dst[0] >> 2 != start:
+        if rank(dst[0]) != start:
             return f"nothing is built on {self.PILE_IDS[di]}: its bottom card is not a {start}"
-        if c != dst[-1] + 12:
+        if c != dst[-1] + BUILD_STEP:
             return f"{name} does not go on {card_text(dst[-1])} (same suit, three ranks higher)"
         return None
 
@@ -140,14 +152,14 @@ class GalleryPosition(Position):
             n = min(LAST_ROW, len(stock))
             reverse = si == DEAL_REVERSE_INDEX
             for k in range(n):
-                ri = 31 - k if reverse else 24 + k
+                ri = RESERVES[-1 - k] if reverse else RESERVES[k]
                 piles[ri] = (*piles[ri], stock[-1 - k])
             piles[STOCK] = stock[:-n]
             return tuple(piles)
         card = piles[si][-1]
         piles[si] = piles[si][:-1]
         piles[di] = (*piles[di], card)
-        if si >= 24 and not piles[si] and self.variant.refill_reserves and piles[STOCK]:
+        if si in RESERVES and not piles[si] and self.variant.refill_reserves and piles[STOCK]:
             piles[si] = (piles[STOCK][-1],)
             piles[STOCK] = piles[STOCK][:-1]
         return tuple(piles)
@@ -159,7 +171,7 @@ class GalleryPosition(Position):
         total = len(piles[ACE_PILE])
         for di in SLOTS:
             p = piles[di]
-            if p and p[0] >> 2 == ROW_START[di]:
+            if p and rank(p[0]) == ROW_START[di]:
                 total += len(p)
         return total
 
@@ -167,18 +179,22 @@ class GalleryPosition(Position):
     def is_won(self) -> bool:
         """All slots complete and all Aces out (only possible once the stock is empty)."""
         piles = self.piles
-        return not piles[STOCK] and not any(piles[24:32]) and self.score == self.variant.card_count
+        return (
+            not piles[STOCK]
+            and not any(piles[_RESERVE_PILES])
+            and self.score == self.variant.card_count
+        )
 
     def _validate(self) -> None:
         piles = self.piles
-        if any(c >> 2 != ACE for c in piles[ACE_PILE]):
+        if any(rank(c) != ACE for c in piles[ACE_PILE]):
             raise BadPositionError("the ace pile holds only Aces")
         for di in SLOTS:
             p = piles[di]
             if len(p) <= 1:
                 continue
-            if p[0] >> 2 != ROW_START[di] or any(
-                b != a + 12 for a, b in zip(p, p[1:], strict=False)
+            if rank(p[0]) != ROW_START[di] or any(
+                b != a + BUILD_STEP for a, b in zip(p, p[1:], strict=False)
             ):
                 raise BadPositionError(
                     f"{self.PILE_IDS[di]} must be built from a {ROW_START[di]} "

@@ -233,10 +233,36 @@ class Position:
         """A move of this game's notation; raises :class:`BadNotationError` otherwise."""
         text = move if isinstance(move, str) else str(move)
         entry = self._TABLE.get(text)
-        if entry is not None:
-            return entry[0]
-        parsed = Move.parse(text)
-        raise BadNotationError(
+        if entry is None:
+            raise self._bad_notation(text)
+        return entry[0]
+
+    def parse_legal(self, text: str) -> Move:
+        """The move that ``text`` writes, if it is legal here (as python-chess's
+        ``Board.parse_uci``): one call for a server that takes moves as text.
+
+        Raises :class:`BadNotationError` for text that is not a move of this game,
+        :class:`IllegalMoveError` for a move the rules refuse here, and
+        :class:`GameOverError` once the game is over.
+
+        >>> pos = new_position("bristol", seed=7)
+        >>> pos.parse_legal("deal")
+        Move(src='', dst='', reverse=False)
+        >>> for text in ("t1-r1", "t9-f", 7):
+        ...     try:
+        ...         pos.parse_legal(text)
+        ...     except EngineError as exc:
+        ...         print(exc.code)
+        illegal_move
+        bad_notation
+        bad_notation
+        """
+        return self._check(text)[0]
+
+    def _bad_notation(self, text: str) -> BadNotationError:
+        """The error for text that is not a move of this game, saying why."""
+        parsed = Move.parse(text)  # raises on bad syntax
+        return BadNotationError(
             f"{text!r}: {self._notation_hint(parsed)} in {self.variant.key}; "
             f"piles are {', '.join(self.PILE_IDS)}"
         )
@@ -258,15 +284,16 @@ class Position:
             return False
         return True
 
-    def _check(self, move: Move | str) -> tuple[int, int]:
+    def _check(self, move: Move | str) -> tuple[Move, int, int]:
+        """The move, its source and its destination index, if the move is legal here."""
         text = move if isinstance(move, str) else str(move)
         entry = self._TABLE.get(text)
         if entry is None:
-            self.parse_move(text)  # raises with the reason
-        _, si, di = entry  # type: ignore[misc]
+            raise self._bad_notation(text)
+        _, si, di = entry
         why = self._why_illegal(si, di)
         if why is None and not self.is_won:
-            return si, di
+            return entry
         if self.is_over:
             raise GameOverError(f"{text}: the game is over ({self.status.value})")
         raise IllegalMoveError(f"{text}: {why}")
@@ -276,7 +303,7 @@ class Position:
 
         The position itself never changes, so a refused move changes nothing.
         """
-        si, di = self._check(move)
+        _, si, di = self._check(move)
         return type(self)(self.variant, self._after(si, di), self.ply + 1)
 
     def play(self, moves: Iterable[Move | str]) -> Position:

@@ -1,5 +1,5 @@
 """The solver: verdicts on crafted positions, lines that replay, pruning that never changes
-a verdict, limits, hints."""
+a verdict, limits, the next move of a line."""
 
 from __future__ import annotations
 
@@ -9,16 +9,8 @@ import random
 import pytest
 
 import games.engine.solver as solver_module
-from games.engine import GameOverError, Position, get_variant, new_position
-from games.engine.solver import (
-    RULES,
-    SolverLimitError,
-    Verdict,
-    hint,
-    solve,
-    solve_seed,
-    wilson_interval,
-)
+from games.engine import Position, get_variant, new_position
+from games.engine.solver import RULES, Verdict, solve, solve_seed
 from games.engine.solver._bristol import BristolGame
 from games.engine.solver._gallery import GalleryGame
 from games.engine.solver._search import BestFirst, DepthFirst
@@ -507,42 +499,34 @@ def test_unknown_rule_is_refused() -> None:
         solve(new_position("bristol", seed=1), rules=frozenset({"no-such-rule"}))
 
 
-# -- hints ----------------------------------------------------------------------------------
+# -- the next move of a line (what a hint shows) -------------------------------------------
 
 
 @pytest.mark.parametrize(("variant", "seed"), [("bristol", 7), ("picture-gallery", 5), ("mod3", 3)])
-def test_hint_mid_game_leads_to_a_win(variant: str, seed: int) -> None:
+def test_mid_game_line_starts_with_a_move_that_keeps_the_win(variant: str, seed: int) -> None:
     pos = new_position(variant, seed=seed)
     line = solve(pos, max_nodes=50_000).line
     mid = pos.play(line[: len(line) // 2])
-    move = hint(mid, max_nodes=50_000)
-    assert move is not None and mid.is_legal(move)
-    after = mid.apply(move)
+    result = solve(mid, max_nodes=50_000)
+    assert result.verdict is Verdict.WON and mid.is_legal(result.line[0])
+    after = mid.apply(result.line[0])
     assert solve(after, max_nodes=50_000).verdict is Verdict.WON
 
 
-def test_hint_on_a_lost_deal_is_none() -> None:
+def test_a_lost_deal_has_no_line() -> None:
     # Bristol seed 149 cannot be won at all.
-    assert hint(new_position("bristol", seed=149), max_nodes=50_000) is None
+    result = solve(new_position("bristol", seed=149), max_nodes=50_000)
+    assert result.verdict is Verdict.LOST and result.line == ()
 
 
-def test_hint_limits_and_finished_games() -> None:
-    with pytest.raises(SolverLimitError) as info:
-        hint(new_position("bristol", seed=171), max_nodes=500)
-    assert info.value.result.verdict is Verdict.UNKNOWN
-    with pytest.raises(GameOverError):
-        hint(bristol_position({}, (13, 13, 13, 13)))
+def test_limits_and_finished_games_have_no_next_move() -> None:
+    result = solve(new_position("bristol", seed=171), max_nodes=500)
+    assert result.verdict is Verdict.UNKNOWN and result.line == ()
+    won = solve(bristol_position({}, (13, 13, 13, 13)))
+    assert won.verdict is Verdict.WON and won.line == ()
 
 
 # -- the rest -------------------------------------------------------------------------------
-
-
-def test_wilson_interval() -> None:
-    lo, hi = wilson_interval(50, 100)
-    assert lo == pytest.approx(0.4038, abs=1e-4) and hi == pytest.approx(0.5962, abs=1e-4)
-    assert wilson_interval(0, 10)[0] == 0.0
-    assert wilson_interval(10, 10)[1] == pytest.approx(1.0)
-    assert wilson_interval(0, 0) == (0.0, 1.0)
 
 
 def test_documented_examples_run() -> None:

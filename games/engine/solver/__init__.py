@@ -8,13 +8,11 @@ when the whole search space was exhausted, or ``unknown`` when a limit (states a
 seconds) stopped it first.
 
 >>> from games.engine import new_position
->>> from games.engine.solver import solve, hint
+>>> from games.engine.solver import solve
 >>> pos = new_position("bristol", seed=7)
 >>> result = solve(pos, max_nodes=100_000)
 >>> result.verdict.value, pos.play(result.line).is_won
 ('won', True)
->>> hint(pos, max_nodes=100_000) == result.line[0]
-True
 
 Deterministic answers need ``max_nodes`` (a count of generated states): a time limit
 depends on the machine and its load. Pure standard library; no Django.
@@ -168,13 +166,12 @@ slot. The greedy first pass plays such moves anyway, which is why it is incomple
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
-from ..errors import EngineError, GameOverError
+from ..errors import EngineError
 from ..position import Position, new_position
 from ..variants import Family
 from ._bristol import BristolGame
@@ -184,12 +181,9 @@ from ._search import BestFirst, DepthFirst
 __all__ = [
     "RULES",
     "SolveResult",
-    "SolverLimitError",
     "Verdict",
-    "hint",
     "solve",
     "solve_seed",
-    "wilson_interval",
 ]
 
 #: Every rule of the complete search (see the module docstring), plus ``greedy-first``,
@@ -250,18 +244,6 @@ class SolveResult:
             "nodes": self.nodes,
             "seconds": round(self.seconds, 6),
         }
-
-
-class SolverLimitError(RuntimeError):
-    """:func:`hint` could not decide within its limits; ``result`` is the unknown answer."""
-
-    code = "solver_limit"
-
-    def __init__(self, result: SolveResult) -> None:
-        super().__init__(
-            f"no verdict within the limits ({result.nodes} states, {result.seconds:.2f} s)"
-        )
-        self.result = result
 
 
 def _game(position: Position, rules: frozenset[str], memos: dict[str, Any]) -> Any:
@@ -371,32 +353,3 @@ def _check(position: Position, line: tuple[str, ...]) -> None:
 def solve_seed(variant: str, seed: int, **limits: Any) -> SolveResult:
     """:func:`solve` for the starting position that ``seed`` deals in ``variant``."""
     return solve(new_position(variant, seed=seed), **limits)
-
-
-def hint(
-    position: Position, *, max_nodes: int | None = None, max_seconds: float | None = None
-) -> str | None:
-    """The next move of a winning line from ``position``, or None if it cannot be won.
-
-    Raises :class:`SolverLimitError` when the limits stop the solver first, and the
-    engine's :class:`~games.engine.GameOverError` for a position already won.
-    """
-    if position.is_won:
-        raise GameOverError("the game is already won: there is no next move")
-    res = solve(position, max_nodes=max_nodes, max_seconds=max_seconds)
-    if res.verdict is Verdict.LOST:
-        return None
-    if res.verdict is Verdict.UNKNOWN:
-        raise SolverLimitError(res)
-    return res.line[0]
-
-
-def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson score interval for a proportion (95% for the default ``z``)."""
-    if trials <= 0:
-        return (0.0, 1.0)
-    p = successes / trials
-    z2 = z * z
-    centre = (p + z2 / (2 * trials)) / (1 + z2 / trials)
-    half = z / (1 + z2 / trials) * math.sqrt(p * (1 - p) / trials + z2 / (4 * trials * trials))
-    return (max(0.0, centre - half), min(1.0, centre + half))

@@ -1,9 +1,9 @@
 """The Bristol family (Bristol, Belvedere) as the solver sees it: ranks only.
 
-State: ``(piles, found, si, can_deal)``. ``piles`` is a tuple of 11 ``bytes`` of ranks,
+State: ``(piles, found, dealt, can_deal)``. ``piles`` is a tuple of 11 ``bytes`` of ranks,
 bottom to top: fans 0-7, then reserves 8-10 (the engine's indices, so a move's text is
 read straight off the state). ``found`` is the sorted tuple of the four foundation top
-ranks (0: empty). ``si`` counts the stock cards dealt since the root (``stock[si:]`` is
+ranks (0: empty). ``dealt`` counts the stock cards dealt since the root (``stock[dealt:]`` is
 still to come, in deal order). ``can_deal`` is the "deal early" flag (rule
 ``deal-early``): True, False or :data:`DEAL_ONLY`. The rules and why each is safe are
 in the package docstring.
@@ -14,17 +14,26 @@ from __future__ import annotations
 from collections.abc import Hashable
 from typing import Any, cast
 
-from ..bristol import STOCK
-from ..position import Position
+from .. import bristol
+from ..bristol import STOCK, BristolPosition
+from ..cards import KING, SUITS, rank
+from ..position import DEAL_INDEX, TO_FOUNDATION, Position
 from ._search import memo
 
-FANS = 8
-SOURCES = 11  # fans and reserves: the piles cards leave from
-DEAL = (-2, -2)
-HOME = -1
-KING = 13
-NAMES = (*(f"t{i}" for i in range(1, 9)), "r1", "r2", "r3")
+# The engine's layout as plain ints, for the inner loops.
+FANS = len(bristol.FANS)  # fans are piles 0..FANS-1, reserves FANS..SOURCES-1
+SOURCES = len(bristol.SOURCES)  # fans and reserves: the piles cards leave from
+DEAL_SIZE = len(bristol.RESERVES)  # cards a deal puts on the reserves, one each
+DEAL = (DEAL_INDEX, DEAL_INDEX)
+HOME = TO_FOUNDATION
+NAMES = BristolPosition.PILE_IDS[:SOURCES]
 ONE = tuple(bytes((r,)) for r in range(KING + 1))
+#: A rank above every rank (a pile's lowest rank before any card is seen).
+ABOVE_KING = KING + 1
+#: Cards of each rank in the deck (one per suit), and foundations.
+PER_RANK = len(SUITS)
+#: Bit mask of the ranks Ace to Queen.
+BELOW_KING = (1 << KING) - 2
 
 #: Most states the relaxed-game search may visit before it gives up; giving up answers
 #: "not provably lost", so the limit costs pruning, never soundness. Once more than a
@@ -52,10 +61,13 @@ class BristolGame:
         """``memos`` (optional) shares the memo tables between games of one position:
         they hold functions of a state only, whatever the rules."""
         piles = position.piles
-        self.root_piles = tuple(bytes(c >> 2 for c in p) for p in piles[:SOURCES])
-        self.root_found = tuple(sorted(p[-1] >> 2 if p else 0 for p in piles[11:15]))
-        self.stock = bytes(c >> 2 for c in reversed(piles[STOCK]))  # in deal order
-        #: rest_mask[si]: bit mask of the ranks still in the stock once si cards are dealt.
+        self.root_piles = tuple(bytes(rank(c) for c in p) for p in piles[:SOURCES])
+        self.root_found = tuple(
+            sorted(rank(piles[fi][-1]) if piles[fi] else 0 for fi in bristol.FOUNDATIONS)
+        )
+        self.stock = bytes(rank(c) for c in reversed(piles[STOCK]))  # in deal order
+        #: rest_mask[dealt]: bit mask of the ranks still in the stock once ``dealt`` cards
+        #: are dealt.
         self.rest_mask = [0] * (len(self.stock) + 1)
         for i in range(len(self.stock) - 1, -1, -1):
             self.rest_mask[i] = self.rest_mask[i + 1] | 1 << self.stock[i]
@@ -95,27 +107,27 @@ class BristolGame:
     def key(self, state: State) -> Hashable:
         # The foundations are not part of the key: the cards in the piles and the stock
         # determine how many cards of each rank are home, hence the foundation tops.
-        piles, _, si, can_deal = state
+        piles, _, dealt, can_deal = state
         if not self.symmetry:
-            return (piles, si, can_deal)
+            return (piles, dealt, can_deal)
         fk = tuple(sorted(piles[:FANS]))
-        if si == len(self.stock):
+        if dealt == len(self.stock):
             return (fk, tuple(sorted(piles[FANS:])))
-        return (fk, piles[FANS:], si, can_deal)
+        return (fk, piles[FANS:], dealt, can_deal)
 
     def restrict(self, state: State, key: Hashable, seen: set[Hashable]) -> State | None:
         """Under ``deal-early`` (see the package docstring): a state barred from dealing
         is dropped once the same position free to deal was seen, and a state free to
         deal keeps only the deal once the same position barred from dealing was seen."""
-        piles, found, si, can_deal = state
-        if not self.deal_early or si == len(self.stock):
+        piles, found, dealt, can_deal = state
+        if not self.deal_early or dealt == len(self.stock):
             return state
         # With stock left, the key ends with the flag (see ``key``): the twin's key
         # differs in that item only.
         twin = (*cast(tuple, key)[:-1], not can_deal)
         if twin not in seen:
             return state
-        return (piles, found, si, DEAL_ONLY) if can_deal else None
+        return (piles, found, dealt, DEAL_ONLY) if can_deal else None
 
     def text(self, move: Move) -> str:
         s, d = move
@@ -127,7 +139,7 @@ class BristolGame:
         """How promising: cards home, minus cards lying above a lower card, and under
         ``dig`` minus how deep the cards the foundations take next lie (a stock card
         counts one per deal it waits for), which steers where nothing can go home."""
-        piles, found, si, _ = state
+        piles, found, dealt, _ = state
         need: dict[int, int] = {}  # rank -> foundations waiting for it
         if self.dig:
             for f in found:
@@ -147,9 +159,9 @@ class BristolGame:
                 d = where.get(r)
                 if d:
                     ds.extend(d)
-        waits = self._stock_waits[si]
+        waits = self._stock_waits[dealt]
         if waits is None:
-            waits = self._stock_waits[si] = _stock_waits(self.stock[si:])
+            waits = self._stock_waits[dealt] = _stock_waits(self.stock[dealt:])
         for r, m in need.items():
             ds = depths[r]
             ds.extend(waits.get(r, ()))
@@ -159,7 +171,7 @@ class BristolGame:
         return s
 
     def moves(self, state: State) -> list[Move]:
-        piles, found, si, can_deal = state
+        piles, found, dealt, can_deal = state
         if can_deal == DEAL_ONLY:
             return [DEAL]
         by_top: dict[int, list[int]] = {}
@@ -184,7 +196,7 @@ class BristolGame:
                 elif not (self.lone_fan and len(p) == 1):
                     from_fan.extend((s, d) for d in targets if d != s)
         out = home + from_reserve
-        if si < len(self.stock) and (can_deal or not self.deal_early):
+        if dealt < len(self.stock) and (can_deal or not self.deal_early):
             if self.deal_first:
                 return [DEAL, *out, *from_fan]
             out.append(DEAL)
@@ -193,14 +205,14 @@ class BristolGame:
     def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
         piles = list(state[0])
         found = list(state[1])
-        si = state[2]
+        dealt = state[2]
         s, d = move
         # Only a pile whose top changed can offer a new safe play, unless a foundation moved.
         if s < 0:
             stock = self.stock
-            for k in range(min(3, len(stock) - si)):
-                piles[FANS + k] += ONE[stock[si + k]]
-            si = min(si + 3, len(stock))
+            for k in range(min(DEAL_SIZE, len(stock) - dealt)):
+                piles[FANS + k] += ONE[stock[dealt + k]]
+            dealt = min(dealt + DEAL_SIZE, len(stock))
             fresh = piles[FANS:]
         else:
             p = piles[s]
@@ -221,14 +233,14 @@ class BristolGame:
                 if self.greedy or (q and q[-1] <= limit):
                     touched_reserve = _close(piles, found, autos, self.greedy) or touched_reserve
                     break
-        return (tuple(piles), tuple(found), si, touched_reserve), tuple(autos)
+        return (tuple(piles), tuple(found), dealt, touched_reserve), tuple(autos)
 
     def dead(self, state: State) -> bool:
-        piles, found, si, _ = state
-        if self.exposure and _never_exposed(piles, found, self.rest_mask[si]):
+        piles, found, dealt, _ = state
+        if self.exposure and _never_exposed(piles, found, self.rest_mask[dealt]):
             return True
         root = state is self._root
-        return self.relaxed and self._relaxed_lost(piles, found, si, root)
+        return self.relaxed and self._relaxed_lost(piles, found, dealt, root)
 
     # -- dead ends: the relaxed game -------------------------------------------------------
 
@@ -249,7 +261,7 @@ class BristolGame:
         if got is None:
             units = []
             start = 0
-            lowest = 14
+            lowest = ABOVE_KING
             inversion = False
             for i, r in enumerate(p):
                 if home_only >> r & 1:
@@ -262,14 +274,14 @@ class BristolGame:
         return got
 
     def _relaxed_lost(
-        self, piles: tuple[bytes, ...], found: tuple[int, ...], si: int, root: bool
+        self, piles: tuple[bytes, ...], found: tuple[int, ...], dealt: int, root: bool
     ) -> bool:
         # The memo tables are read inline (this runs for most states); a miss computes.
         masks, pile_units = self._masks, self._units
         in_fans = 0
         for p in piles[:FANS]:
             in_fans |= masks.get(p) or self._mask(p)
-        outside = self.rest_mask[si]
+        outside = self.rest_mask[dealt]
         for p in piles[FANS:]:
             outside |= masks.get(p) or self._mask(p)
         home_only = _home_only_ranks(in_fans, outside)
@@ -287,18 +299,18 @@ class BristolGame:
         if not inversion:
             # Without an inversion now or later the relaxed game is won rank by rank.
             # Later ones come from home-only cards dealt above lower home-only cards.
-            tops = [u[-1][0] if u else 14 for u in reserves]
-            rest = self.stock[si:]
+            tops = [u[-1][0] if u else ABOVE_KING for u in reserves]
+            rest = self.stock[dealt:]
             for k, r in enumerate(rest):
                 if home_only >> r & 1:
-                    if r > tops[k % 3]:
+                    if r > tops[k % DEAL_SIZE]:
                         inversion = True
                         break
-                    tops[k % 3] = r
+                    tops[k % DEAL_SIZE] = r
             if not inversion:
                 return False
         fans.sort()
-        key = (found, home_only, tuple(fans), tuple(reserves), si)
+        key = (found, home_only, tuple(fans), tuple(reserves), dealt)
         lost = self._relaxed_memo.get(key)
         if lost is None:
             limit = RELAXED_LIMIT
@@ -307,7 +319,9 @@ class BristolGame:
                 limit = RELAXED_ROOT_LIMIT
             elif count[0] > 50 and 4 * count[1] > count[0]:
                 limit = RELAXED_LIMIT_LOW
-            won = _relaxed_winnable(found, home_only, piles, fans, reserves, self.stock[si:], limit)
+            won = _relaxed_winnable(
+                found, home_only, piles, fans, reserves, self.stock[dealt:], limit
+            )
             count[0] += 1
             if won is None:
                 count[1] += 1
@@ -320,7 +334,7 @@ def _pile_info(p: bytes) -> tuple[int, dict[int, list[int]]]:
     """For the score: how many cards of a pile lie above a lower card, and for each rank
     the depths of its cards (cards above them), shallowest first."""
     n = 0
-    lo = 14
+    lo = ABOVE_KING
     for r in p:
         if r > lo:
             n += 1
@@ -336,7 +350,7 @@ def _stock_waits(rest: bytes) -> dict[int, list[int]]:
     """For the score: for each rank, the deals its stock cards wait for (1 for the next)."""
     out: dict[int, list[int]] = {}
     for k, r in enumerate(rest):
-        out.setdefault(r, []).append(1 + k // 3)
+        out.setdefault(r, []).append(1 + k // DEAL_SIZE)
     return out
 
 
@@ -435,7 +449,7 @@ def _home_only_ranks(in_fans: int, outside: int) -> int:
         if nxt == can_top:
             break
         can_top = nxt
-    return (~(can_top >> 1) & 0x1FFE) | (1 << KING)
+    return (~(can_top >> 1) & BELOW_KING) | (1 << KING)
 
 
 #: A unit of the relaxed game: a home-only card's rank, the ranks of the cards below it
@@ -459,19 +473,19 @@ def _relaxed_winnable(
     """Search the relaxed game: True if it is won, False if lost, None if the search
     would visit more than ``limit`` states.
 
-    ``h[k]`` counts the rank-k cards home (``h[0]`` is 4); ``free[k]`` the free rank-k
+    ``h[k]`` counts the rank-k cards home (``h[0]`` is ``PER_RANK``); ``free[k]`` the free rank-k
     cards; each stack holds a pile's units (home-only card, cards freed when it goes
     home); ``rem[k]`` counts the home-only rank-k cards still in units or in the stock.
     Uncontested plays are made at once; only contested plays and deals branch.
     """
-    h0 = [4] + [sum(1 for f in found if f >= k) for k in range(1, KING + 1)]
+    h0 = [PER_RANK] + [sum(1 for f in found if f >= k) for k in range(1, KING + 1)]
     free0 = [0] * (KING + 1)
     for p in piles:
         for r in p:
             free0[r] += 1
     rem0 = [0] * (KING + 1)
     # Units get ids (their bit in ``gone``, the set of units gone home): the stacks only
-    # lose their tops and gain units at deals, so (h, gone, di) identifies a state.
+    # lose their tops and gain units at deals, so (h, gone, dealt) identifies a state.
     stacks0: list[tuple[Unit, ...]] = []
     uid = 0
     for units in (*fans, *reserves):
@@ -496,7 +510,7 @@ def _relaxed_winnable(
         free: list[int],
         stacks: list[tuple[Unit, ...]],
         rem: list[int],
-        di: int,
+        dealt: int,
         gone: int,
     ) -> bool:
         # The lists are this call's own (the caller copied them); the stacks are tuples,
@@ -530,9 +544,9 @@ def _relaxed_winnable(
                         h[r] += k
                         free[r] = f - k
                         progress = True
-        if h[KING] == 4:
+        if h[KING] == PER_RANK:
             return True
-        key = (tuple(h), gone, di)
+        key = (tuple(h), gone, dealt)
         if key in seen:
             return False
         seen.add(key)
@@ -550,26 +564,26 @@ def _relaxed_winnable(
                     r2[q] -= 1
                     for x in seg:
                         f2[x] += 1
-                    if rec(h2, f2, s2, r2, di, gone | 1 << u):
+                    if rec(h2, f2, s2, r2, dealt, gone | 1 << u):
                         return True
         for r in range(1, KING + 1):
             if free[r] and h[r - 1] > h[r]:
                 h2, f2 = h[:], free[:]
                 h2[r] += 1
                 f2[r] -= 1
-                if rec(h2, f2, stacks[:], rem[:], di, gone):
+                if rec(h2, f2, stacks[:], rem[:], dealt, gone):
                     return True
-        if di < len(rest):
+        if dealt < len(rest):
             f2 = free[:]
             s2 = stacks[:]
-            n = min(3, len(rest) - di)
+            n = min(DEAL_SIZE, len(rest) - dealt)
             for k in range(n):
-                r = rest[di + k]
+                r = rest[dealt + k]
                 if home_only >> r & 1:
-                    s2[first_reserve + k] += ((r, b"", uid + di + k),)
+                    s2[first_reserve + k] += ((r, b"", uid + dealt + k),)
                 else:
                     f2[r] += 1
-            if rec(h[:], f2, s2, rem[:], di + n, gone):
+            if rec(h[:], f2, s2, rem[:], dealt + n, gone):
                 return True
         return False
 

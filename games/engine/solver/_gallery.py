@@ -1,8 +1,8 @@
 """The Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3).
 
-State: ``(piles, si, home)``. ``piles`` is a tuple of 32 ``bytes`` of the engine's card
+State: ``(piles, dealt, home)``. ``piles`` is a tuple of 32 ``bytes`` of the engine's card
 codes, bottom to top: slots 0-23, then reserves 24-31 (the engine's indices, so a move's
-text is read straight off the state). ``si`` counts the stock cards dealt or used for
+text is read straight off the state). ``dealt`` counts the stock cards dealt or used for
 refills since the root; ``home`` counts the cards on the ace pile or in a slot built on its
 row's start card (the engine's score): the state is won when it reaches the card count.
 The rules and why each is safe are in the package docstring.
@@ -13,18 +13,35 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from typing import Any
 
-from ..gallery import ACE_PILE, LAST_ROW, STOCK
-from ..position import Position
+from .. import gallery
+from ..cards import ACE, KING, RANK_STEP, SUITS, card_of
+from ..gallery import (
+    ACE_PILE,
+    BUILD_STEP,
+    LAST_ROW,
+    ROW,
+    ROW_START,
+    SLOT_SIZE,
+    START_RANKS,
+    STOCK,
+    GalleryPosition,
+)
+from ..position import DEAL_INDEX, DEAL_REVERSE_INDEX, Position
 from ._search import memo
 
-SLOTS = 24
-SOURCES = 32  # slots and reserves: the piles cards leave from
-FIRST_RESERVE = 24
-DEAL = (-2, -2)
-DEAL_REVERSE = (-3, -3)
-ACE = 1
-NAMES = (*(f"g{i}" for i in range(1, 25)), *(f"r{i}" for i in range(1, 9)), "a")
-ONE = tuple(bytes((c,)) for c in range(64))
+# The engine's layout as plain ints, for the inner loops.
+SLOTS = len(gallery.SLOTS)  # slots are piles 0..SLOTS-1, reserves FIRST_RESERVE..SOURCES-1
+SOURCES = len(gallery.SOURCES)  # slots and reserves: the piles cards leave from
+FIRST_RESERVE = gallery.RESERVES.start
+ROWS = len(START_RANKS)
+FIRST_START = START_RANKS[0]
+LAST_START = START_RANKS[-1]
+#: The slots of each row, as slices of the piles.
+ROW1, ROW2, ROW3 = (slice(row * ROW, (row + 1) * ROW) for row in range(ROWS))
+DEAL = (DEAL_INDEX, DEAL_INDEX)
+DEAL_REVERSE = (DEAL_REVERSE_INDEX, DEAL_REVERSE_INDEX)
+NAMES = GalleryPosition.PILE_IDS[: ACE_PILE + 1]
+ONE = tuple(bytes((c,)) for c in range((KING + 1) * RANK_STEP))
 
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], int, int]
@@ -33,9 +50,9 @@ State = tuple[tuple[bytes, ...], int, int]
 RowTargets = tuple[list[int], dict[int, list[int]], int, int]
 
 
-#: Bit masks over card codes (rank * 4 + suit): the start cards (2, 3, 4) and the Aces.
-STARTS = sum(1 << (r * 4 + s) for r in (2, 3, 4) for s in range(4))
-ACES = sum(1 << (4 + s) for s in range(4))
+#: Bit masks over card codes: the start cards (2, 3, 4) and the Aces.
+STARTS = sum(1 << card_of(r, s) for r in START_RANKS for s in range(len(SUITS)))
+ACES = sum(1 << card_of(ACE, s) for s in range(len(SUITS)))
 
 
 def _no_reserve_can_empty(reserves: tuple[bytes, ...], ex: int, built: int) -> bool:
@@ -55,11 +72,11 @@ def _no_reserve_can_empty(reserves: tuple[bytes, ...], ex: int, built: int) -> b
     depth = [0] * len(reserves)
     while True:
         while True:
-            nxt = built | (ex & (STARTS | (built << 12)))
+            nxt = built | (ex & (STARTS | (built << BUILD_STEP)))
             if nxt == built:
                 break
             built = nxt
-        leave = ACES | STARTS | (built << 12)
+        leave = ACES | STARTS | (built << BUILD_STEP)
         changed = False
         for j, p in enumerate(reserves):
             n = len(p)
@@ -75,10 +92,6 @@ def _no_reserve_can_empty(reserves: tuple[bytes, ...], ex: int, built: int) -> b
                 changed = True
         if not changed:
             return True
-
-
-#: The rank of each slot's start card (2, 3, 4 by row).
-ROW_START = tuple((i >> 3) + 2 for i in range(SLOTS))
 
 
 def _built(s: int, p: bytes) -> bool:
@@ -113,10 +126,10 @@ class GalleryGame:
         self.greedy = "greedy" in rules
         m = {} if memos is None else memos
         self._targets: list[dict[tuple[bytes, ...], RowTargets]] = [
-            m.setdefault(f"targets{self.symmetry}{row}", {}) for row in range(3)
+            m.setdefault(f"targets{self.symmetry}{row}", {}) for row in range(ROWS)
         ]
         self._penalty: dict[bytes, int] = m.setdefault("penalty", {})
-        #: rest_mask[si]: bit mask of the codes still in the stock once si cards are used.
+        #: rest_mask[dealt]: bit mask of the codes still in the stock once dealt cards are used.
         self.rest_mask = [0] * (len(self.stock) + 1)
         for i in range(len(self.stock) - 1, -1, -1):
             self.rest_mask[i] = self.rest_mask[i + 1] | 1 << self.stock[i]
@@ -126,25 +139,25 @@ class GalleryGame:
     def start(self) -> tuple[State, tuple[str, ...]]:
         piles = list(self.root_piles)
         autos: list[str] = []
-        si, home = 0, self.root_home
+        dealt, home = 0, self.root_home
         if self.greedy:
-            si, home = self._greedy(piles, si, home, autos)
+            dealt, home = self._greedy(piles, dealt, home, autos)
         elif self.safe_aces and self.has_aces:
-            home = self._play_aces(piles, si, home, autos, range(SOURCES))
-        return (tuple(piles), si, home), tuple(autos)
+            home = self._play_aces(piles, dealt, home, autos, range(SOURCES))
+        return (tuple(piles), dealt, home), tuple(autos)
 
     def won(self, state: State) -> bool:
         return state[2] == self.total
 
     def key(self, state: State) -> Hashable:
         # ``home`` is not part of the key: the piles determine it.
-        piles, si, _ = state
+        piles, dealt, _ = state
         if not self.symmetry:
-            return (piles, si)
-        rows = (tuple(sorted(piles[0:8])), tuple(sorted(piles[8:16])), tuple(sorted(piles[16:24])))
-        if si == len(self.stock):
+            return (piles, dealt)
+        rows = (tuple(sorted(piles[ROW1])), tuple(sorted(piles[ROW2])), tuple(sorted(piles[ROW3])))
+        if dealt == len(self.stock):
             return (rows, tuple(sorted(piles[FIRST_RESERVE:])))
-        return (rows, piles[FIRST_RESERVE:], si)
+        return (rows, piles[FIRST_RESERVE:], dealt)
 
     def text(self, move: Move) -> str:
         s, d = move
@@ -166,7 +179,7 @@ class GalleryGame:
                     for a in range(len(p) - 1):
                         x = p[a]
                         for y in p[a + 1 :]:
-                            if y > x and (y - x) % 12 == 0:
+                            if y > x and (y - x) % BUILD_STEP == 0:
                                 n += 6
                                 break
                     memo(penalty, p, n)
@@ -176,20 +189,20 @@ class GalleryGame:
     def dead(self, state: State) -> bool:
         if not self.dead_ends:
             return False
-        piles, si, _ = state
+        piles, dealt, _ = state
         built = loose = 0
         for row in self._slot_targets(piles):
             built |= row[2]
             loose |= row[3]
-        return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[si], built)
+        return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[dealt], built)
 
     def restrict(self, state: State, key: Hashable, seen: set[Hashable]) -> State:
         """Every move stays (see :mod:`._search`): no rule of this family knows better."""
         return state
 
     def moves(self, state: State) -> list[Move]:
-        piles, si, _ = state
-        stock_left = len(self.stock) - si
+        piles, dealt, _ = state
+        stock_left = len(self.stock) - dealt
         rows = self._slot_targets(piles)
         empty_res: list[int] = []
         if self.open_anytime or not stock_left:
@@ -213,8 +226,8 @@ class GalleryGame:
                 continue
             built = s < SLOTS and p[0] >> 2 == ROW_START[s]
             if not (null and built):
-                empty, wants, _, _ = rows[(r - 2) % 3]
-                targets = empty if r <= 4 else wants.get(c)
+                empty, wants, _, _ = rows[(r - FIRST_START) % ROWS]
+                targets = empty if r <= LAST_START else wants.get(c)
                 if targets:
                     for d in targets:
                         if d != s:
@@ -237,13 +250,13 @@ class GalleryGame:
         """For each row: its empty slots, its built slots that take each card next, and
         the masks the dead-end rule starts from (:data:`RowTargets`).
 
-        A card of rank ``r`` goes to row ``(r - 2) % 3`` only (a start card to an empty
+        A card of rank ``r`` goes to row ``(r - FIRST_START) % ROWS`` only (a start card to an empty
         slot there, any other card onto a built slot there), so rows are looked up apart,
         each in its own memo table: a move changes at most two rows."""
         return (
-            self._row_targets(0, tuple(piles[0:8])),
-            self._row_targets(1, tuple(piles[8:16])),
-            self._row_targets(2, tuple(piles[16:24])),
+            self._row_targets(0, tuple(piles[ROW1])),
+            self._row_targets(1, tuple(piles[ROW2])),
+            self._row_targets(2, tuple(piles[ROW3])),
         )
 
     def _row_targets(self, row: int, slots: tuple[bytes, ...]) -> RowTargets:
@@ -254,13 +267,14 @@ class GalleryGame:
         empty: list[int] = []
         wants: dict[int, list[int]] = {}
         built = loose = 0  # codes in built slots; codes on top of other slots
-        base = 8 * row
+        base = ROW * row
+        start = START_RANKS[row]
         for j, p in enumerate(slots):
             if not p:
                 empty.append(base + j)
-            elif p[0] >> 2 == row + 2:
-                if len(p) < 4:
-                    wants.setdefault(p[-1] + 12, []).append(base + j)
+            elif p[0] >> 2 == start:
+                if len(p) < SLOT_SIZE:
+                    wants.setdefault(p[-1] + BUILD_STEP, []).append(base + j)
                 for c in p:
                     built |= 1 << c
             else:
@@ -275,16 +289,16 @@ class GalleryGame:
 
     def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
         piles = list(state[0])
-        si = state[1]
+        dealt = state[1]
         home = state[2]
         s, d = move
         stock = self.stock
         if s < 0:
-            n = min(LAST_ROW, len(stock) - si)
+            n = min(LAST_ROW, len(stock) - dealt)
             for k in range(n):
                 j = SOURCES - 1 - k if move == DEAL_REVERSE else FIRST_RESERVE + k
-                piles[j] += ONE[stock[si + k]]
-            si += n
+                piles[j] += ONE[stock[dealt + k]]
+            dealt += n
         else:
             p = piles[s]
             c = p[-1]
@@ -295,30 +309,30 @@ class GalleryGame:
                 piles[d] += ONE[c]
             if d < SLOTS or d == ACE_PILE:
                 home += 1  # onto the ace pile, onto a built slot, or starting one
-            if s >= FIRST_RESERVE and len(p) == 1 and self.refill and si < len(stock):
-                piles[s] = ONE[stock[si]]
-                si += 1
+            if s >= FIRST_RESERVE and len(p) == 1 and self.refill and dealt < len(stock):
+                piles[s] = ONE[stock[dealt]]
+                dealt += 1
         autos: list[str] = []
         if self.greedy:
-            si, home = self._greedy(piles, si, home, autos)
+            dealt, home = self._greedy(piles, dealt, home, autos)
         elif self.safe_aces and self.has_aces:
-            if si == len(stock) and state[1] < len(stock):
+            if dealt == len(stock) and state[1] < len(stock):
                 fresh: range | tuple[int, ...] = range(SOURCES)  # no refill pending any more
             elif s < 0:
                 fresh = range(FIRST_RESERVE, SOURCES)
             else:
                 fresh = (s,)
-            home = self._play_aces(piles, si, home, autos, fresh)
-        return (tuple(piles), si, home), tuple(autos)
+            home = self._play_aces(piles, dealt, home, autos, fresh)
+        return (tuple(piles), dealt, home), tuple(autos)
 
     # -- moves played at once --------------------------------------------------------------
 
     def _play_aces(
-        self, piles: list[bytes], si: int, home: int, autos: list[str], fresh: Iterable[int]
+        self, piles: list[bytes], dealt: int, home: int, autos: list[str], fresh: Iterable[int]
     ) -> int:
         """Play the Aces that provably never hurt, looking only at the ``fresh`` piles (the
         others were looked at before)."""
-        refill_pending = self.refill and si < len(self.stock)
+        refill_pending = self.refill and dealt < len(self.stock)
         for s in fresh:
             p = piles[s]
             while p and p[-1] >> 2 == ACE and (s < SLOTS or len(p) > 1 or not refill_pending):
@@ -328,7 +342,9 @@ class GalleryGame:
             piles[s] = p
         return home
 
-    def _greedy(self, piles: list[bytes], si: int, home: int, autos: list[str]) -> tuple[int, int]:
+    def _greedy(
+        self, piles: list[bytes], dealt: int, home: int, autos: list[str]
+    ) -> tuple[int, int]:
         """Play every Ace, build and start card that triggers no refill (not always safe:
         the first pass only)."""
         stock = self.stock
@@ -336,7 +352,7 @@ class GalleryGame:
         while moved:
             moved = False
             rows = self._slot_targets(piles)
-            refill_pending = self.refill and si < len(stock)
+            refill_pending = self.refill and dealt < len(stock)
             for s in range(SOURCES):
                 p = piles[s]
                 if not p or _built(s, p):
@@ -348,8 +364,8 @@ class GalleryGame:
                 if r == ACE:
                     d = ACE_PILE
                 else:
-                    empty, wants, _, _ = rows[(r - 2) % 3]
-                    targets = empty if r <= 4 else wants.get(c)
+                    empty, wants, _, _ = rows[(r - FIRST_START) % ROWS]
+                    targets = empty if r <= LAST_START else wants.get(c)
                     if not targets:
                         continue
                     d = targets[0]
@@ -360,4 +376,4 @@ class GalleryGame:
                 autos.append(f"{NAMES[s]}-{NAMES[d]}")
                 moved = True
                 break
-        return si, home
+        return dealt, home

@@ -23,8 +23,9 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser, OutputWrapper
 
 from games.engine import SEED_LIMIT, VARIANTS, new_position
-from games.engine.solver import Verdict, solve_seed, wilson_interval
+from games.engine.solver import Verdict, solve_seed
 from games.engine.solver.proof import DEFAULT_MAX_STATES, Proof, prove_lost
+from games.stats import wilson_interval
 
 from .solve import seed_arg
 
