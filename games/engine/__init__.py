@@ -48,9 +48,13 @@ Replaying a move list reports the first bad move and its index:
 ...     print(exc.index, exc.code)
 1 illegal_move
 
+A server stores a game as its move log (moves and ``undo`` entries);
+:class:`GameLog` (:mod:`games.engine.log`) replays it and decides undos and
+retries.
+
 Errors are :class:`EngineError` (a ``ValueError``) subclasses with a stable
 ``code``: ``bad_notation``, ``illegal_move``, ``game_over``,
-``unknown_variant``, ``bad_position``.
+``unknown_variant``, ``bad_position``, ``undo_not_allowed``.
 """
 
 from .bristol import BristolPosition
@@ -65,6 +69,7 @@ from .errors import (
     UnknownVariantError,
 )
 from .gallery import GalleryPosition
+from .log import UNDO, GameLog, UndoNotAllowedError
 from .moves import DEAL, DEAL_REVERSE, Move
 from .position import Position, Status, deck_order, new_position, replay
 from .shuffle import SEED_LIMIT
@@ -74,6 +79,7 @@ __all__ = [
     "DEAL",
     "DEAL_REVERSE",
     "SEED_LIMIT",
+    "UNDO",
     "VARIANTS",
     "BadNotationError",
     "BadPositionError",
@@ -82,12 +88,14 @@ __all__ = [
     "EngineError",
     "Family",
     "GalleryPosition",
+    "GameLog",
     "GameOverError",
     "IllegalMoveError",
     "Move",
     "Position",
     "ReplayError",
     "Status",
+    "UndoNotAllowedError",
     "UnknownVariantError",
     "Variant",
     "card_text",

@@ -12,13 +12,13 @@ same suit is ``card + n * RANK_STEP``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from .errors import BadNotationError
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
-ACE, JACK, QUEEN, KING = 1, 11, 12, 13
+ACE, KING = 1, 13
 
 Card = int
 #: Difference between the codes of two cards of one suit and consecutive ranks.
@@ -61,11 +61,6 @@ def parse_card(code: str) -> Card:
 def card_text(card: Card) -> str:
     """Two-character code of a card."""
     return _TEXT[card]
-
-
-def parse_cards(codes: Iterable[str]) -> tuple[Card, ...]:
-    """Cards from a sequence of codes."""
-    return tuple(parse_card(c) for c in codes)
 
 
 def cards_text(cards: Sequence[Card]) -> list[str]:

@@ -347,11 +347,11 @@ def new_position(
     variant: Variant | str, *, seed: int | None = None, deck: Sequence[str] | None = None
 ) -> Position:
     """Starting position from exactly one of ``seed`` or ``deck``."""
-    if (seed is None) == (deck is None):
-        raise BadPositionError("give exactly one of seed or deck")
-    if deck is not None:
+    if deck is not None and seed is None:
         return Position.from_deck(variant, deck)
-    return Position.from_seed(variant, seed)  # type: ignore[arg-type]
+    if seed is not None and deck is None:
+        return Position.from_seed(variant, seed)
+    raise BadPositionError("give exactly one of seed or deck")
 
 
 def replay(

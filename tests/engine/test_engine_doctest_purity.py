@@ -23,6 +23,7 @@ ENGINE_MODULES = [
     "games.engine.position",
     "games.engine.bristol",
     "games.engine.gallery",
+    "games.engine.log",
     "games.engine.__main__",
 ]
 

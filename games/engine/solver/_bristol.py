@@ -47,6 +47,9 @@ RELAXED_ROOT_LIMIT = 20_000
 
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], tuple[int, ...], int, int]
+#: A pile as the relaxed game sees it: its home-only cards bottom to top, each with the
+#: ranks of the cards between it and the home-only card below.
+PileUnits = tuple[tuple[int, bytes], ...]
 #: The flag of a state that may only deal (see ``restrict``); else True (may deal) or
 #: False (barred from dealing).
 DEAL_ONLY = 2
@@ -86,7 +89,7 @@ class BristolGame:
             "pile_info", {}
         )
         self._stock_waits: list[dict[int, list[int]] | None] = [None] * (len(self.stock) + 1)
-        self._units: dict[tuple[bytes, int], tuple[bool, tuple]] = m.setdefault("units", {})
+        self._units: dict[tuple[bytes, int], tuple[bool, PileUnits]] = m.setdefault("units", {})
         self._relaxed_memo: dict[Hashable, bool] = m.setdefault("relaxed", {})
         self._relaxed_count: list[int] = m.setdefault("relaxed_count", [0, 0])  # runs, gave up
 
@@ -124,7 +127,7 @@ class BristolGame:
             return state
         # With stock left, the key ends with the flag (see ``key``): the twin's key
         # differs in that item only.
-        twin = (*cast(tuple, key)[:-1], not can_deal)
+        twin = (*cast(tuple[Hashable, ...], key)[:-1], not can_deal)
         if twin not in seen:
             return state
         return (piles, found, dealt, DEAL_ONLY) if can_deal else None
@@ -253,7 +256,7 @@ class BristolGame:
             memo(self._masks, p, m)
         return m
 
-    def _pile_units(self, p: bytes, home_only: int) -> tuple[bool, tuple]:
+    def _pile_units(self, p: bytes, home_only: int) -> tuple[bool, PileUnits]:
         """The home-only cards of a pile bottom to top, each with the cards between it and
         the one below; and whether one of them lies above a lower card."""
         key = (p, home_only)
@@ -285,8 +288,8 @@ class BristolGame:
         for p in piles[FANS:]:
             outside |= masks.get(p) or self._mask(p)
         home_only = _home_only_ranks(in_fans, outside)
-        fans: list[tuple] = []
-        reserves: list[tuple] = []
+        fans: list[PileUnits] = []
+        reserves: list[PileUnits] = []
         inversion = False
         for i in range(SOURCES):
             p = piles[i]
@@ -465,8 +468,8 @@ def _relaxed_winnable(
     found: tuple[int, ...],
     home_only: int,
     piles: tuple[bytes, ...],
-    fans: list[tuple],
-    reserves: list[tuple],
+    fans: list[PileUnits],
+    reserves: list[PileUnits],
     rest: bytes,
     limit: int,
 ) -> bool | None:

@@ -30,7 +30,7 @@ import heapq
 import time
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 #: How many new states between two looks at the clock.
 CLOCK_EVERY = 256
@@ -38,7 +38,11 @@ CLOCK_EVERY = 256
 MEMO_LIMIT = 200_000
 
 
-def memo(table: dict, key: Hashable, value: object) -> None:
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
+
+
+def memo(table: dict[K, V], key: K, value: V) -> None:
     """Store ``value`` in a memo table, emptying the table first when it is full."""
     if len(table) >= MEMO_LIMIT:
         table.clear()
