@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .cards import ACE, KING, Card, card_text, rank
+from .cards import ACE, KING, RANK, Card, card_text, rank
 from .errors import BadPositionError
 from .moves import DEAL, Move
 from .position import (
@@ -31,6 +31,7 @@ STOCK = 15
 #: Cards dealt to each fan at the start.
 FAN_SIZE = 3
 _FOUNDATION_PILES = slice(FOUNDATIONS.start, FOUNDATIONS.stop)
+_F1, _F2, _F3, _F4 = FOUNDATIONS
 
 
 class BristolPosition(Position):
@@ -82,18 +83,19 @@ class BristolPosition(Position):
     def _generate(self) -> list[Move]:
         piles = self.piles
         out: list[Move] = []
-        needs = {rank(f[-1]) + 1 if f else ACE for f in piles[_FOUNDATION_PILES]}
+        rank_of = RANK
+        needs = {rank_of[f[-1]] + 1 if f else ACE for f in piles[_FOUNDATION_PILES]}
         fans_by_top: dict[int, list[int]] = {}
         for i in FANS:
             p = piles[i]
             if p:
-                fans_by_top.setdefault(rank(p[-1]), []).append(i)
+                fans_by_top.setdefault(rank_of[p[-1]], []).append(i)
         table = _MOVES
         for si in SOURCES:
             p = piles[si]
             if not p:
                 continue
-            r = rank(p[-1])
+            r = rank_of[p[-1]]
             row = table[si]
             for di in fans_by_top.get(r + 1, ()):
                 if di != si:
@@ -110,7 +112,7 @@ class BristolPosition(Position):
             return None if piles[STOCK] else "the stock is empty"
         if si == DEAL_REVERSE_INDEX:
             return "deal-reverse is not part of Bristol"
-        if si not in SOURCES:
+        if si >= FOUNDATIONS.start:
             return f"cards never leave the {'stock that way' if si == STOCK else 'foundations'}"
         src = piles[si]
         if not src:
@@ -120,7 +122,7 @@ class BristolPosition(Position):
             if self._foundation_for(card) is None:
                 return f"no foundation takes {card_text(card)}"
             return None
-        if di not in FANS:
+        if di >= RESERVES.start:
             return "nothing is moved onto a reserve, a foundation or the stock"
         if di == si:
             return "source and destination are the same pile"
@@ -154,7 +156,8 @@ class BristolPosition(Position):
     @property
     def score(self) -> int:
         """Cards on the foundations."""
-        return sum(map(len, self.piles[_FOUNDATION_PILES]))
+        p = self.piles
+        return len(p[_F1]) + len(p[_F2]) + len(p[_F3]) + len(p[_F4])
 
     def _validate(self) -> None:
         for fi in FOUNDATIONS:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from .cards import ACE, RANK_STEP, Card, card_text, rank
+from .cards import ACE, RANK, RANK_STEP, Card, card_text, rank
 from .errors import BadPositionError
 from .moves import DEAL, DEAL_REVERSE, Move
 from .position import DEAL_INDEX, DEAL_REVERSE_INDEX, Piles, Position
@@ -27,6 +27,7 @@ STOCK = 33
 ROW = 8
 #: The start cards' ranks, one per row.
 START_RANKS = (2, 3, 4)
+_ROW1_START, _ROW2_START, _LAST_START = START_RANKS
 #: Start rank of each slot's row: 2 for g1-g8, 3 for g9-g16, 4 for g17-g24.
 ROW_START: tuple[int, ...] = tuple(START_RANKS[i // ROW] for i in SLOTS)
 #: Cards left in the stock when the last row is dealt (``deal-reverse`` may deal it).
@@ -64,13 +65,14 @@ class GalleryPosition(Position):
     def _generate(self) -> list[Move]:
         piles = self.piles
         out: list[Move] = []
-        empty_for_start: dict[int, list[int]] = {r: [] for r in START_RANKS}
+        empty_for_start: dict[int, list[int]] = {_ROW1_START: [], _ROW2_START: [], _LAST_START: []}
         wanted: dict[Card, list[int]] = {}
+        rank_of = RANK
         for di in SLOTS:
             p = piles[di]
             if not p:
                 empty_for_start[ROW_START[di]].append(di)
-            elif rank(p[0]) == ROW_START[di] and len(p) < SLOT_SIZE:
+            elif rank_of[p[0]] == ROW_START[di] and len(p) < SLOT_SIZE:
                 wanted.setdefault(p[-1] + BUILD_STEP, []).append(di)
         open_reserves = [di for di in RESERVES if not piles[di]] if self._reserves_open() else []
         table = _MOVES
@@ -79,15 +81,14 @@ class GalleryPosition(Position):
             if not p:
                 continue
             c = p[-1]
-            r = rank(c)
+            r = rank_of[c]
             row = table[si]
             if r == ACE:
                 out.append(row[ACE_PILE])
                 continue
             # A card is either a start card (2-4) or a building card (5-K), never both,
             # so each source's destinations come out in pile order.
-            starts = empty_for_start.get(r)
-            for di in wanted.get(c, ()) if starts is None else starts:
+            for di in empty_for_start[r] if r <= _LAST_START else wanted.get(c, ()):
                 out.append(row[di])
             for di in open_reserves:
                 if di != si:
@@ -128,7 +129,7 @@ class GalleryPosition(Position):
         if di == STOCK:
             return "nothing is moved onto the stock"
         dst = piles[di]
-        if di in RESERVES:
+        if di >= RESERVES.start:
             if dst:
                 return "nothing is built on a reserve"
             if not self._reserves_open():
@@ -159,7 +160,7 @@ class GalleryPosition(Position):
         card = piles[si][-1]
         piles[si] = piles[si][:-1]
         piles[di] = (*piles[di], card)
-        if si in RESERVES and not piles[si] and self.variant.refill_reserves and piles[STOCK]:
+        if si >= RESERVES.start and not piles[si] and self.variant.refill_reserves and piles[STOCK]:
             piles[si] = (piles[STOCK][-1],)
             piles[STOCK] = piles[STOCK][:-1]
         return tuple(piles)
@@ -169,9 +170,10 @@ class GalleryPosition(Position):
         """Aces on the ace pile plus the cards of slots built on their row's start card."""
         piles = self.piles
         total = len(piles[ACE_PILE])
+        rank_of = RANK
         for di in SLOTS:
             p = piles[di]
-            if p and rank(p[0]) == ROW_START[di]:
+            if p and rank_of[p[0]] == ROW_START[di]:
                 total += len(p)
         return total
 
