@@ -9,8 +9,8 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.exceptions import AuthenticationFailed
 from rest_framework.request import Request
 
-from games.selectors import token_user
-from games.services import token_touch
+from games.selectors.accounts import token_user
+from games.services.accounts import token_touch
 
 KEYWORDS = {b"token", b"bearer"}
 

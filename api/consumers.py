@@ -88,10 +88,13 @@ from rest_framework.utils.encoders import JSONEncoder
 from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
-from games import boards, daily, selectors, services
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
 from games.models import UNDO
+from games.selectors import boards as board_selectors
+from games.selectors import dailies as daily_selectors
+from games.selectors import games as game_selectors
+from games.services import games as game_services
 
 logger = logging.getLogger(__name__)
 
@@ -334,13 +337,15 @@ class GameConsumer(_Consumer):
             "type": "state",
             "cause": cause,
             "ply": game.ply,
-            "state": selectors.game_state(game, position),
+            "state": game_selectors.game_state(game, position),
             **extra,
         }
         return _dumps(message), (game.ply, game.status)
 
     def _current(self, cause: str) -> Frame:
-        return self._state(services.game_open(game_id=self.game_id, user=self.user), cause=cause)
+        return self._state(
+            game_services.game_open(game_id=self.game_id, user=self.user), cause=cause
+        )
 
     def _current_or_error(self, cause: str) -> Frame:
         try:
@@ -350,7 +355,7 @@ class GameConsumer(_Consumer):
 
     def _apply(self, cause: str, move: str, ply: int) -> Frame:
         try:
-            outcome = services.game_apply_move(
+            outcome = game_services.game_apply_move(
                 game_id=self.game_id, user=self.user, move=move, ply=ply
             )
         except Exception as exc:
@@ -359,14 +364,14 @@ class GameConsumer(_Consumer):
 
     def _resign(self, cause: str) -> Frame:
         try:
-            game = services.game_resign(game_id=self.game_id, user=self.user)
+            game = game_services.game_resign(game_id=self.game_id, user=self.user)
         except Exception as exc:
             return self._error(cause, exc)
         return self._state(game, cause=cause)
 
     def _hint(self, cause: str) -> Frame:
         try:
-            hint = services.game_hint(game_id=self.game_id, user=self.user)
+            hint = game_services.game_hint(game_id=self.game_id, user=self.user)
         except Exception as exc:
             return self._error(cause, exc)
         return _dumps({"type": "hint", "ply": hint.ply, "hint": dataclasses.asdict(hint)}), None
@@ -382,7 +387,7 @@ class GameConsumer(_Consumer):
             ply = exc.details.get("ply")
         else:
             try:
-                ply = selectors.game_for_player(game_id=self.game_id, user=self.user).ply
+                ply = game_selectors.game_for_player(game_id=self.game_id, user=self.user).ply
             except Exception:
                 ply = self.sent_ply
         return self._error_text(cause, ply, body), None
@@ -461,9 +466,9 @@ class DailyBoardConsumer(_Consumer):
         return {"type": "board.result", "variant": self.variant, "date": self.day}
 
     def _board(self) -> str:
-        deal = daily.published_deal(self.variant, self.day)
+        deal = daily_selectors.published_deal(self.variant, self.day)
         user = self.scope.get("user")
-        board = boards.day_board(deal=deal, user=user, limit=self.limit)
+        board = board_selectors.day_board(deal=deal, user=user, limit=self.limit)
         return _dumps({"type": "board", "variant": self.variant, "date": self.day, "board": board})
 
 

@@ -14,9 +14,14 @@ from rest_framework.views import APIView
 
 from api.serializers import GameStateSerializer, PositionSerializer
 from api.views import errors
-from games import boards, clock, daily, selectors
+from games import clock
 from games.engine import VARIANTS
 from games.errors import InvalidInput, NotFound
+from games.selectors import accounts as account_selectors
+from games.selectors import boards as board_selectors
+from games.selectors import dailies as daily_selectors
+from games.selectors import games as game_selectors
+from games.services import dailies as daily_services
 
 # -- serializers (inputs and documented outputs) ------------------------------------------
 
@@ -81,7 +86,7 @@ class BoardQuery(serializers.Serializer):
 
 
 class AlltimeQuery(serializers.Serializer):
-    order = serializers.ChoiceField(choices=boards.ALLTIME_ORDERS, default="days_won")
+    order = serializers.ChoiceField(choices=board_selectors.ALLTIME_ORDERS, default="days_won")
     limit = serializers.IntegerField(min_value=1, max_value=100, default=50)
     offset = serializers.IntegerField(min_value=0, default=0)
 
@@ -210,7 +215,7 @@ class DailyTodayView(APIView):
         tags=["daily"], responses={200: DailyOverviewSerializer(many=True), **errors(503)}
     )
     def get(self, request: Request) -> Response:
-        return Response(daily.daily_overview(user=request.user, day=clock.today()))
+        return Response(daily_selectors.daily_overview(user=request.user, day=clock.today()))
 
 
 class DailyDetailView(APIView):
@@ -224,8 +229,8 @@ class DailyDetailView(APIView):
         responses={200: DailySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
-        deal = daily.published_deal(parse_variant(variant), parse_day(day))
-        return Response(daily.deal_public(deal))
+        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
+        return Response(daily_selectors.deal_public(deal))
 
 
 class DailyPlayView(APIView):
@@ -242,11 +247,11 @@ class DailyPlayView(APIView):
         },
     )
     def post(self, request: Request, variant: str, day: str) -> Response:
-        game, created = daily.daily_game_start(
+        game, created = daily_services.daily_game_start(
             user=request.user, variant=parse_variant(variant), day=parse_day(day)
         )
         return Response(
-            selectors.game_state(game),
+            game_selectors.game_state(game),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
@@ -263,8 +268,8 @@ class DailyBoardView(APIView):
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
         params = query(BoardQuery, request)
-        deal = daily.published_deal(parse_variant(variant), parse_day(day))
-        return Response(boards.day_board(deal=deal, user=request.user, **params))
+        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
+        return Response(board_selectors.day_board(deal=deal, user=request.user, **params))
 
 
 class DailyReplayView(APIView):
@@ -282,13 +287,13 @@ class DailyReplayView(APIView):
         responses={200: ReplaySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str, result_id: int) -> Response:
-        deal = daily.published_deal(parse_variant(variant), parse_day(day))
+        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
         step = request.query_params.get("step")
         # ASCII digits ("²".isdigit() is true), few of them (int() refuses 4300 and more).
         if step is not None and not (step.isascii() and step.isdigit() and len(step) <= 9):
             raise InvalidInput("step must be a whole number")
         return Response(
-            daily.result_replay(
+            daily_selectors.result_replay(
                 deal=deal, result_id=result_id, step=None if step is None else int(step)
             )
         )
@@ -306,7 +311,7 @@ class AlltimeBoardView(APIView):
     )
     def get(self, request: Request, variant: str) -> Response:
         params = query(AlltimeQuery, request)
-        return Response(boards.alltime_board(variant=parse_variant(variant), **params))
+        return Response(board_selectors.alltime_board(variant=parse_variant(variant), **params))
 
 
 class PlayerRecordView(APIView):
@@ -316,5 +321,5 @@ class PlayerRecordView(APIView):
 
     @extend_schema(tags=["leaderboards"], responses={200: PlayerRecordSerializer, **errors(404)})
     def get(self, request: Request, username: str) -> Response:
-        user = selectors.player_by_name(username)
-        return Response(boards.player_record(user=user))
+        user = account_selectors.player_by_name(username)
+        return Response(board_selectors.player_record(user=user))

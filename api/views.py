@@ -31,9 +31,12 @@ from rest_framework.views import APIView
 from api import serializers as s
 from api.authentication import ApiTokenAuthentication
 from api.throttling import AuthThrottle
-from games import selectors, services
 from games.engine import VARIANTS
 from games.models import UNDO
+from games.selectors import accounts as account_selectors
+from games.selectors import games as game_selectors
+from games.services import accounts as account_services
+from games.services import games as game_services
 
 
 def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiResponse]:
@@ -190,7 +193,7 @@ class RegisterView(APIView):
     def post(self, request: Request) -> Response:
         data = s.RegisterInput(data=request.data)
         data.is_valid(raise_exception=True)
-        user = services.user_register(**data.validated_data)
+        user = account_services.user_register(**data.validated_data)
         login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
         return Response(user_data(user), status=status.HTTP_201_CREATED)
 
@@ -255,7 +258,7 @@ class TokenLoginView(APIView):
         data.is_valid(raise_exception=True)
         name = data.validated_data.pop("name")
         user = credentials_user(request, **data.validated_data)
-        token, key = services.token_create(user=user, name=name)
+        token, key = account_services.token_create(user=user, name=name)
         return Response({**token_data(token), "token": key}, status=status.HTTP_201_CREATED)
 
 
@@ -266,7 +269,7 @@ class LogoutView(APIView):
 
     @extend_schema(tags=["accounts"], request=None, responses={204: None, **errors(403)})
     def post(self, request: Request) -> Response:
-        services.user_logout(request._request)
+        account_services.user_logout(request._request)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -283,7 +286,9 @@ class TokenListView(APIView):
 
     @extend_schema(tags=["accounts"], responses={200: s.TokenSerializer(many=True), **errors(401)})
     def get(self, request: Request) -> Response:
-        return Response([token_data(t) for t in selectors.tokens_of_user(user=request.user)])
+        return Response(
+            [token_data(t) for t in account_selectors.tokens_of_user(user=request.user)]
+        )
 
     @extend_schema(
         tags=["accounts"],
@@ -293,7 +298,9 @@ class TokenListView(APIView):
     def post(self, request: Request) -> Response:
         data = s.TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
-        token, key = services.token_create(user=request.user, name=data.validated_data["name"])
+        token, key = account_services.token_create(
+            user=request.user, name=data.validated_data["name"]
+        )
         return Response({**token_data(token), "token": key}, status=status.HTTP_201_CREATED)
 
 
@@ -302,7 +309,7 @@ class TokenDetailView(APIView):
 
     @extend_schema(tags=["accounts"], responses={204: None, **errors(401, 403, 404)})
     def delete(self, request: Request, token_id: int) -> Response:
-        services.token_revoke(user=request.user, token_id=token_id)
+        account_services.token_revoke(user=request.user, token_id=token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -356,9 +363,11 @@ class GameListView(APIView):
         query.is_valid(raise_exception=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(
-            selectors.games_of_player(user=request.user, **query.validated_data), request, view=self
+            game_selectors.games_of_player(user=request.user, **query.validated_data),
+            request,
+            view=self,
         )
-        return paginator.get_paginated_response([selectors.game_state(g) for g in page])
+        return paginator.get_paginated_response([game_selectors.game_state(g) for g in page])
 
     @extend_schema(
         tags=["games"],
@@ -374,8 +383,8 @@ class GameListView(APIView):
     def post(self, request: Request) -> Response:
         data = s.GameCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        game = services.practice_game_start(user=request.user, **data.validated_data)
-        return Response(selectors.game_state(game), status=status.HTTP_201_CREATED)
+        game = game_services.practice_game_start(user=request.user, **data.validated_data)
+        return Response(game_selectors.game_state(game), status=status.HTTP_201_CREATED)
 
 
 class GameDetailView(APIView):
@@ -383,12 +392,12 @@ class GameDetailView(APIView):
 
     @extend_schema(tags=["games"], responses={200: s.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
-        game = services.game_open(game_id=game_id, user=request.user)
-        return Response(selectors.game_state(game))
+        game = game_services.game_open(game_id=game_id, user=request.user)
+        return Response(game_selectors.game_state(game))
 
 
-def move_response(outcome: services.MoveOutcome) -> Response:
-    state = selectors.game_state(outcome.game, outcome.position)
+def move_response(outcome: game_services.MoveOutcome) -> Response:
+    state = game_selectors.game_state(outcome.game, outcome.position)
     return Response({**state, "duplicate": outcome.duplicate})
 
 
@@ -410,9 +419,9 @@ class GameMovesView(APIView):
         tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = selectors.game_for_player(game_id=game_id, user=request.user)
+        game = game_selectors.game_for_player(game_id=game_id, user=request.user)
         paginator = self.pagination_class()
-        page = paginator.paginate_queryset(selectors.game_moves(game), request, view=self)
+        page = paginator.paginate_queryset(game_selectors.game_moves(game), request, view=self)
         return paginator.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
 
     @extend_schema(
@@ -432,7 +441,7 @@ class GameMovesView(APIView):
         data = s.MoveInput(data=request.data)
         data.is_valid(raise_exception=True)
         return move_response(
-            services.game_apply_move(game_id=game_id, user=request.user, **data.validated_data)
+            game_services.game_apply_move(game_id=game_id, user=request.user, **data.validated_data)
         )
 
 
@@ -457,7 +466,7 @@ class GameUndoView(APIView):
         data = s.PlyInput(data=request.data)
         data.is_valid(raise_exception=True)
         return move_response(
-            services.game_apply_move(
+            game_services.game_apply_move(
                 game_id=game_id, user=request.user, move=UNDO, ply=data.validated_data["ply"]
             )
         )
@@ -478,7 +487,7 @@ class GameHintView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        hint = services.game_hint(game_id=game_id, user=request.user)
+        hint = game_services.game_hint(game_id=game_id, user=request.user)
         return Response(dataclasses.asdict(hint))
 
 
@@ -494,5 +503,5 @@ class GameResignView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = services.game_resign(game_id=game_id, user=request.user)
-        return Response(selectors.game_state(game))
+        game = game_services.game_resign(game_id=game_id, user=request.user)
+        return Response(game_selectors.game_state(game))

@@ -30,8 +30,8 @@ from channels.middleware import BaseMiddleware
 from channels.security.websocket import AllowedHostsOriginValidator
 from django.contrib.auth.models import AnonymousUser
 
-from games.selectors import token_user
-from games.services import token_touch
+from games.selectors.accounts import token_user
+from games.services.accounts import token_touch
 
 KEYWORDS = {"token", "bearer"}
 

@@ -45,21 +45,25 @@ from bench.load import Http, Lost  # noqa: E402
 SEED = """
 import json
 from django.contrib.auth import get_user_model
-from games import clock, daily, selectors, services
+from games import clock
+from games.selectors import games as game_selectors
+from games.services import accounts as account_services
+from games.services import dailies as daily_services
+from games.services import games as game_services
 from games.models import Game, Move
 spec = {spec}
 out = {{"players": [], "daily": None}}
 for i in range(spec["players"]):
     user = get_user_model().objects.create(username=f"p{{i}}")
-    key = services.token_create(user=user, name="bench")[1]
-    game = services.practice_game_start(user=user, variant="bristol", seed=100 + i)
+    key = account_services.token_create(user=user, name="bench")[1]
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=100 + i)
     out["players"].append({{"token": key, "game": game.pk, "name": user.username}})
-deal = daily.daily_create("bristol", clock.today())
+deal = daily_services.daily_create("bristol", clock.today())
 out["daily"] = deal.pk
 long = spec.get("long_log", 0)
 if long:
     game = Game.objects.select_related("deal").get(pk=out["players"][0]["game"])
-    start = selectors.game_position(game)
+    start = game_selectors.game_position(game)
     quiet = [str(m) for m in start.legal_moves if not str(m).startswith("deal")]
     move = next(m for m in quiet if start.apply(m).stock_count == start.stock_count)
     after = start.apply(move)

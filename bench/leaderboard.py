@@ -205,7 +205,7 @@ class Filler:
         span_ms: int,
     ) -> None:
         """One ranked finished game and its result per (player id, win chance)."""
-        from games.results import sort_key
+        from games.services.results import sort_key
 
         games: list[str] = []
         results: list[str] = []
@@ -325,7 +325,7 @@ def fill(
     from django.db import connection
 
     from games import clock
-    from games.daily import daily_create
+    from games.services.dailies import daily_create
 
     rng = random.Random(seed)
     now = clock.now()
@@ -433,7 +433,7 @@ def check_stats(regulars: list[int], rng: random.Random, sample: int = 200) -> i
     from django.db import transaction
 
     from games.models import PlayerStats
-    from games.results import stats_recompute
+    from games.services.results import stats_recompute
 
     fields = ("played", "won", "best_streak", "streak", "last_won", "best_result_id")
     ids = rng.sample(regulars, min(sample, len(regulars)))
@@ -502,6 +502,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
     from rest_framework.test import APIClient
 
     from games import boards
+    from games.selectors import boards as board_selectors
 
     User = get_user_model()
     depths = {"~100": 100, f"~{n // 2:,}": n // 2, f"~{int(n * 0.999):,}": int(n * 0.999)}
@@ -515,14 +516,18 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
 
     def ops(backend: str) -> list[tuple[str, bool, Callable[[int], Any]]]:
         out: list[tuple[str, bool, Callable[[int], Any]]] = [
-            ("top-50 page", True, lambda i: boards.day_board(deal=deal, limit=50, around=0)),
+            (
+                "top-50 page",
+                True,
+                lambda i: board_selectors.day_board(deal=deal, limit=50, around=0),
+            ),
         ]
         for label, rs in targets.items():
             out.append(
                 (
                     f"my rank at {label}",
                     True,
-                    lambda i, rs=rs: boards.day_board(
+                    lambda i, rs=rs: board_selectors.day_board(
                         deal=deal, user=users[rs[i % len(rs)][1]], limit=1, around=0
                     )["me"],
                 )
@@ -533,7 +538,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 (
                     f"around-me (3 each side) at {label}",
                     True,
-                    lambda i, rs=rs: boards.day_board(
+                    lambda i, rs=rs: board_selectors.day_board(
                         deal=deal, user=users[rs[i % len(rs)][1]], limit=1, around=3
                     )["around"],
                 )
@@ -547,25 +552,29 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
             (
                 f"next 50 after a cursor at {deep_label}",
                 False,
-                lambda i: boards.day_board(deal=deal, limit=50, after=deep[i % len(deep)][2]),
+                lambda i: board_selectors.day_board(
+                    deal=deal, limit=50, after=deep[i % len(deep)][2]
+                ),
             ),
             (
                 f"top-50 + me + around at {deep_label}",
                 False,
-                lambda i: boards.day_board(deal=deal, user=users[deep[i % len(deep)][1]], limit=50),
+                lambda i: board_selectors.day_board(
+                    deal=deal, user=users[deep[i % len(deep)][1]], limit=50
+                ),
             ),
         ]
-        for order in boards.ALLTIME_ORDERS:
+        for order in board_selectors.ALLTIME_ORDERS:
             out.append(
                 (
                     f"all-time top 50 by {order}",
                     False,
-                    lambda i, order=order: boards.alltime_board(
+                    lambda i, order=order: board_selectors.alltime_board(
                         variant=VARIANT, order=order, limit=50, offset=0
                     ),
                 )
             )
-        out.append(("player record", False, lambda i: boards.player_record(user=regular)))
+        out.append(("player record", False, lambda i: board_selectors.player_record(user=regular)))
         anon, me = APIClient(), APIClient()
 
         def get(client: APIClient, params: dict[str, Any]) -> None:
@@ -594,7 +603,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 ),
                 (
                     "first top-50 page, mirror missing (rebuilds)",
-                    lambda: boards.day_board(deal=deal),
+                    lambda: board_selectors.day_board(deal=deal),
                 ),
                 ("board_rebuild alone", lambda: boards.board_rebuild(deal.pk)),
             ):

@@ -6,11 +6,11 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from games.daily import daily_replace_start
 from games.errors import ServiceError
 from games.models import ApiToken, Deal, Game, Move, PlayerStats, Result
-from games.results import result_disqualify, results_remove_for_player
-from games.selectors import game_verify
+from games.selectors.games import game_verify
+from games.services.dailies import daily_replace_start
+from games.services.results import result_disqualify, results_remove_for_player
 
 
 class MoveInline(admin.TabularInline):

@@ -17,6 +17,6 @@ class GamesConfig(AppConfig):
 
 def _user_saved(*, instance: Any, created: bool, raw: bool = False, **kwargs: Any) -> None:
     if created and not raw:
-        from games.services import username_skeleton_store
+        from games.services.accounts import username_skeleton_store
 
         username_skeleton_store(user=instance)

@@ -63,6 +63,13 @@ def _redis_trusted_again() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _patient_hints(settings: Any) -> None:
+    """A hint waits up to a minute for its solver process: at nice 19 on a loaded CI machine
+    a solve can take longer than the production deadline (tests of the deadline set their own)."""
+    settings.HINT_DEADLINE_SECONDS = 60.0
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     """Hash passwords cheaply: the default PBKDF2 costs half a second per user."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
@@ -84,14 +91,15 @@ def _dailies_dealt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
     """Stand in for the ``create_dailies`` job: a daily a test asks for is dealt then.
 
     The service answers a missing daily with ``daily_not_ready`` (today's) or not
-    found and leaves dealing to the job (``games.daily.daily_missing``); tests of
+    found and leaves dealing to the job (``games.selectors.dailies.daily_missing``); tests of
     everything else about dailies run as if the job had dealt every day already.
     Tests marked ``daily_job`` get the service's own behaviour.
     """
     if request.node.get_closest_marker("daily_job") is None:
-        from games import daily
+        from games.selectors import dailies as daily_selectors
+        from games.services import dailies as daily_services
 
-        monkeypatch.setattr(daily, "daily_missing", daily.daily_create)
+        monkeypatch.setattr(daily_selectors, "daily_missing", daily_services.daily_create)
 
 
 @pytest.fixture
@@ -126,7 +134,7 @@ def token_client(db: None) -> Callable[..., Any]:
     """An APIClient that authenticates as ``user`` with a fresh personal token."""
     from rest_framework.test import APIClient
 
-    from games.services import token_create
+    from games.services.accounts import token_create
 
     def make(user: Any, *, keyword: str = "Token", **client_kwargs: Any) -> Any:
         _, key = token_create(user=user, name="tests")
@@ -148,7 +156,7 @@ def api(token_client: Callable[..., Any], user: Any) -> Any:
 def assert_consistent() -> Callable[[Any], None]:
     """Check that a game's stored snapshot and counters equal the replay of its log."""
     from games.models import Game
-    from games.selectors import game_position, game_replay, game_verify
+    from games.selectors.games import game_position, game_replay, game_verify
 
     def check(game: Any) -> None:
         fresh = Game.objects.select_related("deal").get(pk=game.pk)

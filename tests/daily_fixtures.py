@@ -33,7 +33,7 @@ from django.test import TestCase
 from games import boards, clock
 from games.engine import Position, Status, get_variant, new_position
 from games.models import Deal, Game, Result
-from games.results import result_record
+from games.services.results import result_record
 
 SECRET = "test-daily-secret"
 #: The test's "today" and the instant the clock starts at.
@@ -170,7 +170,7 @@ def committed(fn: Any, *args: Any, **kwargs: Any) -> Any:
 
 
 def daily(variant: str = "bristol", day: date = DAY) -> Deal:
-    from games.daily import daily_create
+    from games.services.dailies import daily_create
 
     return daily_create(variant, day)
 
@@ -236,7 +236,7 @@ def refill_move(pos: Position) -> str | None:
 
 def day_where(variant: str, test: Any, *, first: date = DAY, tries: int = 200) -> date:
     """The first day from ``first`` whose daily's start position passes ``test``."""
-    from games.daily import daily_seed
+    from games.services.dailies import daily_seed
 
     for i in range(tries):
         day = first + timedelta(days=i)

@@ -18,9 +18,14 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from games import boards, clock, daily, selectors, services
+from games import clock
 from games.engine import VARIANTS
 from games.errors import DailyNotReady, NotFound
+from games.selectors import accounts as account_selectors
+from games.selectors import boards as board_selectors
+from games.selectors import dailies as daily_selectors
+from games.selectors import games as game_selectors
+from games.services import games as game_services
 from web.variants import all_variants, variant_info
 
 
@@ -48,7 +53,7 @@ def _day(text: str) -> date:
     except ValueError:
         raise Http404("not a date") from None
     try:
-        daily.check_day(day)
+        daily_selectors.check_day(day)
     except NotFound:
         raise Http404("no daily that day") from None
     return day
@@ -70,7 +75,9 @@ CALENDAR_WEEKS = 5
 def _calendar(user: Any, variant: str, today: date) -> dict[str, Any]:
     """The player's past days of a variant, Monday-first weeks ending with today's week."""
     first = today - timedelta(days=today.weekday() + 7 * (CALENDAR_WEEKS - 1))
-    games = selectors.ranked_days_of_player(user=user, variant=variant, first=first, last=today)
+    games = game_selectors.ranked_days_of_player(
+        user=user, variant=variant, first=first, last=today
+    )
     weeks = []
     for w in range(CALENDAR_WEEKS):
         days = []
@@ -87,7 +94,12 @@ def _calendar(user: Any, variant: str, today: date) -> dict[str, Any]:
             )
         weeks.append(days)
     record = next(
-        (v for v in boards.player_record(user=user)["variants"] if v["variant"] == variant), None
+        (
+            v
+            for v in board_selectors.player_record(user=user)["variants"]
+            if v["variant"] == variant
+        ),
+        None,
     )
     return {
         "variant": variant_info(variant),
@@ -99,7 +111,7 @@ def _calendar(user: Any, variant: str, today: date) -> dict[str, Any]:
 def home(request: HttpRequest) -> HttpResponse:
     today = clock.today()
     try:
-        dailies = daily.daily_overview(user=request.user, day=today)
+        dailies = daily_selectors.daily_overview(user=request.user, day=today)
     except DailyNotReady:  # the job is dealing them: the page says so
         dailies = []
     for item in dailies:
@@ -124,10 +136,10 @@ def home(request: HttpRequest) -> HttpResponse:
 @login_required
 def play(request: HttpRequest, game_id: int) -> HttpResponse:
     try:
-        game = services.game_open(game_id=game_id, user=request.user)
+        game = game_services.game_open(game_id=game_id, user=request.user)
     except NotFound:
         raise Http404("no such game of yours") from None
-    state = selectors.game_state(game)
+    state = game_selectors.game_state(game)
     counting = state["ranked"] and state["date"] is not None and state["status"] == "playing"
     return render(
         request,
@@ -136,7 +148,7 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
             "game": state,
             "variant": variant_info(state["variant"]),
             "state": state,
-            "hints": selectors.hints_allowed(game),
+            "hints": game_selectors.hints_allowed(game),
             # A ranked daily still open: the page tells the player when its day ends.
             "seconds_left": clock.seconds_left(state["date"]) if counting else None,
         },
@@ -145,7 +157,7 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
 
 @login_required
 def my_games(request: HttpRequest) -> HttpResponse:
-    page = Paginator(selectors.games_of_player(user=request.user), 20).get_page(
+    page = Paginator(game_selectors.games_of_player(user=request.user), 20).get_page(
         request.GET.get("page")
     )
     return render(
@@ -153,7 +165,7 @@ def my_games(request: HttpRequest) -> HttpResponse:
         "web/games.html",
         {
             "page": page,
-            "games": [selectors.game_state(g) for g in page],
+            "games": [game_selectors.game_state(g) for g in page],
             "variants": all_variants(),
         },
     )
@@ -201,20 +213,22 @@ ALLTIME_LIMIT = 50
 def alltime(request: HttpRequest, variant: str) -> HttpResponse:
     info = _variant(variant)
     order = request.GET.get("order", "days_won")
-    if order not in boards.ALLTIME_ORDERS:
+    if order not in board_selectors.ALLTIME_ORDERS:
         order = "days_won"
     try:
         offset = max(0, int(request.GET.get("offset", "0")))
     except ValueError:
         offset = 0
-    board = boards.alltime_board(variant=variant, order=order, limit=ALLTIME_LIMIT, offset=offset)
+    board = board_selectors.alltime_board(
+        variant=variant, order=order, limit=ALLTIME_LIMIT, offset=offset
+    )
     return render(
         request,
         "web/alltime.html",
         {
             "variant": info,
             "order": order,
-            "orders": boards.ALLTIME_ORDERS,
+            "orders": board_selectors.ALLTIME_ORDERS,
             "board": board,
             "offset": offset,
             "prev_offset": max(0, offset - ALLTIME_LIMIT) if offset else None,
@@ -224,10 +238,10 @@ def alltime(request: HttpRequest, variant: str) -> HttpResponse:
 
 def player(request: HttpRequest, username: str) -> HttpResponse:
     try:
-        user = selectors.player_by_name(username)
+        user = account_selectors.player_by_name(username)
     except NotFound:
         raise Http404("no such player") from None
-    record = boards.player_record(user=user)
+    record = board_selectors.player_record(user=user)
     for item in record["variants"]:
         item["info"] = variant_info(item["variant"])
     return render(request, "web/player.html", {"record": record})

@@ -11,10 +11,13 @@ from channels.testing import WebsocketCommunicator
 from daily_fixtures import DAY
 from django.core.cache import cache
 
-from games import clock, daily, hints, services
+from games import clock, hints
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
+from games.services import accounts as account_services
+from games.services import dailies as daily_services
+from games.services import games as game_services
 from patience_site.asgi import application
 
 pytest_plugins = ["daily_fixtures"]
@@ -61,7 +64,7 @@ def _hint(client: Any, game_id: int) -> Any:
 @pytest.mark.django_db
 def test_hint_is_the_next_move_of_a_win_and_marks_the_game(token_client: Any, user: Any) -> None:
     client = token_client(user)
-    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     response = _hint(client, game.pk)
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -75,16 +78,16 @@ def test_hint_is_the_next_move_of_a_win_and_marks_the_game(token_client: Any, us
 
 @pytest.mark.django_db
 def test_hint_says_when_the_game_is_no_longer_winnable(token_client: Any, user: Any) -> None:
-    game = services.practice_game_start(user=user, variant="bristol", seed=0)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=0)
     for ply, move in enumerate(LOST_LINE):
-        services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
     body = _hint(token_client(user), game.pk).json()
     assert body == {"ply": len(LOST_LINE), "verdict": "lost", "move": None, "nodes": body["nodes"]}
 
 
 @pytest.mark.django_db
 def test_hint_is_refused_in_a_ranked_game(token_client: Any, user: Any) -> None:
-    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     Game.objects.filter(pk=game.pk).update(ranked=True)
     response = _hint(token_client(user), game.pk)
     assert response.status_code == 409
@@ -95,12 +98,12 @@ def test_hint_is_refused_in_a_ranked_game(token_client: Any, user: Any) -> None:
 
 @pytest.mark.django_db
 def test_hint_after_the_end_and_for_others(token_client: Any, user: Any, make_user: Any) -> None:
-    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     client = token_client(user)
-    services.game_resign(game_id=game.pk, user=user)
+    game_services.game_resign(game_id=game.pk, user=user)
     response = _hint(client, game.pk)
     assert response.status_code == 409 and response.json()["error"]["code"] == "game_finished"
-    other = services.practice_game_start(user=make_user(), variant="bristol", seed=7)
+    other = game_services.practice_game_start(user=make_user(), variant="bristol", seed=7)
     response = _hint(client, other.pk)
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
@@ -110,8 +113,10 @@ def test_hint_after_the_end_and_for_others(token_client: Any, user: Any, make_us
 async def test_hint_over_the_socket(user: Any) -> None:
     from asgiref.sync import sync_to_async
 
-    game = await sync_to_async(services.practice_game_start)(user=user, variant="bristol", seed=7)
-    token = (await sync_to_async(services.token_create)(user=user, name="ws"))[1]
+    game = await sync_to_async(game_services.practice_game_start)(
+        user=user, variant="bristol", seed=7
+    )
+    token = (await sync_to_async(account_services.token_create)(user=user, name="ws"))[1]
     communicator = WebsocketCommunicator(
         application,
         f"/ws/v1/games/{game.pk}/?token={token}",
@@ -136,8 +141,8 @@ def test_one_solve_at_a_time_per_player_and_then_a_pause(
 ) -> None:
     settings.HINT_PLAYER_INTERVAL_SECONDS = 30
     client = token_client(user)
-    first = services.practice_game_start(user=user, variant="bristol", seed=7)
-    second = services.practice_game_start(user=user, variant="bristol", seed=8)
+    first = game_services.practice_game_start(user=user, variant="bristol", seed=7)
+    second = game_services.practice_game_start(user=user, variant="bristol", seed=8)
     assert _hint(client, first.pk).json()["nodes"] > 0  # solved
     response = _hint(client, second.pk)  # another solve at once: refused, nothing solved
     assert response.status_code == 429, response.json()
@@ -156,7 +161,7 @@ def test_a_hint_beyond_the_pools_queue_is_refused_at_once(
 ) -> None:
     settings.HINT_QUEUE = 1
     hints.shutdown()
-    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     _, slots = hints._workers()
     assert slots.acquire(blocking=False)  # another player's hint holds the only slot
     try:
@@ -176,7 +181,7 @@ def test_a_hint_past_its_deadline_gets_a_clear_answer(
 ) -> None:
     settings.HINT_DEADLINE_SECONDS = 0  # no worker answers within no time at all
     settings.HINT_PLAYER_INTERVAL_SECONDS = 0
-    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     response = _hint(token_client(user), game.pk)
     assert response.status_code == 503
     error = response.json()["error"]
@@ -192,9 +197,9 @@ def test_a_hint_past_its_deadline_gets_a_clear_answer(
 def test_no_hint_in_a_replay_of_todays_daily_until_the_day_is_over(
     token_client: Any, user: Any, daily_clock: Any, settings: Any, client: Any
 ) -> None:
-    ranked, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
-    services.game_resign(game_id=ranked.pk, user=user)
-    again, created = daily.daily_game_start(user=user, variant="bristol", day=DAY)
+    ranked, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
+    game_services.game_resign(game_id=ranked.pk, user=user)
+    again, created = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
     assert created and not again.ranked  # "play again": practice
     api = token_client(user)
     response = _hint(api, again.pk)
@@ -221,10 +226,10 @@ async def test_no_hint_over_the_socket_in_a_replay_of_todays_daily(
 
     @sync_to_async
     def replay_of_today() -> tuple[int, str]:
-        ranked, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
-        services.game_resign(game_id=ranked.pk, user=user)
-        again, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
-        return again.pk, services.token_create(user=user, name="ws")[1]
+        ranked, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
+        game_services.game_resign(game_id=ranked.pk, user=user)
+        again, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
+        return again.pk, account_services.token_create(user=user, name="ws")[1]
 
     game_id, token = await replay_of_today()
     communicator = WebsocketCommunicator(

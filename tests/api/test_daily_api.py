@@ -21,9 +21,9 @@ from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from api.daily import parse_day
-from games import services
 from games.engine import VARIANTS, deck_order, new_position
 from games.models import Deal, Game, Result
+from games.services import accounts as account_services
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["daily_fixtures"]
@@ -34,7 +34,7 @@ API = "/api/v1"
 def client_of(user=None) -> APIClient:
     client = APIClient()
     if user is not None:
-        _, key = services.token_create(user=user, name="tests")
+        _, key = account_services.token_create(user=user, name="tests")
         client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     return client
 

@@ -14,7 +14,8 @@ import pytest
 from django.db import OperationalError, close_old_connections, connection
 
 from api.consumers import GameConsumer
-from games import selectors, services
+from games.selectors import games as game_selectors
+from games.services import games as game_services
 
 
 def lost(*args: Any, **kwargs: Any) -> Any:
@@ -23,7 +24,7 @@ def lost(*args: Any, **kwargs: Any) -> Any:
 
 @pytest.mark.django_db
 def test_a_lost_connection_is_503_unavailable_on_rest(api, monkeypatch):
-    monkeypatch.setattr(selectors, "games_of_player", lost)
+    monkeypatch.setattr(game_selectors, "games_of_player", lost)
     response = api.get("/api/v1/games/")
     assert response.status_code == 503
     assert response["Retry-After"] == "1"
@@ -33,7 +34,7 @@ def test_a_lost_connection_is_503_unavailable_on_rest(api, monkeypatch):
 @pytest.mark.django_db
 def test_a_lost_connection_is_503_on_pages(client, user, monkeypatch):
     client.force_login(user)
-    monkeypatch.setattr(selectors, "games_of_player", lost)
+    monkeypatch.setattr(game_selectors, "games_of_player", lost)
     response = client.get("/games/")
     assert response.status_code == 503
     assert response["Retry-After"] == "1"
@@ -41,11 +42,11 @@ def test_a_lost_connection_is_503_on_pages(client, user, monkeypatch):
 
 @pytest.mark.django_db
 def test_a_lost_connection_is_the_unavailable_error_on_sockets(user, monkeypatch):
-    game = services.practice_game_start(user=user, variant="bristol", seed=1)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     consumer = GameConsumer()
     consumer.game_id, consumer.user, consumer.sent = game.pk, user, None
-    monkeypatch.setattr(services, "game_apply_move", lost)
-    monkeypatch.setattr(selectors, "game_for_player", lost)
+    monkeypatch.setattr(game_services, "game_apply_move", lost)
+    monkeypatch.setattr(game_selectors, "game_for_player", lost)
     text, shown = consumer._apply("move", "t1-f", 0)
     assert '"code":"unavailable"' in text and shown is None
 
@@ -79,7 +80,7 @@ def test_terminated_backends_cost_503s_then_are_replaced(api):
 @pytest.mark.django_db
 def test_a_read_that_lost_its_connection_is_tried_once_more(api, monkeypatch):
     calls = []
-    real = selectors.games_of_player
+    real = game_selectors.games_of_player
 
     def once_lost(**kwargs: Any) -> Any:
         calls.append(1)
@@ -87,10 +88,10 @@ def test_a_read_that_lost_its_connection_is_tried_once_more(api, monkeypatch):
             raise OperationalError("server closed the connection unexpectedly")
         return real(**kwargs)
 
-    monkeypatch.setattr(selectors, "games_of_player", once_lost)
+    monkeypatch.setattr(game_selectors, "games_of_player", once_lost)
     assert api.get("/api/v1/games/").status_code == 200
     assert len(calls) == 2
-    monkeypatch.setattr(selectors, "games_of_player", lost)
+    monkeypatch.setattr(game_selectors, "games_of_player", lost)
     assert api.get("/api/v1/games/").status_code == 503  # tried twice, then answered
 
 
@@ -102,6 +103,6 @@ def test_a_write_that_lost_its_connection_is_not_tried_again(api, monkeypatch):
         calls.append(1)
         raise OperationalError("server closed the connection unexpectedly")
 
-    monkeypatch.setattr(services, "practice_game_start", lost_start)
+    monkeypatch.setattr(game_services, "practice_game_start", lost_start)
     response = api.post("/api/v1/games/", {"variant": "bristol"}, format="json")
     assert response.status_code == 503 and len(calls) == 1

@@ -24,8 +24,11 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
-from games import boards, daily, services
+from games import boards
 from games.models import Result
+from games.services import accounts as account_services
+from games.services import dailies as daily_services
+from games.services import games as game_services
 from patience_site.asgi import application
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -37,7 +40,9 @@ PASSWORD = "correct-horse-battery-staple-42"
 def player(name: str) -> tuple[Any, APIClient, Client]:
     user = get_user_model().objects.create_user(username=name, password=PASSWORD)
     api = APIClient()
-    api.credentials(HTTP_AUTHORIZATION=f"Token {services.token_create(user=user, name='t')[1]}")
+    api.credentials(
+        HTTP_AUTHORIZATION=f"Token {account_services.token_create(user=user, name='t')[1]}"
+    )
     page = Client()
     page.force_login(user)
     return user, api, page
@@ -68,8 +73,8 @@ def all_ok(answers: list[tuple[str, int]]) -> bool:
 
 
 def resign_daily(user: Any) -> Result:
-    game, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
-    services.game_resign(game_id=game.pk, user=user)
+    game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
+    game_services.game_resign(game_id=game.pk, user=user)
     return Result.objects.get(game=game)
 
 
@@ -91,7 +96,7 @@ def wait_for_retry() -> None:
 
 def test_rest_and_pages_answer_while_redis_is_down_and_after(own_redis, daily_clock, caplog):
     user, api, page = player("ann")
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     assert all_ok(play_round(api, page, game.pk))
     own_redis.kill()
     down = play_round(api, page, game.pk) + play_round(api, page, game.pk)
@@ -105,7 +110,7 @@ def test_rest_and_pages_answer_while_redis_is_down_and_after(own_redis, daily_cl
 
 def test_rest_and_pages_answer_while_redis_is_stalled(own_redis, daily_clock):
     user, api, page = player("ann")
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     assert all_ok(play_round(api, page, game.pk))
     own_redis.pause()
     try:
@@ -122,7 +127,7 @@ def test_a_result_entered_during_a_stall_is_in_the_mirror_afterwards(own_redis, 
     _, api, _ = player("eve")
     for user in users[:2]:
         resign_daily(user)
-    deal = daily.daily_create("bristol", DAY)
+    deal = daily_services.daily_create("bristol", DAY)
     assert board_ranks(api) == (2, [1, 2]) and mirror_size(own_redis, deal.pk) == 2
     own_redis.pause()
     try:
@@ -148,7 +153,7 @@ def test_create_dailies_drops_a_mirror_that_lost_a_result(own_redis, daily_clock
     users = [player(name)[0] for name in ("ann", "bob", "cyd")]
     _, api, _ = player("eve")
     results = [resign_daily(user) for user in users]
-    deal = daily.daily_create("bristol", DAY)
+    deal = daily_services.daily_create("bristol", DAY)
     assert board_ranks(api) == (3, [1, 2, 3])
     # A process that died between a commit and its mirror update leaves this behind.
     redis.Redis.from_url(own_redis.url).zrem(boards._key(deal.pk), results[0].sort_key)
@@ -164,8 +169,10 @@ async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily
     from django.db import connections
 
     user, api, _ = await sync_to_async(player)("ann")
-    game = await sync_to_async(services.practice_game_start)(user=user, variant="bristol", seed=3)
-    key = await sync_to_async(services.token_create)(user=user, name="ws")
+    game = await sync_to_async(game_services.practice_game_start)(
+        user=user, variant="bristol", seed=3
+    )
+    key = await sync_to_async(account_services.token_create)(user=user, name="ws")
     headers = [(b"authorization", f"Token {key[1]}".encode())]
     comm = WebsocketCommunicator(application, f"/ws/v1/games/{game.pk}/", headers=headers)
     assert (await comm.connect())[0]

@@ -16,8 +16,11 @@ from django.contrib.auth import get_user_model
 from django.db import connections, transaction
 
 from api import consumers
-from games import boards, clock, daily, services
+from games import boards, clock
 from games.models import Game
+from games.services import accounts as account_services
+from games.services import dailies as daily_services
+from games.services import games as game_services
 from patience_site.asgi import application
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -38,7 +41,7 @@ def _channel_layer(settings: Any, transactional_db: None) -> Any:
     # The Redis mirror of a board is keyed by deal id, which other test databases (earlier
     # runs) share: start today's boards from mirrors rebuilt from this database.
     _today[:] = [clock.today()]  # read here: the clock is the database's, out of async code
-    for deal in daily.dailies_create(first=_today[0], days=1):
+    for deal in daily_services.dailies_create(first=_today[0], days=1):
         boards.board_drop(deal.pk)
     yield
     SyncToAsync.single_thread_executor.submit(connections.close_all).result()
@@ -64,9 +67,9 @@ def board_path(variant: str = "bristol", day: str | None = None, query: str = ""
 def finish_ranked(name: str, variant: str = "bristol") -> Game:
     """A new player plays today's daily (ranked) and resigns it: one result."""
     user = make_player(name)
-    game, created = daily.daily_game_start(user=user, variant=variant, day=clock.today())
+    game, created = daily_services.daily_game_start(user=user, variant=variant, day=clock.today())
     assert created and game.ranked
-    return services.game_resign(game_id=game.pk, user=user)
+    return game_services.game_resign(game_id=game.pk, user=user)
 
 
 async def open_board(path: str, headers: list | None = None) -> tuple[WebsocketCommunicator, dict]:
@@ -150,9 +153,9 @@ async def test_a_rolled_back_result_sends_no_event():
 
     def resign_then_fail() -> None:
         user = make_player("erin")
-        game, _ = daily.daily_game_start(user=user, variant="bristol", day=clock.today())
+        game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=clock.today())
         with transaction.atomic():
-            services.game_resign(game_id=game.pk, user=user)
+            game_services.game_resign(game_id=game.pk, user=user)
             raise RuntimeError("rolled back")
 
     with pytest.raises(RuntimeError):
@@ -169,8 +172,8 @@ async def test_practice_games_and_other_boards_send_nothing():
 
     def practice_and_other_variant() -> None:
         user = make_player("fred")
-        game = services.practice_game_start(user=user, variant="bristol", seed=3)
-        services.game_resign(game_id=game.pk, user=user)
+        game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+        game_services.game_resign(game_id=game.pk, user=user)
 
     await database_sync_to_async(practice_and_other_variant)()
     await finish_ranked("gina", variant="belvedere")
@@ -183,7 +186,7 @@ async def test_a_signed_in_listener_sees_its_own_line():
 
     def token() -> str:
         user = get_user_model().objects.get(username="hank")
-        return services.token_create(user=user, name="ws")[1]
+        return account_services.token_create(user=user, name="ws")[1]
 
     key = await database_sync_to_async(token)()
     comm, first = await open_board(board_path(), [(b"authorization", f"Token {key}".encode())])
@@ -199,7 +202,7 @@ async def test_a_program_follows_todays_board_with_only_a_token(monkeypatch):
 
     def token() -> str:
         user = get_user_model().objects.get(username="ivy")
-        return services.token_create(user=user, name="bot")[1]
+        return account_services.token_create(user=user, name="bot")[1]
 
     key = await database_sync_to_async(token)()
     comm, first = await open_board(

@@ -18,8 +18,10 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from api import consumers
-from games import selectors, services
 from games.models import Game
+from games.selectors import games as game_selectors
+from games.services import accounts as account_services
+from games.services import games as game_services
 from patience_site.asgi import application
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -66,12 +68,12 @@ def rival() -> Any:
 
 @pytest.fixture
 def key(player: Any) -> str:
-    return services.token_create(user=player, name="ws")[1]
+    return account_services.token_create(user=player, name="ws")[1]
 
 
 @pytest.fixture
 def game(player: Any) -> Game:
-    return services.practice_game_start(user=player, variant="bristol", seed=SEED)
+    return game_services.practice_game_start(user=player, variant="bristol", seed=SEED)
 
 
 def token_headers(key: str) -> list[tuple[bytes, bytes]]:
@@ -217,7 +219,7 @@ async def test_malformed_authorization_header_closes_with_4401(game, key):
 async def test_revoked_token_closes_with_4401(game, player, key):
     def revoke() -> None:
         token = player.api_tokens.get()
-        services.token_revoke(user=player, token_id=token.pk)
+        account_services.token_revoke(user=player, token_id=token.pk)
 
     await database_sync_to_async(revoke)()
     assert await Socket(path(game), token_headers(key)).close_code() == 4401
@@ -237,7 +239,9 @@ async def test_a_bad_token_wins_over_a_good_session(game, player):
 
 
 async def test_another_players_game_closes_with_4404_like_an_unknown_one(game, rival):
-    rival_key = await database_sync_to_async(lambda: services.token_create(user=rival, name="x"))()
+    rival_key = await database_sync_to_async(
+        lambda: account_services.token_create(user=rival, name="x")
+    )()
     assert await Socket(path(game), token_headers(rival_key[1])).close_code() == 4404
     assert await Socket(path(game.pk + 1000), token_headers(rival_key[1])).close_code() == 4404
 
@@ -280,8 +284,8 @@ async def test_move_answers_the_new_state_and_is_stored(sock, game, player):
     assert answer["duplicate"] is False
     g = await database_sync_to_async(fresh)(game.pk)
     assert g.ply == 1
-    assert await database_sync_to_async(selectors.game_log)(g) == [move]
-    assert await database_sync_to_async(selectors.game_verify)(g) is None
+    assert await database_sync_to_async(game_selectors.game_log)(g) == [move]
+    assert await database_sync_to_async(game_selectors.game_verify)(g) is None
     rest = await database_sync_to_async(rest_state)(player, game.pk)
     assert without_clock(answer["state"]) == without_clock(rest)
 
@@ -306,8 +310,8 @@ async def test_undo_takes_back_a_move_and_counts_in_the_log(sock, game):
     assert answer["duplicate"] is False
     assert answer["state"]["position"] == sock.first["state"]["position"]
     g = await database_sync_to_async(fresh)(game.pk)
-    assert await database_sync_to_async(selectors.game_log)(g) == [move, "undo"]
-    assert await database_sync_to_async(selectors.game_verify)(g) is None
+    assert await database_sync_to_async(game_selectors.game_log)(g) == [move, "undo"]
+    assert await database_sync_to_async(game_selectors.game_verify)(g) is None
 
 
 async def test_resign_ends_the_game_and_reveals_the_deal(sock, game):
@@ -322,7 +326,7 @@ async def test_resign_ends_the_game_and_reveals_the_deal(sock, game):
 
 async def test_resync_sends_the_current_state(sock, game, player):
     move = sock.first["state"]["legal_moves"][0]
-    await database_sync_to_async(services.game_apply_move)(
+    await database_sync_to_async(game_services.game_apply_move)(
         game_id=game.pk, user=player, move=move, ply=0
     )
     # The push of that change may come first; a resync answers in any case.
@@ -519,7 +523,7 @@ async def test_a_rolled_back_move_sends_no_event(sock, game, player):
 
     def move_then_fail() -> None:
         with transaction.atomic():
-            services.game_apply_move(game_id=game.pk, user=player, move=move, ply=0)
+            game_services.game_apply_move(game_id=game.pk, user=player, move=move, ply=0)
             raise RuntimeError("rolled back")
 
     with pytest.raises(RuntimeError):
@@ -547,4 +551,4 @@ async def test_a_whole_game_over_the_socket_stays_consistent(sock, game):
         state, ply = answer["state"], answer["ply"]
     g = await database_sync_to_async(fresh)(game.pk)
     assert g.ply == ply
-    assert await database_sync_to_async(selectors.game_verify)(g) is None
+    assert await database_sync_to_async(game_selectors.game_verify)(g) is None

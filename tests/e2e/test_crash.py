@@ -13,7 +13,7 @@ and resend the move whose answer they lost, with the same ply. Then:
 - no move was applied twice: the resent ones were answered as duplicates (the
   server had applied them before it died) or applied then, once;
 - every game's stored position, counters and status equal the replay of its log
-  (``games.selectors.game_verify`` is None for every game in the database);
+  (``games.selectors.games.game_verify`` is None for every game in the database);
 - every ranked game that ended has exactly one result, on the board's Redis
   mirror when the end was acknowledged;
 - every player carried on after the restart, in the game it was playing.
@@ -46,7 +46,7 @@ AFTER_RESTART_S = 8.0  # a cold server under a loaded machine needs a few second
 VERIFY = """
 import json
 from games.models import Game
-from games.selectors import game_verify
+from games.selectors.games import game_verify
 print(json.dumps({g.pk: game_verify(g) for g in Game.objects.select_related("deal")}))
 """
 

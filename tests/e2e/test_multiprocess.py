@@ -78,9 +78,9 @@ def token_session(key: str) -> requests.Session:
 
 
 def game_verify(env: dict[str, str], game_id: int) -> str:
-    """``games.selectors.game_verify`` of a game, run against the servers' database."""
+    """``games.selectors.games.game_verify`` of a game, run against the servers' database."""
     code = (
-        "from games.models import Game; from games.selectors import game_verify; "
+        "from games.models import Game; from games.selectors.games import game_verify; "
         f"print(repr(game_verify(Game.objects.select_related('deal').get(pk={game_id}))))"
     )
     out = subprocess.run(

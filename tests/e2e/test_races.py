@@ -16,7 +16,7 @@ ranked games must turn every such race into exactly one change:
 - today's daily started sixteen times at once: one ranked game;
 - one practice deal (same seed) started sixteen times at once: one deal row.
 
-Every game is then checked with ``games.selectors.game_verify``.
+Every game is then checked with ``games.selectors.games.game_verify``.
 """
 
 from __future__ import annotations
@@ -148,9 +148,10 @@ def sql(env: dict[str, str], query: str, *params: Any) -> list[tuple[Any, ...]]:
 
 
 def verify(env: dict[str, str], *games: int) -> dict[int, str | None]:
-    """``games.selectors.game_verify`` of these games, run against the servers' database."""
+    """``games.selectors.games.game_verify`` of these games, run against the servers' database."""
     code = (
-        "import json; from games.models import Game; from games.selectors import game_verify; "
+        "import json; from games.models import Game; "
+        "from games.selectors.games import game_verify; "
         f"games = Game.objects.select_related('deal').filter(pk__in={list(games)!r}); "
         "print(json.dumps({g.pk: game_verify(g) for g in games}))"
     )

@@ -7,8 +7,9 @@ from django.contrib import admin
 from django.contrib.messages import ERROR, INFO, get_messages
 from django.urls import reverse
 
-from games import services
 from games.models import ApiToken, Deal, Game, Move
+from games.services import accounts as account_services
+from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
 
@@ -25,12 +26,12 @@ def games(user):
     """Two played games of ``user``: a deal, a move, an undo each."""
     out = []
     for seed in (3, 4):
-        game = services.practice_game_start(user=user, variant="bristol", seed=seed)
-        services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-        services.game_apply_move(game_id=game.pk, user=user, move="undo", ply=1)
-        services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=2)
+        game = game_services.practice_game_start(user=user, variant="bristol", seed=seed)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="undo", ply=1)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=2)
         out.append(game)
-    services.token_create(user=user, name="bot")
+    account_services.token_create(user=user, name="bot")
     return out
 
 

@@ -13,7 +13,8 @@ from django.contrib.auth import get_user_model
 
 from games import boards
 from games.models import Result
-from games.results import result_disqualify
+from games.selectors import boards as board_selectors
+from games.services.results import result_disqualify
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["daily_fixtures"]
@@ -55,7 +56,7 @@ def walk(deal, *, limit: int, between=None) -> list[dict]:
     """Every line of a board, page by page through the ``after`` cursor."""
     lines, after, pages = [], None, 0
     while True:
-        page = boards.day_board(deal=deal, limit=limit, after=after)
+        page = board_selectors.day_board(deal=deal, limit=limit, after=after)
         assert len(page["results"]) <= limit
         ranks = [e["rank"] for e in page["results"]]
         assert ranks == list(range(ranks[0], ranks[0] + len(ranks))) if ranks else True
@@ -85,16 +86,18 @@ def test_pages_follow_rank_order_with_a_cursor(board_backend, daily_clock):
     for _ in range(23):
         random_result(deal, rng)
     expected = board_order(deal)
-    first = boards.day_board(deal=deal, limit=10)
+    first = board_selectors.day_board(deal=deal, limit=10)
     assert first["total"] == 23
     assert [e["rank"] for e in first["results"]] == list(range(1, 11))
     assert first["next"] == Result.objects.get(pk=expected[9]).sort_key
     lines = walk(deal, limit=10)
     assert [e["result_id"] for e in lines] == expected
     assert [e["rank"] for e in lines] == list(range(1, 24))
-    last = boards.day_board(deal=deal, limit=10, after=Result.objects.get(pk=expected[19]).sort_key)
+    last = board_selectors.day_board(
+        deal=deal, limit=10, after=Result.objects.get(pk=expected[19]).sort_key
+    )
     assert [e["rank"] for e in last["results"]] == [21, 22, 23] and last["next"] is None
-    exact = boards.day_board(deal=deal, limit=23)
+    exact = board_selectors.day_board(deal=deal, limit=23)
     assert len(exact["results"]) == 23 and exact["next"] is None
 
 
@@ -130,9 +133,9 @@ def test_paging_has_no_gaps_or_repeats_while_results_arrive(board_backend, daily
 def test_a_cursor_past_the_end_gives_an_empty_page(board_backend, daily_clock):
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=True)
-    page = boards.day_board(deal=deal, after="9" * 46)
+    page = board_selectors.day_board(deal=deal, after="9" * 46)
     assert page["results"] == [] and page["next"] is None and page["total"] == 1
-    empty = boards.day_board(deal=daily("mod3", DAY))
+    empty = board_selectors.day_board(deal=daily("mod3", DAY))
     assert empty == {"total": 0, "results": [], "next": None, "me": None, "around": []}
 
 
@@ -145,7 +148,7 @@ def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock)
     results = [random_result(deal, rng) for _ in range(45)]
     ordered = sorted(results, key=lambda r: r.sort_key)
     for mine in (ordered[0], ordered[1], ordered[22], ordered[-2], ordered[-1]):
-        board = boards.day_board(deal=deal, user=mine.player, limit=5, around=3)
+        board = board_selectors.day_board(deal=deal, user=mine.player, limit=5, around=3)
         expected = better_count(mine) + 1
         assert board["me"]["rank"] == expected
         assert board["me"]["result_id"] == mine.pk
@@ -154,18 +157,18 @@ def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock)
         neighbours = ordered[max(0, i - 3) : i + 4]
         assert [e["result_id"] for e in board["around"]] == [r.pk for r in neighbours]
         assert [e["rank"] for e in board["around"]] == [better_count(r) + 1 for r in neighbours]
-    top = boards.day_board(deal=deal, user=ordered[0].player, around=2)
+    top = board_selectors.day_board(deal=deal, user=ordered[0].player, around=2)
     assert [e["rank"] for e in top["around"]] == [1, 2, 3]
-    bottom = boards.day_board(deal=deal, user=ordered[-1].player, around=2)
+    bottom = board_selectors.day_board(deal=deal, user=ordered[-1].player, around=2)
     assert [e["rank"] for e in bottom["around"]] == [43, 44, 45]
-    alone = boards.day_board(deal=deal, user=ordered[10].player, around=0)
+    alone = board_selectors.day_board(deal=deal, user=ordered[10].player, around=0)
     assert alone["around"] == [alone["me"]]
 
 
 def test_no_line_for_a_player_without_a_result(board_backend, daily_clock):
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=False)
-    board = boards.day_board(deal=deal, user=player())
+    board = board_selectors.day_board(deal=deal, user=player())
     assert board["me"] is None and board["around"] == [] and board["total"] == 1
 
 
@@ -208,7 +211,7 @@ def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board, daily_clock):
     results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(5)]
     key = boards._key(deal.pk)
     redis_board.delete(key)
-    page = boards.day_board(deal=deal, limit=2)
+    page = board_selectors.day_board(deal=deal, limit=2)
     assert page["total"] == 5 and redis_board.exists(key)
     assert mirror(redis_board, deal) == [r.sort_key for r in results]
     redis_board.delete(key)
@@ -243,11 +246,15 @@ def test_ranks_agree_with_and_without_redis(settings, redis_board, daily_clock):
     rng = random.Random(8)
     results = [random_result(deal, rng) for _ in range(25)]
     with_redis = {r.pk: boards.rank_of(deal.pk, r.sort_key) for r in results}
-    page_redis = boards.day_board(deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9])
+    page_redis = board_selectors.day_board(
+        deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9]
+    )
     settings.REDIS_URL = ""
     boards._client.cache_clear()
     without = {r.pk: boards.rank_of(deal.pk, r.sort_key) for r in results}
-    page_db = boards.day_board(deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9])
+    page_db = board_selectors.day_board(
+        deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9]
+    )
     assert with_redis == without
     assert page_redis == page_db and page_db["results"][0]["rank"] == 11
 
@@ -280,7 +287,9 @@ def test_redis_failures_fall_back_to_the_database(redis_board, daily_clock, monk
 
     monkeypatch.setattr(boards, "_client", lambda: Down())
     assert boards.rank_of(deal.pk, results[3].sort_key) == 4
-    board = boards.day_board(deal=deal, user=results[1].player, limit=2, after=results[0].sort_key)
+    board = board_selectors.day_board(
+        deal=deal, user=results[1].player, limit=2, after=results[0].sort_key
+    )
     assert board["total"] == 4 and board["me"]["rank"] == 2
     assert [e["rank"] for e in board["results"]] == [2, 3]
     # Writes that fail leave no half-right mirror behind.

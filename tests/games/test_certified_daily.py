@@ -8,10 +8,11 @@ from typing import Any
 import pytest
 
 from games import clock
-from games.daily import certified_candidate, daily_create, daily_replace, daily_seed, deal_public
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.errors import NoCertifiedDeal
+from games.selectors.dailies import deal_public
+from games.services.dailies import certified_candidate, daily_create, daily_replace, daily_seed
 
 # With this secret, candidate 0 of this day's reversed gallery is not provably winnable
 # within the node limit, and candidate 1 is (found once, pinned here).

@@ -21,18 +21,21 @@ from daily_fixtures import (
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from games import clock, selectors, services
-from games import daily as dailies
+from games import clock
 from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
 from games.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Result
+from games.selectors import dailies as daily_selectors
+from games.selectors import games as game_selectors
+from games.services import dailies as daily_services
+from games.services import games as game_services
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["daily_fixtures"]
 
 
 def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:
-    """The documented derivation, written out independently of games.daily."""
+    """The documented derivation, written out independently of games.services.dailies."""
     mac = hmac.new(
         secret.encode(), f"{variant}|{day:%Y-%m-%d}|{index}".encode(), hashlib.sha256
     ).digest()
@@ -55,19 +58,19 @@ def fresh(game: Game) -> Game:
 
 def play(game: Game, move: str) -> Game:
     out = committed(
-        services.game_apply_move, game_id=game.pk, user=game.player, move=move, ply=game.ply
+        game_services.game_apply_move, game_id=game.pk, user=game.player, move=move, ply=game.ply
     )
     return out.game
 
 
 def resign(game: Game) -> Game:
-    return committed(services.game_resign, game_id=game.pk, user=game.player)
+    return committed(game_services.game_resign, game_id=game.pk, user=game.player)
 
 
 def start(user, variant: str = "bristol", day=None) -> tuple[Game, bool]:
     """Start or resume the player's game of a daily (today's by default)."""
     day = clock.today() if day is None else day
-    return committed(dailies.daily_game_start, user=user, variant=variant, day=day)
+    return committed(daily_services.daily_game_start, user=user, variant=variant, day=day)
 
 
 def play_day(daily_clock, variant: str = "bristol", test=lambda pos: True):
@@ -87,7 +90,9 @@ def start_position(game: Game):
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(daily_secret, variant):
     for index in range(3):
-        assert dailies.daily_seed(variant, DAY, index) == hmac_seed(SECRET, variant, DAY, index)
+        assert daily_services.daily_seed(variant, DAY, index) == hmac_seed(
+            SECRET, variant, DAY, index
+        )
 
 
 def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, daily_clock):
@@ -96,7 +101,7 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
     assert int(deal.seed) == hmac_seed(SECRET, "picture-gallery", DAY)
     assert 0 <= int(deal.seed) < SEED_LIMIT
     assert deal.commitment == hashlib.sha256(str(int(deal.seed)).encode()).hexdigest()
-    assert dailies.commitment(int(deal.seed)) == deal.commitment
+    assert daily_services.commitment(int(deal.seed)) == deal.commitment
     # Found again, not created twice.
     assert daily("picture-gallery", DAY).pk == deal.pk
     assert Deal.objects.filter(kind="daily").count() == 1
@@ -104,13 +109,13 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
 
 def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
     seeds = {
-        dailies.daily_seed(v, DAY + timedelta(days=d), i)
+        daily_services.daily_seed(v, DAY + timedelta(days=d), i)
         for v in VARIANTS
         for d in range(5)
         for i in range(2)
     }
     assert len(seeds) == len(VARIANTS) * 5 * 2
-    assert dailies.daily_seed("bristol", DAY) != dailies.daily_seed(
+    assert daily_services.daily_seed("bristol", DAY) != daily_services.daily_seed(
         "bristol", DAY, secret="another secret"
     )
 
@@ -139,34 +144,34 @@ def test_seed_and_deck_stay_hidden_today_and_are_published_after(
     game, _ = start(ann, "bristol")
     seen = game.position  # what the player was dealt (full JSON, stock included)
     deal = Deal.objects.get(pk=game.deal_id)
-    public = dailies.deal_public(deal)
+    public = daily_selectors.deal_public(deal)
     assert public["seed"] is None and public["deck"] is None
     assert public["commitment"] == deal.commitment
     assert public["seconds_left"] == 16 * 3600
-    overview = {d["variant"]: d for d in dailies.daily_overview(user=ann, day=day)}
+    overview = {d["variant"]: d for d in daily_selectors.daily_overview(user=ann, day=day)}
     assert overview["bristol"]["seed"] is None and overview["bristol"]["deck"] is None
     assert overview["bristol"]["commitment"] == deal.commitment
 
     # Even the player's own finished ranked game does not reveal it while the day lasts.
     game = resign(game)
-    assert selectors.game_state(fresh(game))["deal"] is None
+    assert game_selectors.game_state(fresh(game))["deal"] is None
     end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
     daily_clock.set(end - timedelta(milliseconds=1))
-    assert dailies.deal_public(deal)["seed"] is None
-    assert selectors.game_state(fresh(game))["deal"] is None
+    assert daily_selectors.deal_public(deal)["seed"] is None
+    assert game_selectors.game_state(fresh(game))["deal"] is None
 
     daily_clock.set(end)  # ended: no more ranked results, but the reveal waits the grace
-    assert dailies.deal_public(deal)["seed"] is None
+    assert daily_selectors.deal_public(deal)["seed"] is None
     daily_clock.advance(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
-    public = dailies.deal_public(deal)
+    public = daily_selectors.deal_public(deal)
     assert public["seconds_left"] == 0
     assert hashlib.sha256(public["seed"].encode()).hexdigest() == public["commitment"]
     assert public["deck"] == deck_order("bristol", int(public["seed"]))
     # The published deck deals exactly the cards the player was given.
     assert new_position("bristol", deck=public["deck"]).to_json() == seen
-    reveal = selectors.game_state(fresh(game))["deal"]
+    reveal = game_selectors.game_state(fresh(game))["deal"]
     assert reveal == {"seed": public["seed"], "deck": public["deck"]}
-    overview = {d["variant"]: d for d in dailies.daily_overview(user=ann, day=day)}
+    overview = {d["variant"]: d for d in daily_selectors.daily_overview(user=ann, day=day)}
     assert overview["bristol"]["seed"] == public["seed"]
 
 
@@ -183,11 +188,11 @@ def test_a_daily_seed_read_back_from_the_database_matches_its_commitment(
 def test_a_future_daily_is_not_found(daily_secret, daily_clock, ann):
     tomorrow = DAY + timedelta(days=1)
     with pytest.raises(NotFound):
-        dailies.published_deal("bristol", tomorrow)
+        daily_selectors.published_deal("bristol", tomorrow)
     with pytest.raises(NotFound):
-        dailies.daily_game_start(user=ann, variant="bristol", day=tomorrow)
+        daily_services.daily_game_start(user=ann, variant="bristol", day=tomorrow)
     assert not Game.objects.exists()
-    assert dailies.published_deal("bristol", DAY).date == DAY
+    assert daily_selectors.published_deal("bristol", DAY).date == DAY
 
 
 # -- create_dailies -----------------------------------------------------------------------
@@ -247,7 +252,7 @@ def test_first_game_of_todays_daily_is_ranked_and_resumes_while_playing(
 def test_a_second_attempt_after_the_ranked_game_ended_is_practice_and_off_the_board(
     daily_secret, daily_clock, ann, bob
 ):
-    from games.boards import day_board
+    from games.selectors.boards import day_board
 
     play_day(daily_clock)
     ranked, _ = start(ann)
@@ -288,7 +293,7 @@ def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out
 ):
     game, _ = start(ann)
     daily_clock.next_day()  # the seed and other players' replays are now public
-    assert dailies.deal_public(game.deal)["seed"] is not None
+    assert daily_selectors.deal_public(game.deal)["seed"] is not None
     with pytest.raises(GameFinished):
         resign(game)
     # It ended at the day's end as it stood, not won (tests/games/test_expired_dailies.py).
@@ -323,7 +328,7 @@ def test_time_runs_from_the_deal_to_the_final_move_on_the_server_clock(
     result = Result.objects.get(game=game)
     assert game.finished_at == t1
     assert result.time_ms == (t1 - t0) // timedelta(milliseconds=1) == 83_001
-    assert selectors.game_state(fresh(game))["elapsed_ms"] == 83_001
+    assert game_selectors.game_state(fresh(game))["elapsed_ms"] == 83_001
 
 
 @pytest.mark.parametrize("ms", [1, 999, 1001, 4001, 60_003, 3_599_999])
@@ -342,7 +347,7 @@ def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann
     game, _ = start(ann)
     assert game.ranked
     game = play(game, "deal")
-    assert not selectors.game_state(fresh(game))["can_undo"]
+    assert not game_selectors.game_state(fresh(game))["can_undo"]
     with pytest.raises(UndoNotAllowed) as exc:
         play(game, UNDO)
     assert exc.value.code == "undo_not_allowed"
@@ -352,15 +357,15 @@ def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann
     # A move that reveals nothing can be undone, and the undo counts as a move.
     after_deal = start_position(game).apply("deal")
     game = play(game, quiet_move(after_deal))
-    assert selectors.game_state(fresh(game))["can_undo"]
+    assert game_selectors.game_state(fresh(game))["can_undo"]
     game = play(game, UNDO)
-    assert game.ply == 3 and selectors.game_replay(game).position == after_deal
+    assert game.ply == 3 and game_selectors.game_replay(game).position == after_deal
     with pytest.raises(UndoNotAllowed):
         play(game, UNDO)
 
     game = resign(fresh(game))
     result = Result.objects.get(game=game)
-    assert result.moves == 3 == game.moves.count() == len(selectors.game_log(game))
+    assert result.moves == 3 == game.moves.count() == len(game_selectors.game_log(game))
 
 
 def test_a_practice_game_may_undo_a_deal(daily_secret, daily_clock, ann):
@@ -370,7 +375,7 @@ def test_a_practice_game_may_undo_a_deal(daily_secret, daily_clock, ann):
     practice, _ = start(ann)
     practice = play(practice, "deal")
     practice = play(practice, UNDO)
-    assert selectors.game_replay(practice).position.stock_count == 25
+    assert game_selectors.game_replay(practice).position.stock_count == 25
 
 
 @pytest.mark.parametrize("variant", ["picture-gallery", "picture-gallery-reversed"])
@@ -402,7 +407,7 @@ def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, a
 
 
 def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, ann):
-    from games.boards import day_board
+    from games.selectors.boards import day_board
 
     play_day(daily_clock, "bristol", lambda p: quiet_move(p) is not None)
     game, _ = start(ann)
@@ -412,7 +417,7 @@ def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, a
         game = play(game, UNDO)
     game = resign(game)
     result = Result.objects.get(game=game)
-    assert result.moves == 6 == len(selectors.game_log(game))
+    assert result.moves == 6 == len(game_selectors.game_log(game))
     assert day_board(deal=game.deal)["results"][0]["moves"] == 6
 
 
@@ -423,18 +428,18 @@ def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(daily_secre
     future = DAY + timedelta(days=2)
     deal = daily("royal-parade", future)
     old = deal.commitment
-    deal = dailies.daily_replace(deal)
+    deal = daily_services.daily_replace(deal)
     seed = hmac_seed(SECRET, "royal-parade", future, 1)
     assert deal.seed_index == 1 and int(deal.seed) == seed
     stored = Deal.objects.get(pk=deal.pk)
     assert stored.seed_index == 1
     assert stored.commitment == hashlib.sha256(str(seed).encode()).hexdigest() != old
-    deal = dailies.daily_replace(deal)
+    deal = daily_services.daily_replace(deal)
     seed = hmac_seed(SECRET, "royal-parade", future, 2)
     assert deal.seed_index == 2 and int(deal.seed) == seed
     # The replaced deal is the daily from now on.
     daily_clock.set(datetime.combine(future, datetime.min.time(), tzinfo=UTC))
-    published = dailies.published_deal("royal-parade", future)
+    published = daily_selectors.published_deal("royal-parade", future)
     assert published.pk == deal.pk
     assert published.commitment == hashlib.sha256(str(seed).encode()).hexdigest()
 
@@ -443,16 +448,16 @@ def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, 
     for day in (DAY, DAY - timedelta(days=1)):
         deal = daily("bristol", day)
         with pytest.raises(InvalidInput):
-            dailies.daily_replace(deal)
+            daily_services.daily_replace(deal)
         deal.refresh_from_db()
         assert deal.seed_index == 0
     future = daily("bristol", DAY + timedelta(days=1))
-    services.game_create(user=ann, deal=future)
+    game_services.game_create(user=ann, deal=future)
     with pytest.raises(InvalidInput, match="played"):
-        dailies.daily_replace(future)
+        daily_services.daily_replace(future)
     future.refresh_from_db()
     assert future.seed_index == 0
-    assert future.commitment == dailies.commitment(hmac_seed(SECRET, "bristol", future.date))
+    assert future.commitment == daily_services.commitment(hmac_seed(SECRET, "bristol", future.date))
 
 
 def test_clock_today_follows_the_server_clock(daily_clock, settings):

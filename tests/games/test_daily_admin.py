@@ -11,9 +11,11 @@ from daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from games import boards, services
-from games import daily as dailies
+from games import boards, jobs
 from games.models import Deal, PlayerStats, Result
+from games.selectors import boards as board_selectors
+from games.services import dailies as daily_services
+from games.services import games as game_services
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["daily_fixtures"]
@@ -38,7 +40,7 @@ def people(*names):
 
 def board_of(deal):
     """(size, result ids in rank order) of a day's board."""
-    page = boards.day_board(deal=deal, limit=100)
+    page = board_selectors.day_board(deal=deal, limit=100)
     return page["total"], [e["result_id"] for e in page["results"]]
 
 
@@ -80,7 +82,7 @@ def test_disqualify_and_requalify_actions(staff, day_board):
     total, ids = board_of(deal)
     assert total == 3 and ids == [results[0].pk, results[2].pk, results[3].pk]
     assert boards.rank_of(deal.pk, results[3].sort_key) == 3
-    bob = boards.day_board(deal=deal, user=results[1].player)
+    bob = board_selectors.day_board(deal=deal, user=results[1].player)
     assert bob["me"] is None
 
     text = action(staff, RESULTS, "requalify", [results[1].pk])
@@ -113,21 +115,23 @@ def test_replace_daily_action(staff, daily_clock, settings, monkeypatch):
     future = daily("bristol", DAY + timedelta(days=2))
     played = daily("mod3", DAY + timedelta(days=2))
     today = daily("bristol", DAY)
-    services.game_create(user=people("eve")[0], deal=played)
+    game_services.game_create(user=people("eve")[0], deal=played)
     old = future.commitment
-    jobs: list[tuple[str, ...]] = []
-    monkeypatch.setattr(dailies, "_manage", lambda *args: jobs.append(args))
+    started: list[tuple[str, ...]] = []
+    monkeypatch.setattr(jobs, "manage_command", lambda *args: started.append(args))
     text = action(staff, DEALS, "replace_daily", [future.pk, played.pk, today.pk])
     assert "being replaced with the next seed (create_dailies job)" in text
     assert "somebody has played this daily already" in text
     assert "only a future daily can be replaced" in text
     # The request only started the job; the job certifies the next seed.
-    assert jobs == [("create_dailies", "--replace", str(future.pk))]
+    assert started == [("create_dailies", "--replace", str(future.pk))]
     assert Deal.objects.get(pk=future.pk).commitment == old
     call_command("create_dailies", replace=[future.pk, played.pk], stdout=io.StringIO())
     future = Deal.objects.get(pk=future.pk)
     assert future.seed_index == 1 and future.commitment != old
-    assert future.commitment == dailies.commitment(dailies.daily_seed("bristol", future.date, 1))
+    assert future.commitment == daily_services.commitment(
+        daily_services.daily_seed("bristol", future.date, 1)
+    )
     assert Deal.objects.get(pk=played.pk).seed_index == 0
     assert Deal.objects.get(pk=today.pk).seed_index == 0
 

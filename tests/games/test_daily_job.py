@@ -19,8 +19,10 @@ from daily_fixtures import DAY
 from django.db import connection
 from rest_framework.test import APIClient
 
-from games import daily
+from games import jobs
 from games.models import Deal
+from games.selectors import dailies as daily_selectors
+from games.services import dailies as daily_services
 from patience_site.asgi import application
 
 pytest_plugins = ["daily_fixtures"]
@@ -36,7 +38,7 @@ class Job:
     def run(self, variant: str, day: Any) -> Deal:
         self.running = True
         try:
-            return daily.daily_create(variant, day)
+            return daily_services.daily_create(variant, day)
         finally:
             self.running = False
 
@@ -45,14 +47,14 @@ class Job:
 def job(monkeypatch: pytest.MonkeyPatch) -> Job:
     """The job, recorded; the solver may run only inside ``Job.run``, never in a request."""
     recorded = Job()
-    monkeypatch.setattr(daily, "dailies_job_start", lambda: recorded.started.append(1))
-    certify = daily.certified_candidate
+    monkeypatch.setattr(jobs, "dailies_job_start", lambda: recorded.started.append(1))
+    certify = daily_services.certified_candidate
 
-    def job_only(*args: Any, **kwargs: Any) -> daily.Candidate:
+    def job_only(*args: Any, **kwargs: Any) -> daily_services.Candidate:
         assert recorded.running, "a request ran the solver"
         return certify(*args, **kwargs)
 
-    monkeypatch.setattr(daily, "certified_candidate", job_only)
+    monkeypatch.setattr(daily_services, "certified_candidate", job_only)
     return recorded
 
 
@@ -78,7 +80,7 @@ def test_todays_missing_daily_starts_the_job_and_is_not_ready(job, daily_clock) 
         response = api().get(path)
         assert response.status_code == 503, response.content
         assert response.json()["error"]["code"] == "daily_not_ready"
-        assert response["Retry-After"] == str(daily.NOT_READY_RETRY_S)
+        assert response["Retry-After"] == str(daily_selectors.NOT_READY_RETRY_S)
     assert not Deal.objects.exists() and len(job.started) == 2
     # The job has run: the same request is answered.
     job.run("bristol", DAY)
@@ -123,13 +125,13 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
         def poll(self) -> int | None:
             return self.code
 
-    monkeypatch.setattr(daily, "_job", None)
-    monkeypatch.setattr(daily.subprocess, "Popen", Running)
-    daily.dailies_job_start()
-    daily.dailies_job_start()
+    monkeypatch.setattr(jobs, "_job", None)
+    monkeypatch.setattr(jobs.subprocess, "Popen", Running)
+    jobs.dailies_job_start()
+    jobs.dailies_job_start()
     assert len(started) == 1 and started[0][-3:] == ["create_dailies", "--days", "2"]
-    daily._job.code = 0  # it ended
-    daily.dailies_job_start()
+    jobs._job.code = 0  # it ended
+    jobs.dailies_job_start()
     assert len(started) == 2
 
 
@@ -140,19 +142,19 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
 @pytest.mark.django_db(transaction=True)
 def test_two_jobs_at_once_certify_a_daily_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    certify = daily.certified_candidate
+    certify = daily_services.certified_candidate
 
-    def slow_certify(variant: str, day: Any, **kwargs: Any) -> daily.Candidate:
+    def slow_certify(variant: str, day: Any, **kwargs: Any) -> daily_services.Candidate:
         calls.append(1)
         time.sleep(0.5)  # the other job arrives meanwhile
         return certify(variant, day, **kwargs)
 
-    monkeypatch.setattr(daily, "certified_candidate", slow_certify)
+    monkeypatch.setattr(daily_services, "certified_candidate", slow_certify)
     found: list[int] = []
 
     def job() -> None:
         try:
-            found.append(daily.daily_create("bristol", DAY).pk)
+            found.append(daily_services.daily_create("bristol", DAY).pk)
         finally:
             connection.close()
 

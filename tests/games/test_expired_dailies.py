@@ -16,9 +16,13 @@ from django.core.management import call_command
 from django.test import TestCase
 from rest_framework.test import APIClient
 
-from games import boards, clock, daily, selectors, services
+from games import boards, clock
 from games.errors import GameFinished
 from games.models import EXPIRED, Game, PlayerStats, Result
+from games.selectors import boards as board_selectors
+from games.selectors import games as game_selectors
+from games.services import dailies as daily_services
+from games.services import games as game_services
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["daily_fixtures"]
@@ -26,17 +30,19 @@ pytest_plugins = ["daily_fixtures"]
 
 def started(user, variant: str = "bristol") -> Game:
     """Today's ranked daily, started and one move in."""
-    game, created = daily.daily_game_start(user=user, variant=variant, day=DAY)
+    game, created = daily_services.daily_game_start(user=user, variant=variant, day=DAY)
     assert created and game.ranked
-    move = selectors.game_state(game)["legal_moves"][0]
-    return committed(services.game_apply_move, game_id=game.pk, user=user, move=move, ply=0).game
+    move = game_selectors.game_state(game)["legal_moves"][0]
+    return committed(
+        game_services.game_apply_move, game_id=game.pk, user=user, move=move, ply=0
+    ).game
 
 
 def assert_counted(game: Game) -> Result:
     game = Game.objects.select_related("deal").get(pk=game.pk)
     assert game.status == EXPIRED
     assert game.finished_at == clock.day_end(DAY)
-    assert selectors.game_verify(game) is None
+    assert game_selectors.game_verify(game) is None
     result = Result.objects.get(game=game)
     assert not result.won and result.cards_home == game.score and result.moves == game.ply
     assert result.time_ms == (clock.day_end(DAY) - game.started_at) // timedelta(milliseconds=1)
@@ -46,22 +52,22 @@ def assert_counted(game: Game) -> Result:
 
 def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_user, daily_clock):
     # A win the day before: the abandoned day must end that streak.
-    yesterday = daily.daily_create("bristol", DAY - timedelta(days=1))
+    yesterday = daily_services.daily_create("bristol", DAY - timedelta(days=1))
     finished_result(yesterday, user, won=True, finished_at=NOON - timedelta(days=1))
     game = started(user)
     kept = started(other_user)
-    committed(services.game_resign, game_id=kept.pk, user=other_user)
-    practice = services.practice_game_start(user=user, variant="bristol", seed=1)
+    committed(game_services.game_resign, game_id=kept.pk, user=other_user)
+    practice = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     assert PlayerStats.objects.get(player=user).played == 1
     daily_clock.next_day()
     out = io.StringIO()
     committed(call_command, "create_dailies", days=1, stdout=out)
     assert "1 ranked daily game(s) left unfinished ended as expired" in out.getvalue()
     assert_counted(game)
-    record = boards.player_record(user=user)
+    record = board_selectors.player_record(user=user)
     assert (record["played"], record["won"], record["win_rate"]) == (2, 1, 0.5)
     assert record["variants"][0]["current_streak"] == 0
-    board = boards.day_board(deal=game.deal, user=user)
+    board = board_selectors.day_board(deal=game.deal, user=user)
     assert board["total"] == 2 and board["me"]["won"] is False
     assert Game.objects.get(pk=practice.pk).status == "playing"  # practice is never ended
     assert Result.objects.filter(game=kept).count() == 1  # resigned the day before: as it was
@@ -70,7 +76,7 @@ def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_
 def test_a_ranked_game_of_today_is_left_alone(user, daily_clock):
     game = started(user)
     daily_clock.set(clock.day_end(DAY) - timedelta(microseconds=1))
-    assert services.games_expire() == 0
+    assert game_services.games_expire() == 0
     assert Game.objects.get(pk=game.pk).status == "playing"
 
 
@@ -89,10 +95,10 @@ def test_opening_the_game_the_next_day_shows_it_expired(user, daily_clock):
 def test_a_move_the_next_day_ends_the_game_and_is_refused(user, daily_clock):
     game = started(user)
     daily_clock.next_day()
-    move = selectors.game_state(game)["legal_moves"][0]
+    move = game_selectors.game_state(game)["legal_moves"][0]
     with pytest.raises(GameFinished, match="day of this ranked daily is over"):
-        committed(services.game_apply_move, game_id=game.pk, user=user, move=move, ply=1)
+        committed(game_services.game_apply_move, game_id=game.pk, user=user, move=move, ply=1)
     assert_counted(game)
     with pytest.raises(GameFinished):
-        services.game_resign(game_id=game.pk, user=user)
-    assert services.games_expire() == 0
+        game_services.game_resign(game_id=game.pk, user=user)
+    assert game_services.games_expire() == 0

@@ -9,10 +9,13 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from games import selectors, services
 from games.engine import new_position
 from games.errors import InvalidInput, NotFound
 from games.models import UNDO, ApiToken, Game, Move
+from games.selectors import accounts as account_selectors
+from games.selectors import games as game_selectors
+from games.services import accounts as account_services
+from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
 
@@ -24,13 +27,13 @@ def fresh(game: Game) -> Game:
 @pytest.fixture
 def played(user):
     """A Bristol game with a deal, a move and an undo in its log."""
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    pos = selectors.game_position(fresh(game))
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    pos = game_selectors.game_position(fresh(game))
     move = next(str(m) for m in pos.legal_moves if str(m) != "deal")
-    services.game_apply_move(game_id=game.pk, user=user, move=move, ply=1)
-    services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
-    services.game_apply_move(game_id=game.pk, user=user, move=move, ply=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=1)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=3)
     return fresh(game)
 
 
@@ -38,7 +41,7 @@ def played(user):
 
 
 def test_verify_accepts_an_untouched_game(played):
-    assert selectors.game_verify(played) is None
+    assert game_selectors.game_verify(played) is None
 
 
 def test_verify_detects_a_tampered_snapshot(played):
@@ -46,68 +49,68 @@ def test_verify_detects_a_tampered_snapshot(played):
     t1, t2 = position["piles"]["t1"], position["piles"]["t2"]
     position["piles"]["t1"], position["piles"]["t2"] = t2, t1
     Game.objects.filter(pk=played.pk).update(position=position)
-    assert "snapshot differs" in selectors.game_verify(fresh(played))
+    assert "snapshot differs" in game_selectors.game_verify(fresh(played))
 
 
 def test_verify_detects_a_tampered_stock(played):
     position = played.position
     position["piles"]["s"] = list(reversed(position["piles"]["s"]))
     Game.objects.filter(pk=played.pk).update(position=position)
-    assert "snapshot differs" in selectors.game_verify(fresh(played))
+    assert "snapshot differs" in game_selectors.game_verify(fresh(played))
 
 
 def test_verify_detects_a_tampered_ply(played):
     Game.objects.filter(pk=played.pk).update(ply=played.ply + 1)
-    assert selectors.game_verify(fresh(played)) == "ply 5 but the log has 4 entries"
+    assert game_selectors.game_verify(fresh(played)) == "ply 5 but the log has 4 entries"
 
 
 def test_verify_detects_a_tampered_score(played):
     Game.objects.filter(pk=played.pk).update(score=played.score + 3)
-    problem = selectors.game_verify(fresh(played))
+    problem = game_selectors.game_verify(fresh(played))
     assert problem is not None and problem.startswith("score")
 
 
 def test_verify_detects_a_tampered_status(played):
     Game.objects.filter(pk=played.pk).update(status="won", finished_at=timezone.now())
-    assert selectors.game_verify(fresh(played)) == "status won but the replay is playing"
+    assert game_selectors.game_verify(fresh(played)) == "status won but the replay is playing"
 
 
 def test_verify_detects_a_log_that_does_not_replay(played):
     Move.objects.filter(game=played, ply=1).update(notation="t1-r1")
-    assert selectors.game_verify(fresh(played)).startswith("log does not replay")
+    assert game_selectors.game_verify(fresh(played)).startswith("log does not replay")
 
 
 def test_verify_detects_a_missing_log_entry(played):
     Move.objects.filter(game=played, ply=3).delete()
-    assert selectors.game_verify(fresh(played)) is not None
+    assert game_selectors.game_verify(fresh(played)) is not None
 
 
 def test_verify_accepts_a_resigned_game(played, user):
-    services.game_resign(game_id=played.pk, user=user)
-    assert selectors.game_verify(fresh(played)) is None
+    game_services.game_resign(game_id=played.pk, user=user)
+    assert game_selectors.game_verify(fresh(played)) is None
 
 
 # -- replay -----------------------------------------------------------------------------------
 
 
 def test_replay_keeps_the_stack_of_positions(played):
-    replay = selectors.game_replay(played)
+    replay = game_selectors.game_replay(played)
     assert len(replay.stack) == 3  # start, deal, move (one undone move popped)
     assert replay.position.ply == 2
-    assert replay.position == selectors.game_position(played)
+    assert replay.position == game_selectors.game_position(played)
 
 
 def test_replay_of_an_undo_with_nothing_to_undo_fails(played):
     with pytest.raises(Exception, match="undo with no move"):
-        selectors.replay_log(played.deal, [UNDO])
+        game_selectors.replay_log(played.deal, [UNDO])
 
 
 # -- public view ------------------------------------------------------------------------------
 
 
 def test_game_state_is_the_public_view(played):
-    state = selectors.game_state(played)
-    pos = selectors.game_position(played)
+    state = game_selectors.game_state(played)
+    pos = game_selectors.game_position(played)
     assert state["id"] == played.pk
     assert state["variant"] == "bristol"
     assert state["kind"] == "practice"
@@ -131,88 +134,90 @@ def test_game_state_is_the_public_view(played):
 
 def test_elapsed_time_is_measured_on_the_server(played):
     Game.objects.filter(pk=played.pk).update(started_at=timezone.now() - timedelta(seconds=90))
-    assert 90_000 <= selectors.elapsed_ms(fresh(played)) < 95_000
-    services.game_resign(game_id=played.pk, user=played.player)
+    assert 90_000 <= game_selectors.elapsed_ms(fresh(played)) < 95_000
+    game_services.game_resign(game_id=played.pk, user=played.player)
     done = fresh(played)
     total = int((done.finished_at - done.started_at).total_seconds() * 1000)
-    assert selectors.elapsed_ms(done) == total  # frozen at the finish
+    assert game_selectors.elapsed_ms(done) == total  # frozen at the finish
     assert 90_000 <= total < 95_000
 
 
 def test_games_of_player_lists_only_mine_newest_first(user, other_user):
-    mine = [services.practice_game_start(user=user, variant="bristol", seed=i) for i in range(3)]
-    services.practice_game_start(user=other_user, variant="bristol", seed=1)
-    listed = list(selectors.games_of_player(user=user))
+    mine = [
+        game_services.practice_game_start(user=user, variant="bristol", seed=i) for i in range(3)
+    ]
+    game_services.practice_game_start(user=other_user, variant="bristol", seed=1)
+    listed = list(game_selectors.games_of_player(user=user))
     assert [g.pk for g in listed] == [g.pk for g in reversed(mine)]
 
 
 def test_game_for_player_hides_other_players_games(user, other_user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=1)
-    assert selectors.game_for_player(game_id=game.pk, user=user) == game
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
+    assert game_selectors.game_for_player(game_id=game.pk, user=user) == game
     with pytest.raises(NotFound):
-        selectors.game_for_player(game_id=game.pk, user=other_user)
+        game_selectors.game_for_player(game_id=game.pk, user=other_user)
     with pytest.raises(NotFound):
-        selectors.game_for_player(game_id=game.pk + 99, user=user)
+        game_selectors.game_for_player(game_id=game.pk + 99, user=user)
 
 
 def test_game_moves_are_in_log_order(played):
-    assert [m.ply for m in selectors.game_moves(played)] == [0, 1, 2, 3]
-    assert selectors.game_log(played)[0] == "deal"
-    assert selectors.game_log(played)[2] == UNDO
+    assert [m.ply for m in game_selectors.game_moves(played)] == [0, 1, 2, 3]
+    assert game_selectors.game_log(played)[0] == "deal"
+    assert game_selectors.game_log(played)[2] == UNDO
 
 
 def test_snapshot_is_read_whatever_the_key_order(user):
     """PostgreSQL's jsonb reorders object keys; the snapshot must still be read."""
-    game = services.practice_game_start(user=user, variant="bristol", seed=1)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     position = game.position
     position["piles"] = dict(sorted(position["piles"].items(), key=lambda kv: (len(kv[0]), kv)))
     Game.objects.filter(pk=game.pk).update(position=position)
-    assert selectors.game_position(fresh(game)) == new_position("bristol", seed=1)
+    assert game_selectors.game_position(fresh(game)) == new_position("bristol", seed=1)
 
 
 # -- tokens ---------------------------------------------------------------------------------
 
 
 def test_token_is_stored_hashed_and_found_by_its_key(user):
-    token, key = services.token_create(user=user, name="bot")
+    token, key = account_services.token_create(user=user, name="bot")
     assert key.startswith("pt_") and len(key) > 40
-    assert token.key_hash == selectors.token_hash(key) != key
+    assert token.key_hash == account_selectors.token_hash(key) != key
     assert token.prefix == key[:10]
     assert not ApiToken.objects.filter(key_hash=key).exists()
-    assert selectors.token_user(key) == (user, token)
-    assert selectors.token_user(key + "x") is None
+    assert account_selectors.token_user(key) == (user, token)
+    assert account_selectors.token_user(key + "x") is None
 
 
 def test_revoked_token_and_inactive_user_do_not_authenticate(user, other_user):
-    token, key = services.token_create(user=user, name="bot")
-    services.token_revoke(user=user, token_id=token.pk)
-    assert selectors.token_user(key) is None
-    assert list(selectors.tokens_of_user(user=user)) == []
+    token, key = account_services.token_create(user=user, name="bot")
+    account_services.token_revoke(user=user, token_id=token.pk)
+    assert account_selectors.token_user(key) is None
+    assert list(account_selectors.tokens_of_user(user=user)) == []
     with pytest.raises(NotFound):
-        services.token_revoke(user=user, token_id=token.pk)
+        account_services.token_revoke(user=user, token_id=token.pk)
 
-    other_token, other_key = services.token_create(user=other_user, name="bot")
+    other_token, other_key = account_services.token_create(user=other_user, name="bot")
     with pytest.raises(NotFound):
-        services.token_revoke(user=user, token_id=other_token.pk)
-    assert selectors.token_user(other_key) is not None
+        account_services.token_revoke(user=user, token_id=other_token.pk)
+    assert account_selectors.token_user(other_key) is not None
     other_user.is_active = False
     other_user.save()
-    assert selectors.token_user(other_key) is None
+    assert account_selectors.token_user(other_key) is None
 
 
 def test_token_use_is_recorded_at_most_once_a_minute(user):
-    token, _ = services.token_create(user=user, name="bot")
-    services.token_touch(token)
+    token, _ = account_services.token_create(user=user, name="bot")
+    account_services.token_touch(token)
     token.refresh_from_db()
     first = token.last_used_at
     assert first is not None
-    services.token_touch(token)
+    account_services.token_touch(token)
     token.refresh_from_db()
     assert token.last_used_at == first
     stale = first - timedelta(minutes=2)
     ApiToken.objects.filter(pk=token.pk).update(last_used_at=stale)
     token.refresh_from_db()
-    services.token_touch(token)
+    account_services.token_touch(token)
     token.refresh_from_db()
     assert token.last_used_at >= first
 
@@ -221,7 +226,9 @@ def test_token_use_is_recorded_at_most_once_a_minute(user):
 
 
 def test_register_creates_a_user_with_a_hashed_password(db, password):
-    user = services.user_register(username="carol", password=password, email="c@example.com")
+    user = account_services.user_register(
+        username="carol", password=password, email="c@example.com"
+    )
     assert user.check_password(password)
     assert user.password != password
     assert get_user_model().objects.filter(username="carol").exists()
@@ -229,12 +236,12 @@ def test_register_creates_a_user_with_a_hashed_password(db, password):
 
 def test_register_refuses_a_weak_password(db):
     with pytest.raises(InvalidInput) as exc:
-        services.user_register(username="carol", password="123")
+        account_services.user_register(username="carol", password="123")
     assert "password" in exc.value.details
     assert not get_user_model().objects.exists()
 
 
 def test_register_refuses_a_taken_username_in_any_case(user, password):
     with pytest.raises(InvalidInput) as exc:
-        services.user_register(username="ANN", password=password)
+        account_services.user_register(username="ANN", password=password)
     assert exc.value.details == {"username": ["taken"]}

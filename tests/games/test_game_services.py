@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games import selectors, services
 from games.engine import (
     SEED_LIMIT,
     BadNotationError,
@@ -24,6 +23,8 @@ from games.engine import (
 )
 from games.errors import BadPly, GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Move
+from games.selectors import games as game_selectors
+from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +76,7 @@ def snapshot_of(game: Game) -> tuple[Any, ...]:
 def test_practice_game_without_seed_gets_a_random_seed_in_range(user):
     seeds = set()
     for _ in range(5):
-        game = services.practice_game_start(user=user, variant="bristol")
+        game = game_services.practice_game_start(user=user, variant="bristol")
         seed = int(game.deal.seed)
         assert 0 <= seed < SEED_LIMIT
         assert game.deal.kind == Deal.Kind.PRACTICE
@@ -87,18 +88,18 @@ def test_practice_game_without_seed_gets_a_random_seed_in_range(user):
 def test_random_seed_game_replays_to_its_snapshot(user, assert_consistent):
     """Random seeds use the whole range 0..2**64-1 and must survive the database exactly."""
     for _ in range(3):
-        game = services.practice_game_start(user=user, variant="bristol")
+        game = game_services.practice_game_start(user=user, variant="bristol")
         assert int(fresh(game).deal.seed) == int(game.deal.seed)
         assert_consistent(game)
 
 
 @pytest.mark.parametrize("variant", ["bristol", "belvedere", "picture-gallery", "royal-parade"])
 def test_explicit_seed_deals_the_engines_position(user, variant, assert_consistent):
-    game = services.practice_game_start(user=user, variant=variant, seed=123)
+    game = game_services.practice_game_start(user=user, variant=variant, seed=123)
     start = new_position(variant, seed=123)
     game = fresh(game)
     assert game.position == start.to_json()
-    assert selectors.game_position(game) == start
+    assert game_selectors.game_position(game) == start
     assert (game.ply, game.score, game.status) == (0, start.score, "playing")
     assert game.player == user
     assert not game.ranked and not game.assisted
@@ -109,17 +110,17 @@ def test_explicit_seed_deals_the_engines_position(user, variant, assert_consiste
 
 
 def test_the_largest_seed_is_accepted(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="bristol", seed=SEED_LIMIT - 1)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=SEED_LIMIT - 1)
     assert game.position == new_position("bristol", seed=SEED_LIMIT - 1).to_json()
     assert int(fresh(game).deal.seed) == SEED_LIMIT - 1
     assert_consistent(game)
 
 
 def test_same_variant_and_seed_share_one_deal(user, other_user):
-    a = services.practice_game_start(user=user, variant="bristol", seed=7)
-    b = services.practice_game_start(user=other_user, variant="bristol", seed=7)
-    c = services.practice_game_start(user=user, variant="bristol", seed=7)
-    d = services.practice_game_start(user=user, variant="picture-gallery", seed=7)
+    a = game_services.practice_game_start(user=user, variant="bristol", seed=7)
+    b = game_services.practice_game_start(user=other_user, variant="bristol", seed=7)
+    c = game_services.practice_game_start(user=user, variant="bristol", seed=7)
+    d = game_services.practice_game_start(user=user, variant="picture-gallery", seed=7)
     assert a.deal_id == b.deal_id == c.deal_id
     assert d.deal_id != a.deal_id
     assert len({a.pk, b.pk, c.pk}) == 3
@@ -129,14 +130,14 @@ def test_same_variant_and_seed_share_one_deal(user, other_user):
 @pytest.mark.parametrize("seed", [-1, SEED_LIMIT, True, 1.5, "7"])
 def test_seed_out_of_range_or_not_an_integer_is_refused(user, seed):
     with pytest.raises(InvalidInput):
-        services.practice_game_start(user=user, variant="bristol", seed=seed)
+        game_services.practice_game_start(user=user, variant="bristol", seed=seed)
     assert not Game.objects.exists()
     assert not Deal.objects.exists()
 
 
 def test_unknown_variant_is_refused(user):
     with pytest.raises(UnknownVariantError):
-        services.practice_game_start(user=user, variant="klondike")
+        game_services.practice_game_start(user=user, variant="klondike")
     assert not Game.objects.exists()
 
 
@@ -145,11 +146,11 @@ def test_unknown_variant_is_refused(user):
 
 def test_a_move_is_applied_logged_and_snapshotted(user, assert_consistent):
     seed = seed_where("bristol", lambda p: any(m.endswith("-f") for m in moves_of(p)))
-    game = services.practice_game_start(user=user, variant="bristol", seed=seed)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=seed)
     start = new_position("bristol", seed=seed)
     move = next(m for m in moves_of(start) if m.endswith("-f"))
 
-    out = services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
+    out = game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
 
     expected = start.apply(move)
     assert out.duplicate is False
@@ -164,12 +165,12 @@ def test_a_move_is_applied_logged_and_snapshotted(user, assert_consistent):
 
 
 def test_the_log_stores_the_clients_ply_for_each_entry(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     pos = new_position("bristol", seed=3)
     sent = []
     for ply in range(4):
         move = moves_of(pos)[0]
-        services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         pos = pos.apply(move)
         sent.append((ply, move))
     assert list(fresh(game).moves.values_list("ply", "notation")) == sent
@@ -178,93 +179,93 @@ def test_the_log_stores_the_clients_ply_for_each_entry(user, assert_consistent):
 
 
 def test_stale_ply_is_refused_with_the_current_ply(user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
-    other = next(m for m in moves_of(selectors.game_position(fresh(game))) if m != "deal")
+    other = next(m for m in moves_of(game_selectors.game_position(fresh(game))) if m != "deal")
     with pytest.raises(StalePly) as behind:
-        services.game_apply_move(game_id=game.pk, user=user, move=other, ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=other, ply=0)
     assert behind.value.details == {"ply": 1}
     assert behind.value.code == "stale_ply"
     with pytest.raises(BadPly) as ahead:
-        services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=5)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=5)
     assert ahead.value.details == {"ply": 1}
     assert ahead.value.code == "bad_ply"
     assert snapshot_of(game) == before
 
 
 def test_resending_the_stored_move_is_a_duplicate_that_applies_nothing(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    first = services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=1)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    first = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=1)
     before = snapshot_of(game)
 
-    again = services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    again = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
 
     assert again.duplicate is True
     assert again.game.ply == 2
-    assert again.position == selectors.game_position(fresh(game))
+    assert again.position == game_selectors.game_position(fresh(game))
     assert again.position != first.position
     assert snapshot_of(game) == before
     assert_consistent(game)
 
 
 def test_resending_the_current_move_again_is_a_duplicate(user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
-    out = services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    out = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     assert out.duplicate is True
     assert snapshot_of(game) == before
 
 
 def test_illegal_move_raises_the_engine_error_and_changes_nothing(user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
     with pytest.raises(IllegalMoveError) as exc:
-        services.game_apply_move(game_id=game.pk, user=user, move="t1-r1", ply=1)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="t1-r1", ply=1)
     assert exc.value.code == "illegal_move"
     with pytest.raises(BadNotationError):
-        services.game_apply_move(game_id=game.pk, user=user, move="x9-t1", ply=1)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="x9-t1", ply=1)
     with pytest.raises(BadNotationError):
-        services.game_apply_move(game_id=game.pk, user=user, move="g1-a", ply=1)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="g1-a", ply=1)
     assert snapshot_of(game) == before
 
 
 def test_a_move_in_a_finished_game_raises_game_finished(user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_resign(game_id=game.pk, user=user)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_resign(game_id=game.pk, user=user)
     before = snapshot_of(game)
     with pytest.raises(GameFinished) as exc:
-        services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     assert exc.value.code == "game_finished"
     with pytest.raises(GameFinished):
-        services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
     for ply in (1, 9):  # whatever the ply
         with pytest.raises(GameFinished):
-            services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=ply)
+            game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=ply)
     assert snapshot_of(game) == before
 
 
 def test_resending_the_move_that_ended_a_game_is_still_a_duplicate(user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    services.game_resign(game_id=game.pk, user=user)
-    out = services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game_services.game_resign(game_id=game.pk, user=user)
+    out = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     assert out.duplicate is True and out.game.status == "resigned"
 
 
 def test_another_players_game_or_an_unknown_one_is_not_found(user, other_user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     with pytest.raises(NotFound):
-        services.game_apply_move(game_id=game.pk, user=other_user, move="deal", ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=other_user, move="deal", ply=0)
     with pytest.raises(NotFound):
-        services.game_apply_move(game_id=game.pk, user=other_user, move=UNDO, ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=other_user, move=UNDO, ply=0)
     with pytest.raises(NotFound):
-        services.game_resign(game_id=game.pk, user=other_user)
+        game_services.game_resign(game_id=game.pk, user=other_user)
     with pytest.raises(NotFound):
-        services.game_apply_move(game_id=game.pk + 1000, user=user, move="deal", ply=0)
+        game_services.game_apply_move(game_id=game.pk + 1000, user=user, move="deal", ply=0)
     assert fresh(game).ply == 0
     assert fresh(game).status == "playing"
 
@@ -273,19 +274,19 @@ def test_another_players_game_or_an_unknown_one_is_not_found(user, other_user):
 
 
 def test_undo_pops_the_last_move_still_on_the_board(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     start = new_position("bristol", seed=3)
     one = start.apply("deal")
     move = moves_of(one)[0]
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    services.game_apply_move(game_id=game.pk, user=user, move=move, ply=1)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=1)
 
-    out = services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
+    out = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
     assert out.position == one
     assert out.game.ply == 3
     assert_consistent(game)
 
-    out = services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=3)
+    out = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=3)
     assert out.position == start
     assert fresh(game).position == start.to_json()
     assert fresh(game).ply == 4
@@ -295,52 +296,52 @@ def test_undo_pops_the_last_move_still_on_the_board(user, assert_consistent):
         UNDO,
         UNDO,
     ]
-    assert selectors.game_state(fresh(game))["moves_on_board"] == 0
+    assert game_selectors.game_state(fresh(game))["moves_on_board"] == 0
     assert_consistent(game)
 
     with pytest.raises(UndoNotAllowed):
-        services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=4)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=4)
     assert fresh(game).ply == 4
 
 
 def test_undo_restores_the_score(user, assert_consistent):
     seed = seed_where("bristol", lambda p: any(m.endswith("-f") for m in moves_of(p)))
-    game = services.practice_game_start(user=user, variant="bristol", seed=seed)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=seed)
     move = next(m for m in moves_of(new_position("bristol", seed=seed)) if m.endswith("-f"))
-    services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
     assert fresh(game).score == 1
-    services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     assert fresh(game).score == 0
     assert_consistent(game)
 
 
 def test_undo_with_nothing_to_undo_is_refused(user):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     with pytest.raises(UndoNotAllowed) as exc:
-        services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
     assert exc.value.code == "undo_not_allowed"
     assert snapshot_of(game)[1:] == (0, 0, "playing", None, 0)
 
 
 def test_undo_after_a_move_is_replayed_in_a_gallery_game(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="picture-gallery", seed=8)
+    game = game_services.practice_game_start(user=user, variant="picture-gallery", seed=8)
     pos = new_position("picture-gallery", seed=8)
     ply = 0
     for _ in range(3):
         move = moves_of(pos)[-1]
-        services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         pos, ply = pos.apply(move), ply + 1
         assert_consistent(game)
-    services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=ply)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=ply)
     assert_consistent(game)
 
 
 def test_resending_an_undo_is_a_duplicate(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     before = snapshot_of(game)
-    out = services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+    out = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     assert out.duplicate is True
     assert snapshot_of(game) == before
     assert_consistent(game)
@@ -361,13 +362,13 @@ def ranked_game(user: Any, seed: int = 3) -> Game:
 def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
     game = ranked_game(user)
     with pytest.raises(UndoNotAllowed):
-        services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
     # A deal reveals stock cards: taking it back would show the stock for free.
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     with pytest.raises(UndoNotAllowed):
-        services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     assert fresh(game).ply == 1
-    assert not selectors.game_state(fresh(game))["can_undo"]
+    assert not game_selectors.game_state(fresh(game))["can_undo"]
     assert_consistent(game)
 
 
@@ -375,11 +376,11 @@ def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
 
 
 def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
-    services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
 
-    resigned = services.game_resign(game_id=game.pk, user=user)
+    resigned = game_services.game_resign(game_id=game.pk, user=user)
 
     assert resigned.status == "resigned"
     stored = fresh(game)
@@ -387,10 +388,10 @@ def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
     assert stored.finished_at is not None
     assert (stored.position, stored.ply, stored.score) == before[:3]
     assert stored.moves.count() == 1
-    assert selectors.deal_reveal(stored) == {"seed": "3", "deck": deck_order("bristol", 3)}
+    assert game_selectors.deal_reveal(stored) == {"seed": "3", "deck": deck_order("bristol", 3)}
     assert_consistent(game)
     with pytest.raises(GameFinished):
-        services.game_resign(game_id=game.pk, user=user)
+        game_services.game_resign(game_id=game.pk, user=user)
 
 
 # -- consistency after every kind of write ---------------------------------------------------
@@ -399,30 +400,30 @@ def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
 @pytest.mark.parametrize("variant", ["bristol", "picture-gallery", "mod3"])
 def test_snapshot_equals_replay_after_every_kind_of_write(user, variant, assert_consistent):
     rng = random.Random(5)
-    game = services.practice_game_start(user=user, variant=variant, seed=11)
+    game = game_services.practice_game_start(user=user, variant=variant, seed=11)
     assert_consistent(game)
     kinds = set()
     for step in range(40):
         g = fresh(game)
-        state = selectors.game_state(g)
+        state = game_selectors.game_state(g)
         undo = state["can_undo"] and step % 4 == 3
         move = UNDO if undo else rng.choice(state["legal_moves"])
-        services.game_apply_move(game_id=game.pk, user=user, move=move, ply=g.ply)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=g.ply)
         kinds.add("deal" if move.startswith("deal") else move if move == UNDO else "move")
         assert_consistent(game)
         if fresh(game).status != "playing":
             break
     assert kinds == {"deal", UNDO, "move"}
     if fresh(game).status == "playing":
-        services.game_resign(game_id=game.pk, user=user)
+        game_services.game_resign(game_id=game.pk, user=user)
         assert_consistent(game)
 
 
 def test_refused_writes_leave_the_game_consistent(user, assert_consistent):
-    game = services.practice_game_start(user=user, variant="bristol", seed=3)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     for move, ply in [("t1-r1", 0), ("nonsense", 0), ("deal", 4), (UNDO, 0)]:
         with pytest.raises(Exception):  # noqa: B017 - each kind of refusal, all checked above
-            services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+            game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         assert_consistent(game)
     assert fresh(game).ply == 0
 
@@ -437,16 +438,16 @@ def test_refused_writes_leave_the_game_consistent(user, assert_consistent):
 def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consistent):
     seed = ending_seed(variant, outcome)
     rng = random.Random(seed)
-    game = services.practice_game_start(user=user, variant=variant, seed=seed)
+    game = game_services.practice_game_start(user=user, variant=variant, seed=seed)
     for ply in range(400):
         g = fresh(game)
-        state = selectors.game_state(g)
+        state = game_selectors.game_state(g)
         if state["status"] != "playing":
             break
         assert state["deal"] is None
         assert state["finished_at"] is None
         assert g.finished_at is None
-        out = services.game_apply_move(
+        out = game_services.game_apply_move(
             game_id=game.pk, user=user, move=home_first(state["legal_moves"], rng), ply=ply
         )
         assert out.game.score == out.position.score
@@ -457,7 +458,7 @@ def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consisten
     assert end.status == outcome
     assert end.finished_at is not None
     assert end.started_at <= end.finished_at <= timezone.now()
-    replayed = selectors.game_replay(end).position
+    replayed = game_selectors.game_replay(end).position
     assert end.score == replayed.score
     if outcome == "won":
         assert end.score == 52
@@ -466,18 +467,18 @@ def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consisten
         assert end.score < replayed.variant.card_count
         assert replayed.legal_moves == ()
         assert replayed.stock_count == 0
-    state = selectors.game_state(end)
+    state = game_selectors.game_state(end)
     assert state["legal_moves"] == []
     assert state["can_undo"] is False
     assert state["deal"] == {"seed": str(seed), "deck": deck_order(variant, seed)}
-    assert state["elapsed_ms"] == selectors.elapsed_ms(end)
+    assert state["elapsed_ms"] == game_selectors.elapsed_ms(end)
     assert_consistent(game)
 
     with pytest.raises(GameFinished):
-        services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=end.ply)
+        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=end.ply)
     with pytest.raises(GameFinished):
-        services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=end.ply)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=end.ply)
     with pytest.raises(GameFinished):
-        services.game_resign(game_id=game.pk, user=user)
+        game_services.game_resign(game_id=game.pk, user=user)
     assert fresh(game).status == outcome
     assert Move.objects.filter(game=game).count() == end.ply

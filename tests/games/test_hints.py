@@ -12,10 +12,11 @@ from typing import Any
 
 import pytest
 
-from games import hints, services
+from games import hints
 from games.engine import Position, new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
+from games.services import games as game_services
 
 #: Moves a hints-only game may take beyond the first line found (see the docstring).
 LINE_SLACK = 0
@@ -83,12 +84,12 @@ def test_leaving_the_line_solves_again_and_coming_back_does_not() -> None:
 @pytest.mark.django_db
 def test_practice_bristol_deal_7_played_by_hints_ends_won(user: Any) -> None:
     """It used to loop for ever after 47 moves (t8-t5, t5-t8, ...), every hint saying won."""
-    game = services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     line = solve(new_position("bristol", seed=7), max_nodes=NODES).line
     while game.status == "playing":
-        hint = services.game_hint(game_id=game.pk, user=user)
+        hint = game_services.game_hint(game_id=game.pk, user=user)
         assert hint.verdict == "won" and hint.ply == game.ply
-        game = services.game_apply_move(
+        game = game_services.game_apply_move(
             game_id=game.pk, user=user, move=hint.move, ply=game.ply
         ).game
         assert game.ply <= len(line) + LINE_SLACK

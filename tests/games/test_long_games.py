@@ -18,10 +18,12 @@ from daily_fixtures import DAY
 from django.db import connection
 from rest_framework.test import APIClient
 
-from games import daily, selectors, services
 from games.engine import Position
 from games.errors import GameFinished
 from games.models import MOVE_LIMIT, UNDO, Game, Move, Result
+from games.selectors import games as game_selectors
+from games.services import dailies as daily_services
+from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["daily_fixtures"]
@@ -40,7 +42,7 @@ def quiet(pos: Position) -> str:
 
 def back_and_forth(game: Game, entries: int) -> Game:
     """Fill a new game's log with ``entries`` entries: a quiet move and its undo, repeated."""
-    start = selectors.game_position(game)
+    start = game_selectors.game_position(game)
     move = quiet(start)
     after = start.apply(move)
     rows = [
@@ -57,7 +59,7 @@ def back_and_forth(game: Game, entries: int) -> Game:
     last = start if entries % 2 == 0 else after
     Game.objects.filter(pk=game.pk).update(ply=entries, position=last.to_json())
     game = Game.objects.select_related("deal").get(pk=game.pk)
-    assert selectors.game_verify(game) is None
+    assert game_selectors.game_verify(game) is None
     return game
 
 
@@ -102,7 +104,7 @@ def work_of_a_turn(game: Game, monkeypatch: Any) -> dict[str, tuple[int, int, in
         "move": lambda: api.post(base + "moves/", {"move": move, "ply": game.ply}, format="json"),
         "undo": lambda: api.post(base + "undo/", {"ply": game.ply + 1}, format="json"),
     }
-    move = quiet(selectors.game_position(game))
+    move = quiet(game_selectors.game_position(game))
     for name, step in steps.items():
         with counted(monkeypatch) as work:
             response = step()
@@ -113,29 +115,37 @@ def work_of_a_turn(game: Game, monkeypatch: Any) -> dict[str, tuple[int, int, in
 
 def test_a_turn_costs_the_same_on_a_5000_entry_log(user, other_user, monkeypatch, settings):
     settings.GAME_MAX_LOG = LONG + 10
-    short = back_and_forth(services.practice_game_start(user=user, variant="bristol", seed=5), 200)
+    short = back_and_forth(
+        game_services.practice_game_start(user=user, variant="bristol", seed=5), 200
+    )
     long = back_and_forth(
-        services.practice_game_start(user=other_user, variant="bristol", seed=5), LONG
+        game_services.practice_game_start(user=other_user, variant="bristol", seed=5), LONG
     )
     assert work_of_a_turn(short, monkeypatch) == work_of_a_turn(long, monkeypatch)
     for game in (short, long):
-        assert selectors.game_verify(Game.objects.select_related("deal").get(pk=game.pk)) is None
+        assert (
+            game_selectors.game_verify(Game.objects.select_related("deal").get(pk=game.pk)) is None
+        )
 
 
 def test_an_undo_applies_no_engine_move_and_reads_one_entry(user, monkeypatch, settings):
     settings.GAME_MAX_LOG = LONG + 10
-    game = back_and_forth(services.practice_game_start(user=user, variant="bristol", seed=5), LONG)
-    move = quiet(selectors.game_position(game))
-    services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
+    game = back_and_forth(
+        game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG
+    )
+    move = quiet(game_selectors.game_position(game))
+    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
     with counted(monkeypatch) as work:
-        outcome = services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG + 1)
-    assert outcome.position == selectors.game_position(game)  # back at the start
+        outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG + 1)
+    assert outcome.position == game_selectors.game_position(game)  # back at the start
     assert work.applied == 0 and work.most_rows <= 1, work
 
 
 def test_the_log_is_paged(user, settings):
     settings.GAME_MAX_LOG = LONG + 10
-    game = back_and_forth(services.practice_game_start(user=user, variant="bristol", seed=5), LONG)
+    game = back_and_forth(
+        game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG
+    )
     api = APIClient()
     api.force_authenticate(user)
     page = api.get(f"/api/v1/games/{game.pk}/moves/").json()
@@ -154,29 +164,29 @@ def test_the_log_is_paged(user, settings):
 def test_the_entry_that_fills_the_log_ends_the_game(user, settings):
     settings.GAME_MAX_LOG = LONG
     game = back_and_forth(
-        services.practice_game_start(user=user, variant="bristol", seed=5), LONG - 2
+        game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG - 2
     )
-    move = quiet(selectors.game_position(game))
-    outcome = services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG - 2)
+    move = quiet(game_selectors.game_position(game))
+    outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG - 2)
     assert outcome.game.status == "playing"
-    outcome = services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG - 1)
+    outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG - 1)
     assert outcome.game.status == MOVE_LIMIT and outcome.game.finished_at is not None
     assert outcome.game.ply == LONG
     with pytest.raises(GameFinished):
-        services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
+        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
     game = Game.objects.select_related("deal").get(pk=game.pk)
-    assert selectors.game_verify(game) is None
-    state = selectors.game_state(game)
+    assert game_selectors.game_verify(game) is None
+    state = game_selectors.game_state(game)
     assert state["status"] == MOVE_LIMIT and state["legal_moves"] == []
 
 
 def test_a_ranked_game_at_the_limit_counts_as_not_won(user, settings, daily_clock):
     settings.GAME_MAX_LOG = 4
-    game, _ = daily.daily_game_start(user=user, variant="bristol", day=DAY)
+    game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
     for ply in range(4):
-        pos = selectors.game_position(Game.objects.get(pk=game.pk))
+        pos = game_selectors.game_position(Game.objects.get(pk=game.pk))
         move = quiet(pos) if ply % 2 == 0 else UNDO
-        outcome = services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
     assert outcome.game.status == MOVE_LIMIT
     result = Result.objects.get(game=game)
     assert not result.won and result.moves == 4

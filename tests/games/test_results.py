@@ -11,10 +11,11 @@ from daily_fixtures import DAY, NOON, board_order, committed, daily, finished_re
 from django.contrib.auth import get_user_model
 
 from games import boards
-from games import daily as dailies
 from games.engine import new_position
 from games.models import Game, PlayerStats, Result
-from games.results import (
+from games.selectors import boards as board_selectors
+from games.selectors import dailies as daily_selectors
+from games.services.results import (
     MAX_MOVES,
     result_disqualify,
     result_record,
@@ -105,12 +106,12 @@ def test_board_ranks_break_ties_in_the_documented_order(board_backend, daily_clo
 
     expected = [results[n].pk for n in names]
     assert board_order(deal) == expected
-    page = boards.day_board(deal=deal, limit=100)
+    page = board_selectors.day_board(deal=deal, limit=100)
     assert [e["result_id"] for e in page["results"]] == expected
     assert [e["rank"] for e in page["results"]] == list(range(1, 9))
     for rank, n in enumerate(names, start=1):
         assert boards.rank_of(deal.pk, results[n].sort_key) == rank
-        mine = boards.day_board(deal=deal, user=people[n])["me"]
+        mine = board_selectors.day_board(deal=deal, user=people[n])["me"]
         assert mine["rank"] == rank and mine["result_id"] == results[n].pk
     assert sorted(r.sort_key for r in results.values()) == [results[n].sort_key for n in names]
 
@@ -194,11 +195,11 @@ def test_a_disqualified_result_leaves_the_board_and_ranks_follow(board_backend, 
     results = make_board(deal, 6)
     boards.rank_of(deal.pk, results[0].sort_key)  # the Redis mirror is built now
     cheat = results[2]
-    assert boards.day_board(deal=deal, user=cheat.player)["me"]["rank"] == 3
+    assert board_selectors.day_board(deal=deal, user=cheat.player)["me"]["rank"] == 3
 
     committed(result_disqualify, result_id=cheat.pk)
 
-    board = boards.day_board(deal=deal, user=cheat.player, limit=100)
+    board = board_selectors.day_board(deal=deal, user=cheat.player, limit=100)
     assert board["total"] == 5
     assert cheat.pk not in [e["result_id"] for e in board["results"]]
     assert board["me"] is None and board["around"] == []
@@ -206,17 +207,17 @@ def test_a_disqualified_result_leaves_the_board_and_ranks_follow(board_backend, 
     assert [e["rank"] for e in board["results"]] == [1, 2, 3, 4, 5]
     for i, r in enumerate(results[3:], start=3):
         assert boards.rank_of(deal.pk, r.sort_key) == i  # one up
-    overview = {d["variant"]: d for d in dailies.daily_overview(user=cheat.player, day=DAY)}
+    overview = {d["variant"]: d for d in daily_selectors.daily_overview(user=cheat.player, day=DAY)}
     assert overview["bristol"]["my_game"]["rank"] is None
     stats = PlayerStats.objects.get(player=cheat.player, variant="bristol")
     assert (stats.played, stats.won, stats.best_result) == (0, 0, None)
     # Other players see the same.
-    below = boards.day_board(deal=deal, user=results[4].player, around=1)
+    below = board_selectors.day_board(deal=deal, user=results[4].player, around=1)
     assert below["me"]["rank"] == 4
     assert [e["result_id"] for e in below["around"]] == [r.pk for r in results[3:6]]
 
     committed(result_disqualify, result_id=cheat.pk, disqualified=False)
-    board = boards.day_board(deal=deal, user=cheat.player, limit=100)
+    board = board_selectors.day_board(deal=deal, user=cheat.player, limit=100)
     assert board["total"] == 6 and board["me"]["rank"] == 3
     assert [e["result_id"] for e in board["results"]] == [r.pk for r in results]
     assert boards.rank_of(deal.pk, results[5].sort_key) == 6
@@ -228,7 +229,7 @@ def test_disqualifying_twice_changes_nothing_more(board_backend, daily_clock):
     results = make_board(deal, 3)
     committed(result_disqualify, result_id=results[0].pk)
     committed(result_disqualify, result_id=results[0].pk)
-    board = boards.day_board(deal=deal, limit=10)
+    board = board_selectors.day_board(deal=deal, limit=10)
     assert board["total"] == 2
     assert [e["rank"] for e in board["results"]] == [1, 2]
 
@@ -251,15 +252,15 @@ def test_removing_an_accounts_results(board_backend, daily_clock):
     assert not Result.objects.filter(player=gone).exists()
     assert not PlayerStats.objects.filter(player=gone).exists()
     assert Game.objects.filter(player=gone, ranked=True).count() == 2  # the games stay
-    board = boards.day_board(deal=today, user=gone, limit=100)
+    board = board_selectors.day_board(deal=today, user=gone, limit=100)
     assert board["total"] == 4 and board["me"] is None
     assert [e["result_id"] for e in board["results"]] == [r.pk for r in results if r.player != gone]
     assert boards.rank_of(today.pk, results[2].sort_key) == 2
-    old_board = boards.day_board(deal=yesterday, limit=100)
+    old_board = board_selectors.day_board(deal=yesterday, limit=100)
     assert old_board["total"] == 1
     assert [e["result_id"] for e in old_board["results"]] == [other_old.pk]
     assert not Result.objects.filter(pk=old.pk).exists()
-    assert boards.player_record(user=gone)["played"] == 0
+    assert board_selectors.player_record(user=gone)["played"] == 0
 
 
 # -- records: streaks and statistics ----------------------------------------------------------
@@ -283,13 +284,13 @@ def test_streaks_count_consecutive_days_won_and_reset_across_a_missed_day(daily_
     assert (stats.played, stats.won, stats.best_streak, stats.streak) == (5, 5, 3, 2)
     assert stats.last_won == DAY + timedelta(days=5)
     # Today is day 5 (won): the streak is alive; still alive on day 6 before playing.
-    assert boards.current_streak(stats) == 2
+    assert board_selectors.current_streak(stats) == 2
     daily_clock.next_day()
-    assert boards.current_streak(stats) == 2
+    assert board_selectors.current_streak(stats) == 2
     # A day missed: the current streak is 0; the best stays.
     daily_clock.next_day()
-    assert boards.current_streak(stats) == 0
-    record = boards.player_record(user=ann)["variants"][0]
+    assert board_selectors.current_streak(stats) == 0
+    record = board_selectors.player_record(user=ann)["variants"][0]
     assert (record["best_streak"], record["current_streak"]) == (3, 0)
 
 
@@ -298,17 +299,17 @@ def test_a_lost_day_breaks_the_streak(daily_clock):
     play_days(daily_clock, ann, {0: True, 1: True, 2: False})
     stats = PlayerStats.objects.get(player=ann, variant="bristol")
     assert (stats.best_streak, stats.won, stats.played) == (2, 2, 3)
-    assert boards.current_streak(stats) == 0  # today (day 2) was lost
+    assert board_selectors.current_streak(stats) == 0  # today (day 2) was lost
     play_days(daily_clock, ann, {3: True})
     stats.refresh_from_db()
-    assert (stats.best_streak, boards.current_streak(stats)) == (2, 1)
+    assert (stats.best_streak, board_selectors.current_streak(stats)) == (2, 1)
 
 
 def test_best_streak_can_be_older_than_the_current_one(daily_clock):
     (ann,) = players("ann")
     play_days(daily_clock, ann, {0: True, 1: True, 2: True, 3: True, 5: True, 6: True, 8: True})
     stats = PlayerStats.objects.get(player=ann, variant="bristol")
-    assert (stats.best_streak, stats.streak, boards.current_streak(stats)) == (4, 1, 1)
+    assert (stats.best_streak, stats.streak, board_selectors.current_streak(stats)) == (4, 1, 1)
 
 
 def test_streaks_are_per_variant(daily_clock):
@@ -317,7 +318,10 @@ def test_streaks_are_per_variant(daily_clock):
     play_days(daily_clock, ann, {0: True, 1: False}, variant="mod3")
     by = {s.variant: s for s in PlayerStats.objects.filter(player=ann)}
     assert (by["bristol"].best_streak, by["mod3"].best_streak) == (2, 1)
-    assert (boards.current_streak(by["bristol"]), boards.current_streak(by["mod3"])) == (2, 0)
+    assert (
+        board_selectors.current_streak(by["bristol"]),
+        board_selectors.current_streak(by["mod3"]),
+    ) == (2, 0)
 
 
 def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
@@ -325,7 +329,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     res = play_days(daily_clock, ann, {0: False, 1: True, 2: False, 3: True})
     # A better win on day 1 than day 3: fewer moves (100 + offset).
     play_days(daily_clock, ann, {0: False, 1: False}, variant="picture-gallery")
-    record = boards.player_record(user=ann)
+    record = board_selectors.player_record(user=ann)
     assert (record["player"], record["played"], record["won"]) == ("ann", 6, 2)
     assert record["win_rate"] == round(2 / 6, 4)
     by = {v["variant"]: v for v in record["variants"]}
@@ -342,7 +346,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     assert PlayerStats.objects.get(player=ann, variant="bristol").best_result_id == res[1].pk
     assert by["picture-gallery"]["won"] == 0 and by["picture-gallery"]["win_rate"] == 0.0
     assert by["picture-gallery"]["best"]["cards_home"] == 10
-    empty = boards.player_record(user=bob)
+    empty = board_selectors.player_record(user=bob)
     assert (empty["played"], empty["won"], empty["win_rate"], empty["variants"]) == (0, 0, 0.0, [])
 
 
@@ -375,7 +379,9 @@ def test_alltime_boards_order_and_page(daily_clock):
     daily_clock.set(datetime(2026, 3, 16, 20, 0, tzinfo=UTC))  # day 6
 
     def names(order, **kw):
-        page = boards.alltime_board(variant="bristol", order=order, limit=10, offset=0, **kw)
+        page = board_selectors.alltime_board(
+            variant="bristol", order=order, limit=10, offset=0, **kw
+        )
         return [(e["rank"], e["player"]) for e in page["results"]], page
 
     days_won, _ = names("days_won")
@@ -389,13 +395,13 @@ def test_alltime_boards_order_and_page(daily_clock):
     assert streak == [(1, "bob"), (2, "ann"), (3, "cid")]
     assert [e["current_streak"] for e in page["results"]] == [4, 1, 1]
 
-    first = boards.alltime_board(variant="bristol", order="days_won", limit=2, offset=0)
+    first = board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=0)
     assert [e["player"] for e in first["results"]] == ["bob", "ann"]
     assert first["next_offset"] == 2
-    second = boards.alltime_board(variant="bristol", order="days_won", limit=2, offset=2)
+    second = board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=2)
     assert [(e["rank"], e["player"]) for e in second["results"]] == [(3, "cid"), (4, "eve")]
     assert second["next_offset"] is None
-    assert boards.alltime_board(variant="mod3", order="days_won", limit=5, offset=0) == {
+    assert board_selectors.alltime_board(variant="mod3", order="days_won", limit=5, offset=0) == {
         "order": "days_won",
         "results": [],
         "next_offset": None,

@@ -19,8 +19,10 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from games import clock, daily, services
+from games import clock
 from games.models import Result
+from games.services import dailies as daily_services
+from games.services import games as game_services
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -40,20 +42,23 @@ ahead = datetime.now(UTC) + timedelta(days=1, hours=1)
 with time_machine.travel(ahead, tick=True):
     import django
     django.setup()
-    from games import clock, daily, selectors, services
+    from games import clock
+    from games.selectors import dailies as daily_selectors
+    from games.selectors import games as game_selectors
+    from games.services import games as game_services
     from games.models import Deal, Game
     deal = Deal.objects.get(pk=int(sys.argv[1]))
     ranked = Game.objects.get(pk=int(sys.argv[2]))
     practice = Game.objects.select_related("deal").get(pk=int(sys.argv[3]))
-    public = daily.deal_public(deal)
-    ended = services.game_resign(game_id=ranked.pk, user=ranked.player)
+    public = daily_selectors.deal_public(deal)
+    ended = game_services.game_resign(game_id=ranked.pk, user=ranked.player)
     print(json.dumps({
         "process_day": clock.now().date().isoformat(),
         "today": clock.today().isoformat(),
         "seed": public["seed"],
         "par_line": public["par_line"],
         "ranked_result": hasattr(ended, "result"),
-        "hints": selectors.hints_allowed(practice),
+        "hints": game_selectors.hints_allowed(practice),
     }))
 """
 
@@ -76,9 +81,9 @@ def test_a_server_whose_clock_is_a_day_ahead_reveals_nothing_early(user: Any) ->
     if clock.day_end(clock.today()) - clock.shared_now() < timedelta(minutes=5):
         pytest.skip("too close to midnight to tell the clocks apart")
     today = clock.today()
-    deal = daily.daily_create("bristol", today)
-    ranked, _ = daily.daily_game_start(user=user, variant="bristol", day=today)
-    practice = services.game_create(user=user, deal=deal)  # as a "play again" is
+    deal = daily_services.daily_create("bristol", today)
+    ranked, _ = daily_services.daily_game_start(user=user, variant="bristol", day=today)
+    practice = game_services.game_create(user=user, deal=deal)  # as a "play again" is
     assert ranked.ranked and not practice.ranked
     env = {
         **os.environ,

@@ -20,8 +20,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 from sec_helpers import PASSWORD, Socket, assert_envelope, token_headers
 
-from games import services
 from games.models import ApiToken, Game
+from games.services import accounts as account_services
+from games.services import games as game_services
 
 GAMES = "/api/v1/games/"
 ME = "/api/v1/auth/me/"
@@ -33,7 +34,7 @@ def make(name: str, **extra: Any) -> Any:
 
 def token_client(user: Any) -> APIClient:
     client = APIClient()
-    key = services.token_create(user=user, name="t")[1]
+    key = account_services.token_create(user=user, name="t")[1]
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     client.key = key
     return client
@@ -50,8 +51,8 @@ def state_of(game: Game) -> tuple:
 @pytest.fixture
 def two_players(db: None) -> dict[str, Any]:
     ann, bob = make("ann"), make("bob")
-    game = services.practice_game_start(user=ann, variant="bristol", seed=1)
-    services.game_apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
+    game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
+    game_services.game_apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
     return {"ann": ann, "bob": bob, "game": game, "a": token_client(ann), "b": token_client(bob)}
 
 
@@ -147,9 +148,9 @@ def session_headers(user: Any) -> list[tuple[bytes, bytes]]:
 async def test_sockets_of_another_player_are_refused_and_cannot_act():
     def setup() -> tuple:
         ann, bob = make("ann"), make("bob")
-        game = services.practice_game_start(user=ann, variant="bristol", seed=1)
-        a_key = services.token_create(user=ann, name="a")[1]
-        b_key = services.token_create(user=bob, name="b")[1]
+        game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
+        a_key = account_services.token_create(user=ann, name="a")[1]
+        b_key = account_services.token_create(user=bob, name="b")[1]
         return ann, bob, game, a_key, b_key, session_headers(bob)
 
     ann, bob, game, a_key, b_key, bob_session = await database_sync_to_async(setup)()
@@ -172,9 +173,9 @@ async def test_sockets_of_another_player_are_refused_and_cannot_act():
 async def test_revoking_a_token_closes_its_open_sockets_with_4401():
     def setup() -> tuple:
         ann = make("ann")
-        game = services.practice_game_start(user=ann, variant="bristol", seed=1)
-        token, key = services.token_create(user=ann, name="a")
-        other_key = services.token_create(user=ann, name="b")[1]
+        game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
+        token, key = account_services.token_create(user=ann, name="a")
+        other_key = account_services.token_create(user=ann, name="b")[1]
         return ann, game, token, key, other_key
 
     ann, game, token, key, other_key = await database_sync_to_async(setup)()
@@ -182,7 +183,7 @@ async def test_revoking_a_token_closes_its_open_sockets_with_4401():
     doomed, spared = Socket(path, token_headers(key)), Socket(path, token_headers(other_key))
     await doomed.open()
     await spared.open()
-    await database_sync_to_async(services.token_revoke)(user=ann, token_id=token.pk)
+    await database_sync_to_async(account_services.token_revoke)(user=ann, token_id=token.pk)
     out = await doomed.comm.receive_output(5)
     assert out["type"] == "websocket.close" and out["code"] == 4401, out
     # The socket of another token of the same player goes on.
@@ -197,7 +198,7 @@ async def test_revoking_a_token_closes_its_open_sockets_with_4401():
 async def test_logging_out_closes_the_sockets_of_that_session_with_4401():
     def setup() -> tuple:
         ann = make("ann")
-        game = services.practice_game_start(user=ann, variant="bristol", seed=1)
+        game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
         leaving, staying = Client(), Client()
         leaving.force_login(ann)
         staying.force_login(ann)
@@ -257,7 +258,7 @@ def test_the_admin_is_for_staff_only():
     assert boss.get(reverse("admin:index")).status_code == 200
     # A player posting an admin form changes nothing.
     ann = get_user_model().objects.get(username="ann")
-    game = services.practice_game_start(user=ann, variant="bristol")
+    game = game_services.practice_game_start(user=ann, variant="bristol")
     response = player.post(
         reverse("admin:games_game_changelist"),
         {"action": "delete_selected", "_selected_action": [game.pk], "post": "yes"},
@@ -315,9 +316,9 @@ def test_every_session_write_needs_the_csrf_token(settings, method, path, data):
 
     settings.HINT_SOLVER_NODES = 200
     ann = make("ann")
-    game = services.practice_game_start(user=ann, variant="bristol", seed=1)
-    services.game_apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
-    token = services.token_create(user=ann, name="spare")[0]
+    game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
+    game_services.game_apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
+    token = account_services.token_create(user=ann, name="spare")[0]
     url = path.format(game=game.pk, token=token.pk, today=clock.today().isoformat())
     client, csrf = csrf_session(ann)
 

@@ -33,9 +33,10 @@ from django.test import Client
 from rest_framework.test import APIClient
 from sec_helpers import PASSWORD, Socket, card_pattern, token_headers, walk
 
-from games import services
 from games.engine import Position, deck_order
 from games.models import Deal, Game
+from games.services import accounts as account_services
+from games.services import games as game_services
 
 pytest_plugins = ["daily_fixtures"]
 pytestmark = [
@@ -127,7 +128,7 @@ class Rest:
 
 def make_player(name: str) -> tuple[Any, str]:
     user = get_user_model().objects.create_user(username=name, password=PASSWORD)
-    return user, services.token_create(user=user, name="play")[1]
+    return user, account_services.token_create(user=user, name="play")[1]
 
 
 async def checked(*watches: Watch, day_over: bool = False) -> None:
@@ -327,7 +328,7 @@ async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock, 
     """Practice games undo deals (the cards go back into the stock) and give hints."""
     settings.HINT_PLAYER_INTERVAL_SECONDS = 0  # a solve after every move, off the line
     ann, key = await database_sync_to_async(make_player)("ann")
-    game = await database_sync_to_async(services.practice_game_start)(
+    game = await database_sync_to_async(game_services.practice_game_start)(
         user=ann, variant="bristol", seed=42
     )
     watch = Watch("ann")

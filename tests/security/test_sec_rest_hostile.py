@@ -29,8 +29,9 @@ from schemathesis.specs.openapi.checks import (
 )
 from sec_helpers import PASSWORD, assert_envelope
 
-from games import services
 from games.models import ApiToken, Game, Move
+from games.services import accounts as account_services
+from games.services import games as game_services
 from patience_site.wsgi import application
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_rate_limits", "raw_wsgi")]
@@ -61,9 +62,9 @@ WITH_BODY = sorted(label for label, op in OPERATIONS.items() if op.body)
 def world() -> dict[str, Any]:
     users = get_user_model().objects
     me = users.create_user(username="ann", password=PASSWORD)
-    game = services.practice_game_start(user=me, variant="bristol", seed=1)
-    token, key = services.token_create(user=me, name="mine")
-    spare, _ = services.token_create(user=me, name="spare")
+    game = game_services.practice_game_start(user=me, variant="bristol", seed=1)
+    token, key = account_services.token_create(user=me, name="mine")
+    spare, _ = account_services.token_create(user=me, name="spare")
     params = {
         "game_id": game.pk,
         "token_id": spare.pk,
@@ -303,9 +304,10 @@ def test_a_replay_step_of_unicode_digits_is_400(world):
     """``"²".isdigit()`` is true but ``int("²")`` fails: such a step must be a 400."""
     from datetime import timedelta
 
-    from games import clock, daily
+    from games import clock
+    from games.services import dailies as daily_services
 
-    daily.dailies_create(first=clock.today() - timedelta(days=1), days=2)
+    daily_services.dailies_create(first=clock.today() - timedelta(days=1), days=2)
     day = (clock.today() - timedelta(days=1)).isoformat()
     client = APIClient(raise_request_exception=False)
     for step in ("\u00b2", "\u0663", "-1", "1.5", " 1"):
@@ -332,9 +334,10 @@ def test_a_replay_step_of_unicode_digits_is_400(world):
 def test_huge_numbers_are_refused_or_past_the_end_never_server_errors(world, url, query):
     from datetime import timedelta
 
-    from games import clock, daily
+    from games import clock
+    from games.services import dailies as daily_services
 
-    daily.dailies_create(first=clock.today() - timedelta(days=1), days=2)
+    daily_services.dailies_create(first=clock.today() - timedelta(days=1), days=2)
     url = url.format(yesterday=(clock.today() - timedelta(days=1)).isoformat())
     client = APIClient(raise_request_exception=False)
     client.credentials(HTTP_AUTHORIZATION=f"Token {world['key']}")

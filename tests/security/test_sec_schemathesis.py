@@ -48,9 +48,13 @@ from schemathesis.specs.openapi.checks import (
 )
 from sec_helpers import PASSWORD
 
-from games import clock, daily, selectors, services
+from games import clock
 from games.engine import VARIANTS
 from games.models import ApiToken, Game, Move
+from games.selectors import games as game_selectors
+from games.services import accounts as account_services
+from games.services import dailies as daily_services
+from games.services import games as game_services
 from patience_site.wsgi import application
 
 pytest_plugins = ["daily_fixtures"]
@@ -112,24 +116,24 @@ class World:
         today = clock.today()
         one_day = timedelta(days=1)
         yesterday = today - one_day
-        daily.dailies_create(first=yesterday, days=2)
-        self.live = services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
-        finished = services.practice_game_start(user=self.user, variant="bristol", seed=2)
-        services.game_resign(game_id=finished.pk, user=self.user)
-        rivals = services.practice_game_start(user=self.rival, variant="bristol", seed=3)
+        daily_services.dailies_create(first=yesterday, days=2)
+        self.live = game_services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
+        finished = game_services.practice_game_start(user=self.user, variant="bristol", seed=2)
+        game_services.game_resign(game_id=finished.pk, user=self.user)
+        rivals = game_services.practice_game_start(user=self.rival, variant="bristol", seed=3)
         # A result on yesterday's board: the rival's ranked game of that day, resigned then.
-        deal = daily.daily_create("bristol", yesterday)
+        deal = daily_services.daily_create("bristol", yesterday)
         then = clock.now() - timedelta(days=1)
         with (
             mock.patch.object(clock, "now", lambda: then),
             mock.patch.object(clock, "shared_now", lambda: then),
         ):
-            ranked = services.game_create(user=self.rival, deal=deal, ranked=True)
-            services.game_resign(game_id=ranked.pk, user=self.rival)
+            ranked = game_services.game_create(user=self.rival, deal=deal, ranked=True)
+            game_services.game_resign(game_id=ranked.pk, user=self.rival)
         self.result_id = ranked.result.pk
-        self.token, self.key = services.token_create(user=self.user, name="fuzz")
-        self.spare, _ = services.token_create(user=self.user, name="spare")
-        rival_token, _ = services.token_create(user=self.rival, name="theirs")
+        self.token, self.key = account_services.token_create(user=self.user, name="fuzz")
+        self.spare, _ = account_services.token_create(user=self.user, name="spare")
+        rival_token, _ = account_services.token_create(user=self.rival, name="theirs")
         self.values = {
             "game_id": [self.live.pk, finished.pk, rivals.pk, MISSING],
             "token_id": [self.spare.pk, rival_token.pk, MISSING],
@@ -156,7 +160,7 @@ class World:
             return
         game = Game.objects.select_related("deal").get(pk=self.live.pk)
         if label == "POST /api/v1/games/{game_id}/moves/":
-            legal = selectors.game_state(game)["legal_moves"]
+            legal = game_selectors.game_state(game)["legal_moves"]
             case.body = {"move": legal[pick % len(legal)], "ply": game.ply}
         elif label == "POST /api/v1/games/{game_id}/undo/":
             case.body = {"ply": game.ply}
@@ -166,11 +170,11 @@ class World:
     def refresh(self) -> None:
         """Undo what earlier cases did to the objects the next case relies on."""
         if not ApiToken.objects.filter(pk=self.token.pk, revoked_at__isnull=True).exists():
-            self.token, self.key = services.token_create(user=self.user, name="fuzz")
+            self.token, self.key = account_services.token_create(user=self.user, name="fuzz")
         ApiToken.objects.filter(pk=self.spare.pk).update(revoked_at=None)
         live = Game.objects.get(pk=self.live.pk)
         if live.status != "playing" or live.ply > 30:
-            fresh = services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
+            fresh = game_services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
             Move.objects.filter(game=live).delete()
             fields = ("status", "ply", "score", "undo_floor", "position", "finished_at")
             Game.objects.filter(pk=live.pk).update(**{f: getattr(fresh, f) for f in fields})

@@ -22,8 +22,12 @@ from django.contrib.auth import get_user_model
 from sec_helpers import PASSWORD, Socket, assert_envelope, token_headers
 
 from api import consumers
-from games import clock, daily, selectors, services
+from games import clock
 from games.models import Game
+from games.selectors import games as game_selectors
+from games.services import accounts as account_services
+from games.services import dailies as daily_services
+from games.services import games as game_services
 from patience_site.asgi import application
 
 pytestmark = [
@@ -78,12 +82,12 @@ def player() -> Any:
 
 @pytest.fixture
 def key(player: Any) -> str:
-    return services.token_create(user=player, name="ws")[1]
+    return account_services.token_create(user=player, name="ws")[1]
 
 
 @pytest.fixture
 def game(player: Any) -> Game:
-    return services.practice_game_start(user=player, variant="bristol", seed=SEED)
+    return game_services.practice_game_start(user=player, variant="bristol", seed=SEED)
 
 
 @pytest_asyncio.fixture
@@ -97,8 +101,8 @@ async def sock(game: Game, key: str) -> Any:
 @database_sync_to_async
 def stored(game_id: int) -> tuple[int, str, list[str]]:
     g = Game.objects.select_related("deal").get(pk=game_id)
-    assert selectors.game_verify(g) is None
-    return g.ply, g.status, selectors.game_log(g)
+    assert game_selectors.game_verify(g) is None
+    return g.ply, g.status, game_selectors.game_log(g)
 
 
 def check_answer(answer: dict[str, Any], sent: Any) -> None:
@@ -268,7 +272,7 @@ async def test_frames_sent_before_the_first_answer_are_all_answered_in_order(gam
 
 @pytest.fixture
 def today() -> str:
-    daily.dailies_create(first=clock.today(), days=1)
+    daily_services.dailies_create(first=clock.today(), days=1)
     return clock.today().isoformat()
 
 
@@ -343,7 +347,7 @@ async def test_bad_board_days_close_with_4400(path):
     ],
 )
 async def test_unknown_socket_paths_close_with_4404(path, player):
-    key = (await database_sync_to_async(services.token_create)(user=player, name="x"))[1]
+    key = (await database_sync_to_async(account_services.token_create)(user=player, name="x"))[1]
     assert await Socket(path, token_headers(key)).close_code() == 4404
 
 

@@ -32,13 +32,13 @@ def logged_in(client: Any, player: Any) -> Any:
 @pytest.fixture
 def practice(player: Any) -> Any:
     """A Bristol practice game of ``player`` with a fixed deal."""
-    from games.services import practice_game_start
+    from games.services.games import practice_game_start
 
     return practice_game_start(user=player, variant="bristol", seed=7)
 
 
 @pytest.fixture
 def gallery_game(player: Any) -> Any:
-    from games.services import practice_game_start
+    from games.services.games import practice_game_start
 
     return practice_game_start(user=player, variant="picture-gallery", seed=7)

@@ -69,7 +69,7 @@ def test_home_offers_todays_daily_to_a_player(logged_in: Any) -> None:
 
 
 def test_home_shows_a_daily_in_progress_with_resume_link(logged_in: Any, player: Any) -> None:
-    from games.daily import daily_game_start
+    from games.services.dailies import daily_game_start
 
     game, _ = daily_game_start(user=player, variant="bristol", day=clock.today())
     html = get_ok(logged_in, "/", **EN)
@@ -78,8 +78,8 @@ def test_home_shows_a_daily_in_progress_with_resume_link(logged_in: Any, player:
 
 
 def test_home_shows_a_finished_daily_with_its_rank(logged_in: Any, player: Any) -> None:
-    from games.daily import daily_game_start
-    from games.services import game_resign
+    from games.services.dailies import daily_game_start
+    from games.services.games import game_resign
 
     game, _ = daily_game_start(user=player, variant="bristol", day=clock.today())
     game_resign(game_id=game.id, user=player)
@@ -147,7 +147,7 @@ def test_play_page_in_german(logged_in: Any, gallery_game: Any) -> None:
 
 
 def test_play_page_of_a_ranked_daily(logged_in: Any, player: Any) -> None:
-    from games.daily import daily_game_start
+    from games.services.dailies import daily_game_start
 
     game, _ = daily_game_start(user=player, variant="picture-gallery-reversed", day=clock.today())
     html = get_ok(logged_in, f"/play/{game.id}/", **EN)
@@ -234,8 +234,8 @@ def test_day_board_of_a_bad_or_future_day_is_not_found(client: Any, day: str) ->
 
 
 def test_alltime_board_in_three_orders(client: Any, player: Any) -> None:
-    from games.daily import daily_game_start
-    from games.services import game_resign
+    from games.services.dailies import daily_game_start
+    from games.services.games import game_resign
 
     game, _ = daily_game_start(user=player, variant="bristol", day=clock.today())
     game_resign(game_id=game.id, user=player)
@@ -246,8 +246,8 @@ def test_alltime_board_in_three_orders(client: Any, player: Any) -> None:
 
 
 def test_player_statistics(client: Any, player: Any) -> None:
-    from games.daily import daily_game_start
-    from games.services import game_resign
+    from games.services.dailies import daily_game_start
+    from games.services.games import game_resign
 
     game, _ = daily_game_start(user=player, variant="mod3", day=clock.today())
     game_resign(game_id=game.id, user=player)
@@ -322,7 +322,7 @@ def test_static_files_are_found() -> None:
 
 
 def test_royal_parade_has_no_ace_pile_controls(logged_in: Any, player: Any) -> None:
-    from games.services import practice_game_start
+    from games.services.games import practice_game_start
 
     game = practice_game_start(user=player, variant="royal-parade", seed=3)
     html = get_ok(logged_in, f"/play/{game.id}/", **EN)

@@ -13,11 +13,11 @@ from django.core.management.base import BaseCommand, CommandParser
 
 from games import clock
 from games.boards import boards_reconcile
-from games.daily import dailies_create, daily_replace
 from games.errors import ServiceError
 from games.models import Deal
 from games.redis_guard import RedisUnavailable
-from games.services import games_expire
+from games.services.dailies import dailies_create, daily_replace
+from games.services.games import games_expire
 
 
 class Command(BaseCommand):

@@ -23,25 +23,20 @@ from __future__ import annotations
 import hashlib
 import hmac
 import logging
-import subprocess
-import sys
-import threading
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any
 
 from django.conf import settings
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import IntegrityError, connection, transaction
 
-from games import clock
-from games.boards import rank_of
-from games.engine import VARIANTS, deck_order, get_variant, new_position
+from games import clock, jobs
+from games.engine import VARIANTS, get_variant, new_position
 from games.engine.solver import Verdict, solve
-from games.errors import DailyNotReady, InvalidInput, NoCertifiedDeal, NotFound
-from games.models import Deal, Game, Result
-from games.selectors import game_log, game_position_after
-from games.services import game_create
+from games.errors import InvalidInput, NoCertifiedDeal
+from games.models import Deal, Game
+from games.selectors.dailies import published_deal
+from games.services.games import game_create
 
 
 def daily_seed(variant: str, day: date, index: int = 0, *, secret: str | None = None) -> int:
@@ -57,21 +52,6 @@ def commitment(seed: int) -> str:
 
 
 logger = logging.getLogger(__name__)
-
-#: Seconds a client is asked to wait while the job deals today's dailies.
-NOT_READY_RETRY_S = 10
-
-
-def check_day(day: date) -> None:
-    """Raise NotFound unless ``day`` has dailies: from ``DAILY_FIRST_DAY`` up to today.
-
-    It also keeps every date arithmetic of a day (its end, the day before and
-    after) inside the calendar: 0001-01-01 and 9999-12-31 are not found.
-    """
-    if day > clock.today():
-        raise NotFound(f"the daily of {day.isoformat()} is not out yet")
-    if day < settings.DAILY_FIRST_DAY:
-        raise NotFound(f"there are no dailies before {settings.DAILY_FIRST_DAY.isoformat()}")
 
 
 @dataclass(frozen=True)
@@ -151,57 +131,6 @@ def dailies_create(*, first: date, days: int) -> list[Deal]:
     return [daily_create(key, first + timedelta(days=i)) for i in range(days) for key in VARIANTS]
 
 
-_job_lock = threading.Lock()
-_job: subprocess.Popen | None = None
-
-
-def _manage(*args: str) -> subprocess.Popen:
-    """``manage.py *args`` in a background process of its own (it outlives a request)."""
-    manage = str(settings.BASE_DIR / "manage.py")
-    return subprocess.Popen(
-        [sys.executable, manage, *args], stdin=subprocess.DEVNULL, start_new_session=True
-    )
-
-
-def dailies_job_start() -> None:
-    """Start ``manage.py create_dailies --days 2`` in a background process, unless this
-    server process has one running already."""
-    global _job
-    with _job_lock:
-        if _job is not None and _job.poll() is None:
-            return
-        logger.warning("a daily is missing: starting create_dailies")
-        _job = _manage("create_dailies", "--days", "2")
-
-
-def daily_missing(variant: str, day: date) -> Deal:
-    """What a request gets for a daily that was not dealt: never a new row, never the solver.
-
-    Today's: the job is started (``dailies_job_start``) and the answer is
-    ``daily_not_ready``. Any other day: not found. (Tests put the job's work here.)
-    """
-    if day != clock.today():
-        raise NotFound(f"no {variant} daily was dealt for {day.isoformat()}")
-    dailies_job_start()
-    raise DailyNotReady(
-        f"the {variant} daily of {day.isoformat()} is being dealt: try again in a few seconds",
-        details={"retry_after": NOT_READY_RETRY_S},
-    )
-
-
-def daily_get(variant: str, day: date) -> Deal:
-    """The daily of a variant and day as a request may have it (see ``daily_missing``)."""
-    v = get_variant(variant)
-    deal = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=v.key, date=day).first()
-    return deal if deal is not None else daily_missing(v.key, day)
-
-
-def published_deal(variant: str, day: date) -> Deal:
-    """A daily that is out (today or earlier); a future day is not found."""
-    check_day(day)
-    return daily_get(variant, day)
-
-
 @transaction.atomic
 def daily_game_start(*, user: AbstractBaseUser, variant: str, day: date) -> tuple[Game, bool]:
     """Start or resume a player's game of a daily; returns ``(game, created)``.
@@ -253,79 +182,4 @@ def daily_replace_start(deal: Deal) -> None:
     """Check that a daily may be replaced, then start ``create_dailies --replace`` for it in
     a background process (which checks again, under a row lock, and certifies)."""
     _check_replaceable(deal)
-    _manage("create_dailies", "--replace", str(deal.pk))
-
-
-def deal_public(deal: Deal) -> dict[str, Any]:
-    """What anyone may know of a daily: its commitment, and the seed once the day is over."""
-    over = clock.day_over(deal.date)
-    return {
-        "variant": deal.variant,
-        "date": deal.date,
-        "commitment": deal.commitment,
-        "seed": str(deal.seed) if over else None,
-        "deck": deck_order(deal.variant, int(deal.seed)) if over else None,
-        "par": deal.par if over else None,
-        "par_line": deal.par_line if over else None,
-        "seconds_left": clock.seconds_left(deal.date),
-    }
-
-
-def daily_overview(*, user: AbstractBaseUser | None, day: date) -> list[dict[str, Any]]:
-    """Every variant's daily of a day, with the player's ranked game and result if any."""
-    deals = [daily_get(key, day) for key in VARIANTS]
-    mine: dict[int, Game] = {}
-    if user is not None and user.is_authenticated:
-        games = Game.objects.filter(player=user, deal__in=deals, ranked=True)
-        mine = {g.deal_id: g for g in games.select_related("result")}
-    out = []
-    for deal in deals:
-        game = mine.get(deal.pk)
-        result = getattr(game, "result", None) if game is not None else None
-        out.append(
-            {
-                **deal_public(deal),
-                "name": get_variant(deal.variant).name,
-                "my_game": None
-                if game is None
-                else {
-                    "id": game.pk,
-                    "status": game.status,
-                    "score": game.score,
-                    "ply": game.ply,
-                    "rank": None
-                    if result is None or result.disqualified
-                    else rank_of(deal.pk, result.sort_key),
-                },
-            }
-        )
-    return out
-
-
-def result_replay(*, deal: Deal, result_id: int, step: int | None) -> dict[str, Any]:
-    """A finished day's result: its log, and the position after ``step`` log entries."""
-    if not clock.day_over(deal.date):
-        raise NotFound("replays are public once the day is over")
-    try:
-        result = Result.objects.select_related("game", "player").get(pk=result_id, deal=deal)
-    except Result.DoesNotExist:
-        raise NotFound(f"no result {result_id} on this board") from None
-    log = game_log(result.game)
-    data: dict[str, Any] = {
-        "result_id": result.pk,
-        "player": result.player.get_username(),
-        "won": result.won,
-        "cards_home": result.cards_home,
-        "moves": log,
-        "steps": len(log),
-        "deal": {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))},
-        "step": None,
-        "position": None,
-    }
-    if step is not None:
-        if not 0 <= step <= len(log):
-            raise InvalidInput(f"step must be between 0 and {len(log)}")
-        pos = game_position_after(result.game, step)
-        data["step"] = step
-        data["position"] = {**pos.to_json(), "status": pos.status.value, "score": pos.score}
-    return data
+    jobs.manage_command("create_dailies", "--replace", str(deal.pk))

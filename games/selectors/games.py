@@ -7,20 +7,18 @@ ended.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser
 from django.db.models import QuerySet
 
 from games import clock
 from games.engine import EngineError, Position, Status, deck_order, get_variant, new_position
 from games.errors import NotFound
-from games.models import SERVER_ENDS, UNDO, ApiToken, Deal, Game, Move
+from games.models import SERVER_ENDS, UNDO, Deal, Game, Move
 
 
 @dataclass(frozen=True)
@@ -143,17 +141,6 @@ def game_for_player(*, game_id: int, user: AbstractBaseUser) -> Game:
         raise NotFound(f"no game {game_id} of yours") from None
 
 
-def player_by_name(username: str) -> AbstractBaseUser:
-    """An active player by user name; anything else (a NUL included) is not found."""
-    User = get_user_model()
-    try:
-        if "\x00" in username:  # no name has one, and PostgreSQL's text refuses it
-            raise User.DoesNotExist
-        return User.objects.get(username=username, is_active=True)
-    except User.DoesNotExist:
-        raise NotFound(f"no player {username!r}") from None
-
-
 def ranked_days_of_player(
     *, user: AbstractBaseUser, variant: str, first: date, last: date
 ) -> dict[date, Game]:
@@ -241,26 +228,3 @@ def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:
         "can_undo": can_undo(game, pos),
         "deal": deal_reveal(game),
     }
-
-
-def token_hash(key: str) -> str:
-    """The stored form of a token key."""
-    return hashlib.sha256(key.encode()).hexdigest()
-
-
-def token_user(key: str) -> tuple[AbstractBaseUser, ApiToken] | None:
-    """The active user and token for a presented key, or None."""
-    try:
-        token = ApiToken.objects.select_related("user").get(
-            key_hash=token_hash(key), revoked_at__isnull=True
-        )
-    except ApiToken.DoesNotExist:
-        return None
-    if not token.user.is_active:
-        return None
-    return token.user, token
-
-
-def tokens_of_user(*, user: AbstractBaseUser) -> QuerySet[ApiToken]:
-    """A user's tokens that are not revoked, newest first."""
-    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).order_by("-created_at")

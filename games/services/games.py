@@ -10,15 +10,10 @@ from __future__ import annotations
 
 import secrets
 from dataclasses import dataclass
-from datetime import timedelta
 
 from django.conf import settings
-from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.models import AbstractBaseUser
-from django.contrib.auth.password_validation import validate_password
-from django.core.exceptions import ValidationError
-from django.db import IntegrityError, transaction
-from django.http import HttpRequest
+from django.db import transaction
 
 from games import clock, events, hints
 from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
@@ -32,28 +27,16 @@ from games.errors import (
     StalePly,
     UndoNotAllowed,
 )
-from games.models import EXPIRED, MOVE_LIMIT, UNDO, ApiToken, Deal, Game, Move, UsernameSkeleton
-from games.results import result_record
-from games.selectors import (
+from games.models import EXPIRED, MOVE_LIMIT, UNDO, Deal, Game, Move
+from games.selectors.games import (
     can_undo,
     deal_start,
     game_for_player,
     game_position,
     hints_allowed,
     position_from_json,
-    token_hash,
 )
-from games.usernames import username_skeleton
-
-
-def _name_taken() -> InvalidInput:
-    return InvalidInput(
-        "that username is taken, or looks like one that is", details={"username": ["taken"]}
-    )
-
-
-#: How often a token's last-use time is written at most.
-TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
+from games.services.results import result_record
 
 
 @dataclass(frozen=True)
@@ -63,78 +46,6 @@ class MoveOutcome:
     game: Game
     position: Position
     duplicate: bool = False
-
-
-def user_register(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
-    """Create an account after Django's password validation.
-
-    A name taken in any case, or one that looks like a taken one (the same
-    ``username_skeleton``: "аdmin" with a Cyrillic а beside "admin"), is refused.
-    """
-    User = get_user_model()
-    if (
-        User.objects.filter(username__iexact=username).exists()
-        or UsernameSkeleton.objects.filter(skeleton=username_skeleton(username)).exists()
-    ):
-        raise _name_taken()
-    candidate = User(username=username, email=email)
-    try:
-        validate_password(password, user=candidate)
-    except ValidationError as exc:
-        raise InvalidInput("the password is too weak", details={"password": exc.messages}) from None
-    try:
-        with transaction.atomic():
-            user = User.objects.create_user(username=username, email=email, password=password)
-            if not UsernameSkeleton.objects.filter(user=user).exists():
-                # A look-alike was registered at the same moment and stored its skeleton first.
-                raise IntegrityError("look-alike user name")
-    except IntegrityError:
-        raise _name_taken() from None
-    return user
-
-
-def username_skeleton_store(*, user: AbstractBaseUser) -> None:
-    """Store a new account's look-alike form (on every account creation, see ``games.apps``).
-
-    Skipped when a look-alike name holds it already: only staff can create such an
-    account (registration refuses it), and the older account keeps the form.
-    """
-    skeleton = username_skeleton(user.get_username())
-    UsernameSkeleton.objects.bulk_create(
-        [UsernameSkeleton(user=user, skeleton=skeleton)], ignore_conflicts=True
-    )
-
-
-def user_logout(request: HttpRequest) -> None:
-    """End the browser session; the game sockets it opened are closed too."""
-    session_key = request.session.session_key
-    logout(request)
-    if session_key:
-        events.session_ended(session_key=session_key)
-
-
-def token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
-    """Create a personal API token; the key is returned once and stored only hashed."""
-    key = "pt_" + secrets.token_urlsafe(32)
-    token = ApiToken.objects.create(user=user, name=name, prefix=key[:10], key_hash=token_hash(key))
-    return token, key
-
-
-def token_revoke(*, user: AbstractBaseUser, token_id: int) -> None:
-    """Revoke one of the user's tokens."""
-    updated = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(
-        revoked_at=clock.now()
-    )
-    if not updated:
-        raise NotFound(f"no active token {token_id} of yours")
-    events.token_revoked(token_id=token_id)
-
-
-def token_touch(token: ApiToken) -> None:
-    """Record use of a token, at most once per interval to spare the database."""
-    now = clock.now()
-    if token.last_used_at is None or now - token.last_used_at > TOKEN_TOUCH_INTERVAL:
-        ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
 
 
 def _check_seed(seed: int | None) -> int:

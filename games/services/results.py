@@ -16,6 +16,7 @@ from django.db import transaction
 from games import boards, clock, events
 from games.engine import Status, get_variant
 from games.models import EXPIRED, Game, PlayerStats, Result
+from games.selectors import boards as board_selectors
 
 MAX_MOVES = 999_999
 MAX_TIME_MS = 10**11 - 1
@@ -68,7 +69,7 @@ def result_record(game: Game) -> Result | None:
 
     def publish() -> None:
         boards.board_add(result.deal_id, result.sort_key)
-        line = boards.entry(result, boards.rank_of(result.deal_id, result.sort_key))
+        line = board_selectors.entry(result, boards.rank_of(result.deal_id, result.sort_key))
         events.result_entered(variant=game.deal.variant, day=game.deal.date, line=line)
 
     transaction.on_commit(publish)
