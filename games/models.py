@@ -3,7 +3,7 @@
 The models hold data and constraints only; every workflow lives in
 ``games.services`` (writes) and ``games.selectors`` (reads). The move log is the
 truth about a game: ``Game.position`` is a cached snapshot that always equals
-the replay of the log (``games.selectors.game_replay``).
+the replay of the log (``games.engine.GameLog``, ``games.selectors.games.game_replay``).
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from games.engine import UNDO as UNDO  # the log's undo entry (games.engine.log), re-exported
 from games.engine import VARIANTS, Status
 
 VARIANT_CHOICES = [(v.key, v.name) for v in VARIANTS.values()]
@@ -28,7 +29,6 @@ STATUS_CHOICES = [(s.value, s.value.capitalize()) for s in Status] + [
     (MOVE_LIMIT, "Move limit reached"),
     (EXPIRED, "Day ended unfinished"),
 ]
-UNDO = "undo"
 
 
 class SeedField(models.DecimalField):

@@ -16,7 +16,16 @@ from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
 from games import clock, events, hints
-from games.engine import SEED_LIMIT, Position, Status, get_variant, new_position
+from games.engine import (
+    SEED_LIMIT,
+    UNDO,
+    GameLog,
+    Position,
+    Status,
+    UndoNotAllowedError,
+    get_variant,
+    new_position,
+)
 from games.errors import (
     BadPly,
     DayOver,
@@ -27,14 +36,13 @@ from games.errors import (
     StalePly,
     UndoNotAllowed,
 )
-from games.models import EXPIRED, MOVE_LIMIT, UNDO, Deal, Game, Move
+from games.models import EXPIRED, MOVE_LIMIT, Deal, Game, Move
 from games.selectors.games import (
-    can_undo,
     deal_start,
+    game_current_log,
     game_for_player,
     game_position,
     hints_allowed,
-    position_from_json,
 )
 from games.services.results import result_record
 
@@ -94,24 +102,28 @@ def _locked_game(game_id: int, user: AbstractBaseUser) -> Game:
         raise NotFound(f"no game {game_id} of yours") from None
 
 
-def _next_position(game: Game, pos: Position, move: str) -> Position:
-    """The position after ``move`` (a move or ``undo``); raises when not allowed.
-
-    An undo goes back to the position of the latest log entry that left one move
-    less on the board (or the deal's start): one indexed read, whatever the log's length.
-    """
+def _next_log(game: Game, log: GameLog, move: str) -> GameLog:
+    """The log after ``move`` (a move or ``undo``); raises when the rules refuse it."""
     if move != UNDO:
-        return pos.apply(move)
-    if not can_undo(game, pos):
-        if pos.ply > 0:
-            raise UndoNotAllowed(
-                "a ranked game cannot undo a move that revealed a card of the stock"
-            )
-        raise UndoNotAllowed("there is no move to undo")
-    below = game.moves.filter(depth=pos.ply - 1).order_by("-ply").only("position").first()
+        return log.play(move)
+    try:
+        return log.undo(ranked=game.ranked, position_at=lambda depth: _position_at(game, depth))
+    except UndoNotAllowedError as exc:
+        raise UndoNotAllowed(str(exc)) from None
+
+
+def _position_at(game: Game, depth: int) -> Position:
+    """The position the log last left with ``depth`` moves on the board (or the deal's
+    start): one indexed read, whatever the log's length."""
+    below = game.moves.filter(depth=depth).order_by("-ply").only("position").first()
     if below is None:
         return deal_start(game.deal)
-    return position_from_json(below.position)
+    return Position.from_json(below.position)
+
+
+def _notation_at(game: Game, ply: int) -> str | None:
+    """The notation of the log entry at ``ply``, if there is one."""
+    return game.moves.filter(ply=ply).values_list("notation", flat=True).first()
 
 
 def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int) -> MoveOutcome:
@@ -133,25 +145,25 @@ def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int
 
 
 def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
-    if 0 <= ply < game.ply and game.moves.filter(ply=ply, notation=move).exists():
-        return MoveOutcome(game, game_position(game), duplicate=True)
+    log = game_current_log(game)
+    if log.is_retry(ply, move, lambda entry: _notation_at(game, entry)):
+        return MoveOutcome(game, log.position, duplicate=True)
     if game.status != Status.PLAYING:
         raise GameFinished(f"the game is {game.status}")
-    if ply != game.ply:
-        error = StalePly if ply < game.ply else BadPly
+    if ply != log.entries:
+        error = StalePly if ply < log.entries else BadPly
         raise error(
-            f"you sent ply {ply} but the game is at ply {game.ply}", details={"ply": game.ply}
+            f"you sent ply {ply} but the game is at ply {log.entries}",
+            details={"ply": log.entries},
         )
-    before = game_position(game)
-    pos = _next_position(game, before, move)
+    log = _next_log(game, log, move)
+    pos = log.position
     game.position = pos.to_json()
     Move.objects.create(
-        game=game, ply=game.ply, notation=move, position=game.position, depth=pos.ply
+        game=game, ply=game.ply, notation=move, position=game.position, depth=log.moves_on_board
     )
-    game.ply += 1
-    if pos.stock_count < before.stock_count:
-        game.undo_floor = pos.ply
-    game.undo_floor = min(game.undo_floor, pos.ply)
+    game.ply = log.entries
+    game.undo_floor = log.undo_floor
     game.score = pos.score
     game.status = pos.status.value
     if game.status == Status.PLAYING and game.ply >= settings.GAME_MAX_LOG:

@@ -9,7 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
-from games.engine import new_position
+from games.engine import EngineError, GameLog, new_position
 from games.errors import InvalidInput, NotFound
 from games.models import UNDO, ApiToken, Game, Move
 from games.selectors import accounts as account_selectors
@@ -93,16 +93,18 @@ def test_verify_accepts_a_resigned_game(played, user):
 # -- replay -----------------------------------------------------------------------------------
 
 
-def test_replay_keeps_the_stack_of_positions(played):
+def test_replay_counts_entries_and_moves_on_the_board(played):
     replay = game_selectors.game_replay(played)
-    assert len(replay.stack) == 3  # start, deal, move (one undone move popped)
+    assert replay.moves_on_board == 2  # deal, move (one undone move taken off)
+    assert replay.entries == played.ply == 4
     assert replay.position.ply == 2
     assert replay.position == game_selectors.game_position(played)
+    assert replay == game_selectors.game_current_log(played)
 
 
 def test_replay_of_an_undo_with_nothing_to_undo_fails(played):
-    with pytest.raises(Exception, match="undo with no move"):
-        game_selectors.replay_log(played.deal, [UNDO])
+    with pytest.raises(EngineError, match="no move to undo"):
+        GameLog.replay(game_selectors.deal_start(played.deal), [UNDO])
 
 
 # -- public view ------------------------------------------------------------------------------
