@@ -23,7 +23,7 @@ RESERVES = range(24, 32)
 SOURCES = range(SLOTS.start, RESERVES.stop)
 ACE_PILE = 32
 STOCK = 33
-#: Slots in a row of the layout; a deal puts one card on each reserve.
+#: Slots in each row of the layout.
 ROW = 8
 #: The start cards' ranks, one per row.
 START_RANKS = (2, 3, 4)
