@@ -57,6 +57,15 @@ LOST_LINE = [
 ]
 
 
+@pytest.fixture(autouse=True)
+def _own_solver_pool() -> Any:
+    """Each test gets this process's solver pool to itself: a solve an earlier test gave up
+    on (its deadline passed) would otherwise still hold a queue slot and answer hint_busy."""
+    hints.shutdown()
+    yield
+    hints.shutdown()
+
+
 def _hint(client: Any, game_id: int) -> Any:
     return client.post(f"/api/v1/games/{game_id}/hint/")
 
