@@ -349,14 +349,7 @@ def test_resending_an_undo_is_a_duplicate(user, assert_consistent):
 
 def ranked_game(user: Any, seed: int = 3) -> Game:
     deal = Deal.objects.create(kind=Deal.Kind.PRACTICE, variant="bristol", seed=seed)
-    start = new_position("bristol", seed=seed)
-    return Game.objects.create(
-        player=user,
-        deal=deal,
-        ranked=True,
-        started_at=timezone.now(),
-        position=start.to_json(),
-    )
+    return game_services.game_create(user=user, deal=deal, ranked=True)
 
 
 def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
