@@ -63,13 +63,6 @@ def _redis_trusted_again() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _patient_hints(settings: Any) -> None:
-    """A hint waits up to a minute for its solver process: at nice 19 on a loaded CI machine
-    a solve can take longer than the production deadline (tests of the deadline set their own)."""
-    settings.HINT_DEADLINE_SECONDS = 60.0
-
-
-@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     """Hash passwords cheaply: the default PBKDF2 costs half a second per user."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
