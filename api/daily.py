@@ -12,12 +12,12 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import selectors as account_selectors
 from api.serializers import GameStateSerializer, PositionSerializer
 from api.views import errors
 from games import clock
 from games.engine import VARIANTS
 from games.errors import InvalidInput, NotFound
-from games.selectors import accounts as account_selectors
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors

@@ -28,14 +28,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import selectors as account_selectors
+from accounts import services as account_services
 from api import serializers as s
 from api.authentication import ApiTokenAuthentication
 from api.throttling import AuthThrottle
 from games.engine import VARIANTS
 from games.models import UNDO
-from games.selectors import accounts as account_selectors
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import games as game_services
 
 

@@ -18,10 +18,10 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
+from accounts import selectors as account_selectors
 from games import clock
 from games.engine import VARIANTS
 from games.errors import DailyNotReady, NotFound
-from games.selectors import accounts as account_selectors
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors

@@ -20,10 +20,10 @@ from daily_fixtures import (
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
+from accounts import services as account_services
 from api.daily import parse_day
 from games.engine import VARIANTS, deck_order, new_position
 from games.models import Deal, Game, Result
-from games.services import accounts as account_services
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["daily_fixtures"]

@@ -24,9 +24,9 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts import services as account_services
 from games import boards
 from games.models import Result
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application

@@ -15,10 +15,10 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.db import connections, transaction
 
+from accounts import services as account_services
 from api import consumers
 from games import boards, clock
 from games.models import Game
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application

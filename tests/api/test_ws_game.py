@@ -17,10 +17,10 @@ from django.db import connections
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts import services as account_services
 from api import consumers
 from games.models import Game
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import games as game_services
 from patience_site.asgi import application
 

@@ -50,7 +50,7 @@ import django
 django.setup()
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from games.services.accounts import token_create
+from accounts.services import token_create
 call_command("migrate", interactive=False, verbosity=0)
 call_command("create_dailies", days=2, stdout=io.StringIO())  # as the compose migrate job
 players = []

@@ -20,8 +20,9 @@ from django.urls import reverse
 from rest_framework.test import APIClient
 from sec_helpers import PASSWORD, Socket, assert_envelope, token_headers
 
-from games.models import ApiToken, Game
-from games.services import accounts as account_services
+from accounts import services as account_services
+from accounts.models import ApiToken
+from games.models import Game
 from games.services import games as game_services
 
 GAMES = "/api/v1/games/"

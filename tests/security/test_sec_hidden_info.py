@@ -33,9 +33,9 @@ from django.test import Client
 from rest_framework.test import APIClient
 from sec_helpers import PASSWORD, Socket, card_pattern, token_headers, walk
 
+from accounts import services as account_services
 from games.engine import Position, deck_order
 from games.models import Deal, Game
-from games.services import accounts as account_services
 from games.services import games as game_services
 
 pytest_plugins = ["daily_fixtures"]

@@ -29,8 +29,9 @@ from schemathesis.specs.openapi.checks import (
 )
 from sec_helpers import PASSWORD, assert_envelope
 
-from games.models import ApiToken, Game, Move
-from games.services import accounts as account_services
+from accounts import services as account_services
+from accounts.models import ApiToken
+from games.models import Game, Move
 from games.services import games as game_services
 from patience_site.wsgi import application
 

@@ -48,11 +48,12 @@ from schemathesis.specs.openapi.checks import (
 )
 from sec_helpers import PASSWORD
 
+from accounts import services as account_services
+from accounts.models import ApiToken
 from games import clock
 from games.engine import VARIANTS
-from games.models import ApiToken, Game, Move
+from games.models import Game, Move
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.wsgi import application

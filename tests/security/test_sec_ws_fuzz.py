@@ -21,11 +21,11 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from sec_helpers import PASSWORD, Socket, assert_envelope, token_headers
 
+from accounts import services as account_services
 from api import consumers
 from games import clock
 from games.models import Game
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
