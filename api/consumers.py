@@ -85,11 +85,11 @@ from django.conf import settings
 from django.db import close_old_connections
 from rest_framework.utils.encoders import JSONEncoder
 
-from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
+from games.inputs import day_parse, move_parse, ply_parse, variant_parse
 from games.models import UNDO
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
@@ -106,8 +106,6 @@ CLOSE_NOT_READY = 4503
 
 #: Longest text frame read; anything longer is a ``bad_message`` unread.
 MAX_FRAME = 4096
-#: Longest move notation, as REST's ``MoveInput``.
-MAX_MOVE = 20
 BOARD_LIMIT = 10
 
 T = TypeVar("T")
@@ -206,13 +204,6 @@ class _BadMessage(Exception):
     pass
 
 
-def _ply_field(data: dict[str, Any]) -> int:
-    ply = data.get("ply")
-    if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-        raise _BadMessage("'ply' must be an integer >= 0 (the log entries you have seen)")
-    return ply
-
-
 # -- a game -------------------------------------------------------------------------------
 
 #: What a frame was: (text to send, ply and status of the state it carries or None).
@@ -275,22 +266,17 @@ class GameConsumer(_Consumer):
                 raise _BadMessage(f"'type' must be one of {', '.join(self.REQUESTS)}")
             cause = kind
             if kind == "move":
-                move = data.get("move")
-                if not isinstance(move, str) or not 0 < len(move) <= MAX_MOVE:
-                    raise _BadMessage(f"'move' must be a notation of 1 to {MAX_MOVE} characters")
-                if "\x00" in move or any("\ud800" <= c <= "\udfff" for c in move):
-                    # As REST's CharField: the database takes neither (a retry looks it up).
-                    raise _BadMessage("'move' must not contain NUL or surrogate characters")
-                call = (self._apply, cause, move, _ply_field(data))
+                move = move_parse(data.get("move"))
+                call = (self._apply, cause, move, ply_parse(data.get("ply")))
             elif kind == "undo":
-                call = (self._apply, cause, UNDO, _ply_field(data))
+                call = (self._apply, cause, UNDO, ply_parse(data.get("ply")))
             elif kind == "resign":
                 call = (self._resign, cause)
             elif kind == "hint":
                 call = (self._hint, cause)
             else:
                 call = (self._current_or_error, cause)
-        except _BadMessage as exc:
+        except (_BadMessage, InvalidInput) as exc:  # a frame's shape: always bad_message
             await self._send((self._error_text(cause, self.sent_ply, _bad(str(exc))), None))
             return
         await self._send(await self.db(*call))
@@ -408,8 +394,8 @@ class DailyBoardConsumer(_Consumer):
         kwargs = self.scope["url_route"]["kwargs"]
         await self.accept()
         try:
-            self.variant = parse_variant(kwargs["variant"])
-            self.day = parse_day(kwargs["day"])
+            self.variant = variant_parse(kwargs["variant"])
+            self.day = day_parse(kwargs["day"])
             self.limit = self._limit()
         except NotFound as exc:
             await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])

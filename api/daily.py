@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from datetime import date
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -16,8 +13,8 @@ from accounts import selectors as account_selectors
 from api.serializers import GameStateSerializer, PositionSerializer
 from api.views import errors
 from games import clock
-from games.engine import VARIANTS
-from games.errors import InvalidInput, NotFound
+from games.errors import InvalidInput
+from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
@@ -154,9 +151,6 @@ class ReplaySerializer(serializers.Serializer):
 # -- helpers ------------------------------------------------------------------------------
 
 
-#: The word that stands for the current UTC day wherever a day is asked for.
-TODAY = "today"
-
 #: The path parameter ``variant``: a key of ``VariantEnum``, the enum of the game-start
 #: body's ``variant`` (one enum for generated clients); any other key is 404 ``not_found``.
 VARIANT_PARAMETER = OpenApiParameter(
@@ -166,35 +160,14 @@ VARIANT_PARAMETER = OpenApiParameter(
     description="A variant's key.",
 )
 
-ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
 #: The path parameter ``day`` of every daily route, as the schema documents it.
 DAY_PARAMETER = OpenApiParameter(
     "day",
     str,
     OpenApiParameter.PATH,
-    pattern=r"^([0-9]{4}-[0-9]{2}-[0-9]{2}|today)$",
+    pattern=rf"^({ISO_DAY.pattern}|{TODAY})$",
     description="A UTC day as `YYYY-MM-DD`, or `today` for the current UTC day.",
 )
-
-
-def parse_day(text: str) -> date:
-    """A day of a path: ``YYYY-MM-DD``, or ``today`` (the current UTC day)."""
-    if text == TODAY:
-        return clock.today()
-    try:
-        # fromisoformat alone also takes 20261201 and 2026-W49-2: only the documented form.
-        if not ISO_DAY.fullmatch(text):
-            raise ValueError
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InvalidInput(f"{text!r} is not a date (YYYY-MM-DD or today)") from None
-
-
-def parse_variant(key: str) -> str:
-    if key not in VARIANTS:
-        raise NotFound(f"no variant {key!r}")
-    return key
 
 
 def query(serializer: type[serializers.Serializer], request: Request) -> dict:
@@ -229,7 +202,7 @@ class DailyDetailView(APIView):
         responses={200: DailySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
-        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
+        deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
         return Response(daily_selectors.deal_public(deal))
 
 
@@ -248,7 +221,7 @@ class DailyPlayView(APIView):
     )
     def post(self, request: Request, variant: str, day: str) -> Response:
         game, created = daily_services.daily_game_start(
-            user=request.user, variant=parse_variant(variant), day=parse_day(day)
+            user=request.user, variant=variant_parse(variant), day=day_parse(day)
         )
         return Response(
             game_selectors.game_state(game),
@@ -268,7 +241,7 @@ class DailyBoardView(APIView):
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
         params = query(BoardQuery, request)
-        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
+        deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
         return Response(board_selectors.day_board(deal=deal, user=request.user, **params))
 
 
@@ -287,7 +260,7 @@ class DailyReplayView(APIView):
         responses={200: ReplaySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str, result_id: int) -> Response:
-        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
+        deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
         step = request.query_params.get("step")
         # ASCII digits ("²".isdigit() is true), few of them (int() refuses 4300 and more).
         if step is not None and not (step.isascii() and step.isdigit() and len(step) <= 9):
@@ -311,7 +284,7 @@ class AlltimeBoardView(APIView):
     )
     def get(self, request: Request, variant: str) -> Response:
         params = query(AlltimeQuery, request)
-        return Response(board_selectors.alltime_board(variant=parse_variant(variant), **params))
+        return Response(board_selectors.alltime_board(variant=variant_parse(variant), **params))
 
 
 class PlayerRecordView(APIView):

@@ -5,6 +5,7 @@ from __future__ import annotations
 from rest_framework import serializers
 
 from games.engine import SEED_LIMIT, VARIANTS
+from games.inputs import MOVE_MAX_LENGTH
 from games.models import Deal
 
 
@@ -100,7 +101,9 @@ class GameCreateInput(serializers.Serializer):
 
 
 class MoveInput(serializers.Serializer):
-    move = serializers.CharField(max_length=20, help_text="Spec notation, e.g. `t3-f`, `deal`.")
+    move = serializers.CharField(
+        max_length=MOVE_MAX_LENGTH, help_text="Spec notation, e.g. `t3-f`, `deal`."
+    )
     ply = serializers.IntegerField(
         min_value=0, help_text="Number of log entries the client has seen (the game's `ply`)."
     )

@@ -21,7 +21,8 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from accounts import selectors as account_selectors
 from games import clock
 from games.engine import VARIANTS
-from games.errors import DailyNotReady, NotFound
+from games.errors import DailyNotReady, InvalidInput, NotFound
+from games.inputs import day_parse, variant_parse
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
@@ -42,19 +43,18 @@ def login_required(view: Any) -> Any:
 
 
 def _variant(key: str) -> dict[str, Any]:
-    if key not in VARIANTS:
-        raise Http404("no such variant")
-    return variant_info(key)
+    try:
+        return variant_info(variant_parse(key))
+    except NotFound:
+        raise Http404("no such variant") from None
 
 
 def _day(text: str) -> date:
+    """A day of a page's path, parsed as the API parses it, that has dailies."""
     try:
-        day = date.fromisoformat(text)
-    except ValueError:
-        raise Http404("not a date") from None
-    try:
+        day = day_parse(text)
         daily_selectors.check_day(day)
-    except NotFound:
+    except (InvalidInput, NotFound):
         raise Http404("no daily that day") from None
     return day
 
