@@ -205,7 +205,7 @@ class Filler:
         span_ms: int,
     ) -> None:
         """One ranked finished game and its result per (player id, win chance)."""
-        from games.services.results import sort_key
+        from games.services.results import sort_key_derive
 
         games: list[str] = []
         results: list[str] = []
@@ -222,7 +222,7 @@ class Filler:
                 f"{gid}\t{player_id}\t{deal_id}\t{status}\t{moves}\t{cards}\tt\tf\t0"
                 f"\t{sta}\t{fin}\t{{}}\n"
             )
-            key = sort_key(
+            key = sort_key_derive(
                 won=won,
                 cards_missing=CARDS - cards,
                 moves=moves,

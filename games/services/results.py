@@ -22,7 +22,7 @@ MAX_MOVES = 999_999
 MAX_TIME_MS = 10**11 - 1
 
 
-def sort_key(
+def sort_key_derive(
     *, won: bool, cards_missing: int, moves: int, time_ms: int, finished_ms: int, game_id: int
 ) -> str:
     """The board order as one fixed-width string (smaller is better)."""
@@ -56,7 +56,7 @@ def result_record(game: Game) -> Result | None:
         moves=game.ply,
         time_ms=time_ms,
         finished_at=game.finished_at,
-        sort_key=sort_key(
+        sort_key=sort_key_derive(
             won=won,
             cards_missing=get_variant(game.deal.variant).card_count - game.score,
             moves=game.ply,

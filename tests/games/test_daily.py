@@ -90,7 +90,7 @@ def start_position(game: Game):
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(daily_secret, variant):
     for index in range(3):
-        assert daily_services.daily_seed(variant, DAY, index) == hmac_seed(
+        assert daily_services.daily_seed_derive(variant, DAY, index) == hmac_seed(
             SECRET, variant, DAY, index
         )
 
@@ -101,7 +101,7 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
     assert int(deal.seed) == hmac_seed(SECRET, "picture-gallery", DAY)
     assert 0 <= int(deal.seed) < SEED_LIMIT
     assert deal.commitment == hashlib.sha256(str(int(deal.seed)).encode()).hexdigest()
-    assert daily_services.commitment(int(deal.seed)) == deal.commitment
+    assert daily_services.commitment_derive(int(deal.seed)) == deal.commitment
     # Found again, not created twice.
     assert daily("picture-gallery", DAY).pk == deal.pk
     assert Deal.objects.filter(kind="daily").count() == 1
@@ -109,13 +109,13 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
 
 def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
     seeds = {
-        daily_services.daily_seed(v, DAY + timedelta(days=d), i)
+        daily_services.daily_seed_derive(v, DAY + timedelta(days=d), i)
         for v in VARIANTS
         for d in range(5)
         for i in range(2)
     }
     assert len(seeds) == len(VARIANTS) * 5 * 2
-    assert daily_services.daily_seed("bristol", DAY) != daily_services.daily_seed(
+    assert daily_services.daily_seed_derive("bristol", DAY) != daily_services.daily_seed_derive(
         "bristol", DAY, secret="another secret"
     )
 
@@ -457,7 +457,9 @@ def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, 
         daily_services.daily_replace(future)
     future.refresh_from_db()
     assert future.seed_index == 0
-    assert future.commitment == daily_services.commitment(hmac_seed(SECRET, "bristol", future.date))
+    assert future.commitment == daily_services.commitment_derive(
+        hmac_seed(SECRET, "bristol", future.date)
+    )
 
 
 def test_clock_today_follows_the_server_clock(daily_clock, settings):

@@ -20,7 +20,7 @@ from games.services.results import (
     result_disqualify,
     result_record,
     results_remove_for_player,
-    sort_key,
+    sort_key_derive,
     stats_recompute,
 )
 
@@ -44,7 +44,7 @@ def key(**over) -> str:
         "finished_ms": 1_773_144_000_000,
         "game_id": 500,
     }
-    return sort_key(**{**base, **over})
+    return sort_key_derive(**{**base, **over})
 
 
 # -- the sort key --------------------------------------------------------------------------
@@ -140,7 +140,7 @@ def test_result_comes_from_the_game_on_the_server(daily_clock):
         180_000,
     )
     assert result.finished_at == NOON and result.player == ann and result.deal == deal
-    expected = sort_key(
+    expected = sort_key_derive(
         won=True,
         cards_missing=0,
         moves=417,
