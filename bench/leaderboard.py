@@ -43,9 +43,8 @@ What it does:
    that time is reported separately), then with ``REDIS_URL=""``, where ranks and
    the board size are counted in PostgreSQL, for comparison.
 
-Target (issue 4): p99 <= 5 ms for the top-50 page, my rank (shallow and deep) and
-around-me, with Redis. The exit status is 1 if one of them misses it. Compare runs on
-an idle machine: the header shows the load average.
+The exit status is 1 when a target (bench/README.md) is missed. Compare runs on an
+idle machine: the header shows the load average.
 """
 
 from __future__ import annotations
