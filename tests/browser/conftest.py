@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from devtools.accounts import PASSWORD
-from devtools.servers import start_daphne, stop, wait_until_up
+from devtools.servers import deal_dailies, migrate, start_daphne, stop, wait_until_up
 from tests.pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,16 +51,8 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         PATIENCE_TEST_TMP=str(tmp),
         **pinned_clock_env(),
     )
-    for command in (["migrate", "--noinput"], ["create_dailies", "--days", "2"]):
-        # Dailies are dealt by the job, as in production (requests never deal them).
-        subprocess.run(
-            [sys.executable, "manage.py", *command, "-v", "0"],
-            cwd=REPO,
-            env=env,
-            check=True,
-            timeout=180,
-            stdout=subprocess.DEVNULL,
-        )
+    migrate(env, timeout=180)
+    deal_dailies(env, timeout=180)  # by the job, as in production (requests never deal them)
     return env
 
 
