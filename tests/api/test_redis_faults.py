@@ -17,7 +17,6 @@ from typing import Any
 import pytest
 import redis
 from channels.testing import WebsocketCommunicator
-from daily_fixtures import DAY
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
@@ -25,16 +24,17 @@ from django.test import Client
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
+from devtools.accounts import PASSWORD
 from games import boards
 from games.models import Result
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
+from tests.daily_fixtures import DAY
+from tests.helpers import token_headers
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
-pytest_plugins = ["daily_fixtures", "own_redis"]
-
-PASSWORD = "correct-horse-battery-staple-42"
+pytest_plugins = ["tests.daily_fixtures", "tests.own_redis"]
 
 
 def player(name: str) -> tuple[Any, APIClient, Client]:
@@ -165,7 +165,7 @@ def test_create_dailies_drops_a_mirror_that_lost_a_result(own_redis, daily_clock
 
 @pytest.mark.asyncio
 async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily_clock):
-    from asgiref.sync import SyncToAsync, sync_to_async
+    from asgiref.sync import sync_to_async
     from django.db import connections
 
     user, api, _ = await sync_to_async(player)("ann")
@@ -173,7 +173,7 @@ async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily
         user=user, variant="bristol", seed=3
     )
     key = await sync_to_async(account_services.token_create)(user=user, name="ws")
-    headers = [(b"authorization", f"Token {key[1]}".encode())]
+    headers = token_headers(key[1])
     comm = WebsocketCommunicator(application, f"/ws/v1/games/{game.pk}/", headers=headers)
     assert (await comm.connect())[0]
     state = json.loads(await comm.receive_from(5))["state"]
@@ -193,4 +193,4 @@ async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily
         # Leaving its groups needs Redis: Channels raises that error as the socket closes.
         with contextlib.suppress(redis.exceptions.ConnectionError):
             await comm.disconnect()
-        SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+        await sync_to_async(connections.close_all)()  # in the thread the consumer used

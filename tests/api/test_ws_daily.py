@@ -3,48 +3,36 @@
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.db import connections, transaction
+from django.db import transaction
 
 from accounts import services as account_services
 from api import consumers
+from devtools.accounts import PASSWORD
 from games import boards, clock
 from games.models import Game
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
+from tests.helpers import token_headers
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "correct-horse-battery-staple-42"
-
 
 @pytest.fixture(autouse=True)
-def _channel_layer(settings: Any, transactional_db: None) -> Any:
-    """A Redis prefix of this test alone, so a shared Redis never mixes runs' events."""
-    layers = {}
-    for name, conf in settings.CHANNEL_LAYERS.items():
-        conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
-        if "redis" in conf["BACKEND"].lower():
-            conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
-        layers[name] = conf
-    settings.CHANNEL_LAYERS = layers
+def _today_boards(channel_layers: None) -> None:
     # The Redis mirror of a board is keyed by deal id, which other test databases (earlier
     # runs) share: start today's boards from mirrors rebuilt from this database.
     _today[:] = [clock.today()]  # read here: the clock is the database's, out of async code
     for deal in daily_services.dailies_create(first=_today[0], days=1):
         boards.board_drop(deal.pk)
-    yield
-    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 def make_player(name: str) -> Any:
@@ -189,7 +177,7 @@ async def test_a_signed_in_listener_sees_its_own_line():
         return account_services.token_create(user=user, name="ws")[1]
 
     key = await database_sync_to_async(token)()
-    comm, first = await open_board(board_path(), [(b"authorization", f"Token {key}".encode())])
+    comm, first = await open_board(board_path(), token_headers(key))
     assert first["board"]["me"]["player"] == "hank"
     await comm.disconnect()
 
@@ -205,9 +193,7 @@ async def test_a_program_follows_todays_board_with_only_a_token(monkeypatch):
         return account_services.token_create(user=user, name="bot")[1]
 
     key = await database_sync_to_async(token)()
-    comm, first = await open_board(
-        board_path(day="today"), [(b"authorization", f"Token {key}".encode())]
-    )
+    comm, first = await open_board(board_path(day="today"), token_headers(key))
     assert first["type"] == "board" and first["date"] == today()
     assert first["board"]["me"]["player"] == "ivy" and first["board"]["total"] == 1
     await finish_ranked("jay")

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pinned_clock import pinned_clock_env
+
+from devtools.accounts import PASSWORD
+from devtools.servers import deal_dailies, migrate, start_daphne, stop, wait_until_up
+from tests.pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:  # bench._server, shared with the benchmarks and e2e tests
-    sys.path.insert(0, str(REPO))
-
-from bench._server import start_daphne, stop, wait_until_up  # noqa: E402
 
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -52,16 +51,8 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         PATIENCE_TEST_TMP=str(tmp),
         **pinned_clock_env(),
     )
-    for command in (["migrate", "--noinput"], ["create_dailies", "--days", "2"]):
-        # Dailies are dealt by the job, as in production (requests never deal them).
-        subprocess.run(
-            [sys.executable, "manage.py", *command, "-v", "0"],
-            cwd=REPO,
-            env=env,
-            check=True,
-            timeout=180,
-            stdout=subprocess.DEVNULL,
-        )
+    migrate(env, timeout=180)
+    deal_dailies(env, timeout=180)  # by the job, as in production (requests never deal them)
     return env
 
 
@@ -152,10 +143,6 @@ def artifacts() -> Path:
 @pytest.fixture
 def username() -> str:
     return "pw" + uuid.uuid4().hex[:8]
-
-
-#: The password of every account the browser tests make.
-PASSWORD = "correct-horse-battery-staple-42"
 
 
 @pytest.fixture(scope="session")

@@ -18,12 +18,14 @@ from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
-from sec_helpers import PASSWORD, Socket, assert_envelope, token_headers
 
 from accounts import services as account_services
 from accounts.models import ApiToken
+from devtools.accounts import PASSWORD
 from games.models import Game
 from games.services import games as game_services
+from tests.helpers import token_headers
+from tests.security.helpers import Socket, assert_envelope
 
 GAMES = "/api/v1/games/"
 ME = "/api/v1/auth/me/"
@@ -145,7 +147,7 @@ def session_headers(user: Any) -> list[tuple[bytes, bytes]]:
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("ws_world")
+@pytest.mark.usefixtures("channel_layers")
 async def test_sockets_of_another_player_are_refused_and_cannot_act():
     def setup() -> tuple:
         ann, bob = make("ann"), make("bob")
@@ -170,7 +172,7 @@ async def test_sockets_of_another_player_are_refused_and_cannot_act():
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("ws_world")
+@pytest.mark.usefixtures("channel_layers")
 async def test_revoking_a_token_closes_its_open_sockets_with_4401():
     def setup() -> tuple:
         ann = make("ann")
@@ -195,7 +197,7 @@ async def test_revoking_a_token_closes_its_open_sockets_with_4401():
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("ws_world")
+@pytest.mark.usefixtures("channel_layers")
 async def test_logging_out_closes_the_sockets_of_that_session_with_4401():
     def setup() -> tuple:
         ann = make("ann")
