@@ -88,6 +88,7 @@ from rest_framework.utils.encoders import JSONEncoder
 from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
+from games import shapes
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
 from games.models import UNDO
@@ -337,7 +338,7 @@ class GameConsumer(_Consumer):
             "type": "state",
             "cause": cause,
             "ply": game.ply,
-            "state": game_selectors.game_state(game, position),
+            "state": shapes.game_state(game, position),
             **extra,
         }
         return _dumps(message), (game.ply, game.status)
@@ -468,7 +469,7 @@ class DailyBoardConsumer(_Consumer):
     def _board(self) -> str:
         deal = daily_selectors.published_deal(self.variant, self.day)
         user = self.scope.get("user")
-        board = board_selectors.day_board(deal=deal, user=user, limit=self.limit)
+        board = shapes.day_board(board_selectors.day_board(deal=deal, user=user, limit=self.limit))
         return _dumps({"type": "board", "variant": self.variant, "date": self.day, "board": board})
 
 

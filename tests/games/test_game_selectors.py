@@ -9,6 +9,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from games import shapes
 from games.engine import EngineError, GameLog, new_position
 from games.errors import InvalidInput, NotFound
 from games.models import UNDO, ApiToken, Game, Move
@@ -111,7 +112,7 @@ def test_replay_of_an_undo_with_nothing_to_undo_fails(played):
 
 
 def test_game_state_is_the_public_view(played):
-    state = game_selectors.game_state(played)
+    state = shapes.game_state(played)
     pos = game_selectors.game_position(played)
     assert state["id"] == played.pk
     assert state["variant"] == "bristol"
