@@ -71,7 +71,6 @@ calls still run in order.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import time
@@ -375,7 +374,7 @@ class GameConsumer(_Consumer):
             hint = game_services.game_hint(game_id=self.game_id, user=self.user)
         except Exception as exc:
             return self._error(cause, exc)
-        return _dumps({"type": "hint", "ply": hint.ply, "hint": dataclasses.asdict(hint)}), None
+        return _dumps({"type": "hint", "ply": hint.ply, "hint": shapes.hint(hint)}), None
 
     def _error(self, cause: str, exc: Exception) -> Frame:
         payload = error_payload(exc)

@@ -112,14 +112,3 @@ class MoveLogSerializer(serializers.Serializer):
     ply = serializers.IntegerField()
     move = serializers.CharField(source="notation")
     at = serializers.DateTimeField(source="created_at")
-
-
-class HintSerializer(serializers.Serializer):
-    ply = serializers.IntegerField(help_text="The game's ply the hint is for.")
-    verdict = serializers.ChoiceField(
-        choices=["won", "lost", "unknown"],
-        help_text="`won`: still winnable (see `move`); `lost`: no longer winnable; "
-        "`unknown`: the solver's limit was reached.",
-    )
-    move = serializers.CharField(allow_null=True, help_text="Next move of a winning line.")
-    nodes = serializers.IntegerField(help_text="Positions the solver generated.")

@@ -5,7 +5,6 @@ They never decide a rule: the engine and ``games.services`` do.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from django.contrib.auth import authenticate, login
@@ -482,13 +481,13 @@ class GameHintView(APIView):
         tags=["games"],
         request=None,
         responses={
-            200: s.HintSerializer,
+            200: shapes.HintSerializer,
             **errors(401, 403, 404, 409, 429, 503, conflicts=("hint_not_allowed", "game_finished")),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
         hint = game_services.game_hint(game_id=game_id, user=request.user)
-        return Response(dataclasses.asdict(hint))
+        return Response(shapes.hint(hint))
 
 
 class GameResignView(APIView):

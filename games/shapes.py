@@ -20,7 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
 from drf_spectacular.utils import extend_schema_field
@@ -33,19 +33,15 @@ from games.selectors.boards import current_streak
 from games.selectors.dailies import ResultReplay
 from games.selectors.games import elapsed_ms, game_current_log
 
+if TYPE_CHECKING:
+    from games.services.games import Hint
+
 GAME_STATUSES = ["playing", "won", "lost", "resigned"]
 
 
 def _cards(**kwargs: Any) -> serializers.ListField:
     """A list of card codes or move notations."""
     return serializers.ListField(child=serializers.CharField(), **kwargs)
-
-
-def _piles() -> serializers.DictField:
-    return serializers.DictField(
-        child=_cards(),
-        help_text="Every pile but the stock, by the spec's pile ids, cards bottom to top.",
-    )
 
 
 # -- a game -------------------------------------------------------------------------------
@@ -73,9 +69,12 @@ class DealRevealSerializer(serializers.Serializer):
 
 
 class PositionSerializer(serializers.Serializer):
-    """A position as its player sees it: ``Position.public_json``, the stock only counted."""
+    """A position as its player sees it: the stock is only counted."""
 
-    piles = _piles()
+    piles = serializers.DictField(
+        child=_cards(),
+        help_text="Every pile but the stock, by the spec's pile ids, cards bottom to top.",
+    )
     stock = serializers.IntegerField(help_text="Cards left in the stock (never their faces).")
 
 
@@ -164,6 +163,22 @@ def game_states(games: Iterable[Game]) -> list[dict[str, Any]]:
 def move_result(game: Game, position: Position | None, *, duplicate: bool) -> dict[str, Any]:
     """The public state after a move or undo, and whether it was a safe retry."""
     return {**game_state(game, position), "duplicate": duplicate}
+
+
+class HintSerializer(serializers.Serializer):
+    ply = serializers.IntegerField(help_text="The game's ply the hint is for.")
+    verdict = serializers.ChoiceField(
+        choices=["won", "lost", "unknown"],
+        help_text="`won`: still winnable (see `move`); `lost`: no longer winnable; "
+        "`unknown`: the solver's limit was reached.",
+    )
+    move = serializers.CharField(allow_null=True, help_text="Next move of a winning line.")
+    nodes = serializers.IntegerField(help_text="Positions the solver generated.")
+
+
+def hint(given: Hint) -> dict[str, Any]:
+    """A hint, as ``POST .../hint/`` and the game socket answer it."""
+    return HintSerializer(given).data
 
 
 # -- a daily ------------------------------------------------------------------------------
@@ -280,7 +295,8 @@ def daily_overview(dailies: list[tuple[Deal, Game | None, int | None]]) -> list[
 
 
 class BoardEntrySerializer(serializers.Serializer):
-    """A line of a day's board: REST, the board socket and its ``board.result`` events."""
+    """A line of a day's board, as REST, the board socket and its `board.result` events
+    send it."""
 
     rank = serializers.IntegerField()
     result_id = serializers.IntegerField()
