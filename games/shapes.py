@@ -20,6 +20,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -42,6 +43,27 @@ GAME_STATUSES = ["playing", "won", "lost", "resigned"]
 def _cards(**kwargs: Any) -> serializers.ListField:
     """A list of card codes or move notations."""
     return serializers.ListField(child=serializers.CharField(), **kwargs)
+
+
+def _instant(**kwargs: Any) -> serializers.DateTimeField:
+    """A moment in time, always in UTC (`Z`), whatever the server's time zone."""
+    return serializers.DateTimeField(default_timezone=dt.UTC, **kwargs)
+
+
+@cache
+def _renderer(shape: type[serializers.Serializer], many: bool) -> serializers.BaseSerializer:
+    """The one serializer that renders every value of a shape.
+
+    A new serializer copies its declared fields, which costs several times the
+    rendering itself (three quarters of a game state's); ``to_representation``
+    keeps no state, so one instance serves every call and thread.
+    """
+    return shape(many=many)
+
+
+def _render(shape: type[serializers.Serializer], value: Any, *, many: bool = False) -> Any:
+    """``value`` (a list of values if ``many``) rendered as the JSON data of ``shape``."""
+    return _renderer(shape, many).to_representation(value)
 
 
 # -- a game -------------------------------------------------------------------------------
@@ -130,8 +152,8 @@ class GameStateSerializer(serializers.Serializer):
     )
     ranked = serializers.BooleanField(source="game.ranked")
     assisted = serializers.BooleanField(source="game.assisted")
-    started_at = serializers.DateTimeField(source="game.started_at")
-    finished_at = serializers.DateTimeField(allow_null=True, source="game.finished_at")
+    started_at = _instant(source="game.started_at")
+    finished_at = _instant(allow_null=True, source="game.finished_at")
     elapsed_ms = serializers.IntegerField(help_text="Measured on the server.")
     position = PositionSerializer()
     legal_moves = _cards()
@@ -151,13 +173,13 @@ class MoveResultSerializer(GameStateSerializer):
 
 def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:
     """The public state of a game (``position``: its snapshot's, when already read)."""
-    return GameStateSerializer(GameView(game, game_current_log(game, position))).data
+    return _render(GameStateSerializer, GameView(game, game_current_log(game, position)))
 
 
 def game_states(games: Iterable[Game]) -> list[dict[str, Any]]:
     """The public states of several games (one serializer for them all)."""
     views = [GameView(g, game_current_log(g)) for g in games]
-    return GameStateSerializer(views, many=True).data
+    return _render(GameStateSerializer, views, many=True)
 
 
 def move_result(game: Game, position: Position | None, *, duplicate: bool) -> dict[str, Any]:
@@ -178,7 +200,7 @@ class HintSerializer(serializers.Serializer):
 
 def hint(given: Hint) -> dict[str, Any]:
     """A hint, as ``POST .../hint/`` and the game socket answer it."""
-    return HintSerializer(given).data
+    return _render(HintSerializer, given)
 
 
 # -- a daily ------------------------------------------------------------------------------
@@ -279,7 +301,7 @@ class DailyOverviewSerializer(DailySerializer):
 
 def daily(deal: Deal) -> dict[str, Any]:
     """What anyone may know of a daily (see ``DailyView``)."""
-    return DailySerializer(DailyView(deal)).data
+    return _render(DailySerializer, DailyView(deal))
 
 
 def daily_overview(dailies: list[tuple[Deal, Game | None, int | None]]) -> list[dict[str, Any]]:
@@ -288,7 +310,7 @@ def daily_overview(dailies: list[tuple[Deal, Game | None, int | None]]) -> list[
         DailyOverviewView(deal, None if game is None else MyDailyGame(game, rank))
         for deal, game, rank in dailies
     ]
-    return DailyOverviewSerializer(views, many=True).data
+    return _render(DailyOverviewSerializer, views, many=True)
 
 
 # -- boards -------------------------------------------------------------------------------
@@ -305,7 +327,7 @@ class BoardEntrySerializer(serializers.Serializer):
     cards_home = serializers.IntegerField()
     moves = serializers.IntegerField()
     time_ms = serializers.IntegerField()
-    finished_at = serializers.DateTimeField()
+    finished_at = _instant()
 
 
 class BoardSerializer(serializers.Serializer):
@@ -318,12 +340,12 @@ class BoardSerializer(serializers.Serializer):
 
 def board_line(line: dict[str, Any]) -> dict[str, Any]:
     """A board line (a row of ``games.selectors.boards``, with its rank)."""
-    return BoardEntrySerializer(line).data
+    return _render(BoardEntrySerializer, line)
 
 
 def day_board(board: dict[str, Any]) -> dict[str, Any]:
     """A page of a day's board as ``games.selectors.boards.day_board`` reads it."""
-    return BoardSerializer(board).data
+    return _render(BoardSerializer, board)
 
 
 @dataclass(frozen=True)
@@ -366,7 +388,9 @@ def alltime_board(
 ) -> dict[str, Any]:
     """A page of an all-time board from ``offset`` (``stats`` in the board's order)."""
     results = [StatsView(s, rank=offset + i + 1) for i, s in enumerate(stats)]
-    return AlltimeSerializer({"order": order, "results": results, "next_offset": next_offset}).data
+    return _render(
+        AlltimeSerializer, {"order": order, "results": results, "next_offset": next_offset}
+    )
 
 
 class BestSerializer(serializers.Serializer):
@@ -425,7 +449,7 @@ class PlayerRecordSerializer(serializers.Serializer):
 
 def player_record(user: AbstractBaseUser, stats: list[PlayerStats]) -> dict[str, Any]:
     """A player's daily record from their ``PlayerStats`` rows."""
-    return PlayerRecordSerializer(RecordView(user, stats)).data
+    return _render(PlayerRecordSerializer, RecordView(user, stats))
 
 
 # -- a replay -----------------------------------------------------------------------------
@@ -500,4 +524,4 @@ class ReplaySerializer(serializers.Serializer):
 
 def replay(replay: ResultReplay) -> dict[str, Any]:
     """A finished day's result, as ``games.selectors.dailies.result_replay`` reads it."""
-    return ReplaySerializer(ReplayView(replay)).data
+    return _render(ReplaySerializer, ReplayView(replay))
