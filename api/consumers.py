@@ -71,7 +71,6 @@ calls still run in order.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import time
@@ -87,6 +86,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
+from games import shapes
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
 from games.inputs import day_parse, move_parse, ply_parse, variant_parse
@@ -323,7 +323,7 @@ class GameConsumer(_Consumer):
             "type": "state",
             "cause": cause,
             "ply": game.ply,
-            "state": game_selectors.game_state(game, position),
+            "state": shapes.game_state(game, position),
             **extra,
         }
         return _dumps(message), (game.ply, game.status)
@@ -360,7 +360,7 @@ class GameConsumer(_Consumer):
             hint = game_services.game_hint(game_id=self.game_id, user=self.user)
         except Exception as exc:
             return self._error(cause, exc)
-        return _dumps({"type": "hint", "ply": hint.ply, "hint": dataclasses.asdict(hint)}), None
+        return _dumps({"type": "hint", "ply": hint.ply, "hint": shapes.hint(hint)}), None
 
     def _error(self, cause: str, exc: Exception) -> Frame:
         payload = error_payload(exc)
@@ -454,7 +454,7 @@ class DailyBoardConsumer(_Consumer):
     def _board(self) -> str:
         deal = daily_selectors.published_deal(self.variant, self.day)
         user = self.scope.get("user")
-        board = board_selectors.day_board(deal=deal, user=user, limit=self.limit)
+        board = shapes.day_board(board_selectors.day_board(deal=deal, user=user, limit=self.limit))
         return _dumps({"type": "board", "variant": self.variant, "date": self.day, "board": board})
 
 

@@ -492,7 +492,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
     from django.contrib.auth import get_user_model
     from rest_framework.test import APIClient
 
-    from games import boards
+    from games import boards, shapes
     from games.selectors import boards as board_selectors
 
     User = get_user_model()
@@ -560,12 +560,22 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 (
                     f"all-time top 50 by {order}",
                     False,
-                    lambda i, order=order: board_selectors.alltime_board(
-                        variant=VARIANT, order=order, limit=50, offset=0
+                    lambda i, order=order: shapes.alltime_board(
+                        **board_selectors.alltime_board(
+                            variant=VARIANT, order=order, limit=50, offset=0
+                        )
                     ),
                 )
             )
-        out.append(("player record", False, lambda i: board_selectors.player_record(user=regular)))
+        out.append(
+            (
+                "player record",
+                False,
+                lambda i: shapes.player_record(
+                    regular, board_selectors.stats_of_player(user=regular)
+                ),
+            )
+        )
         anon, me = APIClient(), APIClient()
 
         def get(client: APIClient, params: dict[str, Any]) -> None:

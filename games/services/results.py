@@ -13,7 +13,7 @@ from datetime import timedelta
 from django.contrib.auth.models import AbstractBaseUser
 from django.db import transaction
 
-from games import boards, clock, events
+from games import boards, clock, events, shapes
 from games.engine import Status, get_variant
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
@@ -69,7 +69,7 @@ def result_record(game: Game) -> Result | None:
 
     def publish() -> None:
         boards.board_add(result.deal_id, result.sort_key)
-        line = board_selectors.entry(result, boards.rank_of(result.deal_id, result.sort_key))
+        line = shapes.board_line(board_selectors.result_line(result))
         events.result_entered(variant=game.deal.variant, day=game.deal.date, line=line)
 
     transaction.on_commit(publish)

@@ -181,6 +181,7 @@ from games import clock
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games import shapes
 
 user = get_user_model().objects.get(username={username!r})
 yesterday = clock.now() - timedelta(days=1)
@@ -188,7 +189,7 @@ with mock.patch("games.clock.now", lambda: yesterday):
     daily_services.daily_create("bristol", clock.today())  # the job dealt yesterday's daily then
     game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=clock.today())
     for _ in range(5):
-        moves = game_selectors.game_state(game)["legal_moves"]
+        moves = shapes.game_state(game)["legal_moves"]
         cards = [m for m in moves if m != "deal"]
         move = cards[0] if cards else moves[0]
         game = game_services.game_apply_move(

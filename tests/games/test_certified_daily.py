@@ -7,11 +7,10 @@ from typing import Any
 
 import pytest
 
-from games import clock
+from games import clock, shapes
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.errors import NoCertifiedDeal
-from games.selectors.dailies import deal_public
 from games.services.dailies import (
     daily_candidate_certify,
     daily_create,
@@ -70,10 +69,10 @@ def test_daily_deal_stores_the_winning_line(certify: None, at: Any) -> None:
 def test_par_is_published_with_the_seed_after_the_day(certify: None, at: Any) -> None:
     deal = daily_create("belvedere", DAY)
     at(DAY)
-    hidden = deal_public(deal)
+    hidden = shapes.daily(deal)
     assert hidden["par"] is None and hidden["par_line"] is None and hidden["seed"] is None
     at(DAY + timedelta(days=1))
-    shown = deal_public(deal)
+    shown = shapes.daily(deal)
     assert shown["par"] == deal.par and shown["par_line"] == deal.par_line
     assert shown["seed"] == str(deal.seed)
 

@@ -8,6 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from games import shapes
 from games.engine import EngineError, GameLog, new_position
 from games.errors import NotFound
 from games.models import UNDO, Game, Move
@@ -108,7 +109,7 @@ def test_replay_of_an_undo_with_nothing_to_undo_fails(played):
 
 
 def test_game_state_is_the_public_view(played):
-    state = game_selectors.game_state(played)
+    state = shapes.game_state(played)
     pos = game_selectors.game_position(played)
     assert state["id"] == played.pk
     assert state["variant"] == "bristol"
