@@ -15,7 +15,6 @@ from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from daily_fixtures import DAY, NOON, finished_result
 from django.contrib.auth import get_user_model
 from django.test import Client
 from jsonschema import Draft202012Validator, FormatChecker
@@ -29,8 +28,9 @@ from games.selectors import dailies as daily_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.services.games import Hint
+from tests.daily_fixtures import DAY, NOON, finished_result
 
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 
 #: OpenAPI 3.0 keywords that are not JSON Schema's (``nullable`` is rewritten).
