@@ -17,6 +17,7 @@ import pytest
 
 from games.engine import Position, deck_order
 from games.models import Game
+from tests.helpers import card_pattern, walk
 
 pytestmark = pytest.mark.django_db
 
@@ -37,21 +38,6 @@ def stock_of(game_id: int) -> list[str]:
     game = Game.objects.get(pk=game_id)
     piles = Position.from_json(game.position).to_json()["piles"]
     return piles["s"]
-
-
-def card_pattern(cards: list[str]) -> re.Pattern[str]:
-    return re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, cards)) + r")(?![A-Za-z0-9])")
-
-
-def walk(value: Any, path: str = "$"):
-    """Every (path, key, value) of a JSON document."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield path, k, v
-            yield from walk(v, f"{path}.{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from walk(v, f"{path}[{i}]")
 
 
 class Recorder:

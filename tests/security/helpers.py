@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
-from collections.abc import Iterator
 from typing import Any
 
 #: Rates no test here reaches, for tests that are not about rate limits.
@@ -64,22 +62,6 @@ class Socket:
 
 
 # -- payload checks -----------------------------------------------------------------------
-
-
-def card_pattern(cards: list[str]) -> re.Pattern[str]:
-    """Any of these card codes as a word of its own."""
-    return re.compile(r"(?<![A-Za-z0-9])(" + "|".join(map(re.escape, cards)) + r")(?![A-Za-z0-9])")
-
-
-def walk(value: Any, path: str = "$") -> Iterator[tuple[str, str, Any]]:
-    """Every (path, key, value) of a JSON document."""
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield path, k, v
-            yield from walk(v, f"{path}.{k}")
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from walk(v, f"{path}[{i}]")
 
 
 def assert_envelope(body: Any) -> dict[str, Any]:

@@ -37,8 +37,8 @@ from games.engine import Position, deck_order
 from games.models import Deal, Game
 from games.services import games as game_services
 from tests.daily_fixtures import DAY
-from tests.helpers import token_headers
-from tests.security.helpers import Socket, card_pattern, walk
+from tests.helpers import card_pattern, token_headers, walk
+from tests.security.helpers import Socket
 
 pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [
