@@ -9,14 +9,12 @@ board event carries the public board line with its rank at send time.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from datetime import date
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -74,7 +72,6 @@ def game_changed(*, game_id: int, ply: int, status: str) -> None:
 
 
 def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
-    """Send a new board line (as ``games.shapes.board_line`` renders it) to the day's board."""
-    # Round-trip through JSON so datetimes become text the channel layer can carry.
-    result = json.loads(DjangoJSONEncoder().encode(line))
-    _send(daily_group(variant, day), {"type": "board.result", "result": result})
+    """Send a new board line to the day's board: JSON data, as ``games.shapes.board_line``
+    renders it, which the channel layer carries as it is."""
+    _send(daily_group(variant, day), {"type": "board.result", "result": line})

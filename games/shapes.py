@@ -17,10 +17,10 @@ a player may see of them:
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import cache
+from datetime import UTC
+from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import AbstractBaseUser
@@ -47,7 +47,7 @@ def _cards(**kwargs: Any) -> serializers.ListField:
 
 def _instant(**kwargs: Any) -> serializers.DateTimeField:
     """A moment in time, always in UTC (`Z`), whatever the server's time zone."""
-    return serializers.DateTimeField(default_timezone=dt.UTC, **kwargs)
+    return serializers.DateTimeField(default_timezone=UTC, **kwargs)
 
 
 @cache
@@ -165,6 +165,13 @@ class GameStateSerializer(serializers.Serializer):
     )
 
 
+@dataclass(frozen=True)
+class MoveView(GameView):
+    """A game's state after a move or undo, and whether that was a safe retry."""
+
+    duplicate: bool = False
+
+
 class MoveResultSerializer(GameStateSerializer):
     duplicate = serializers.BooleanField(
         help_text="True when this exact move was already applied at that ply (a safe retry)."
@@ -177,14 +184,15 @@ def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:
 
 
 def game_states(games: Iterable[Game]) -> list[dict[str, Any]]:
-    """The public states of several games (one serializer for them all)."""
+    """The public states of several games (a page of a list)."""
     views = [GameView(g, game_current_log(g)) for g in games]
     return _render(GameStateSerializer, views, many=True)
 
 
 def move_result(game: Game, position: Position | None, *, duplicate: bool) -> dict[str, Any]:
     """The public state after a move or undo, and whether it was a safe retry."""
-    return {**game_state(game, position), "duplicate": duplicate}
+    view = MoveView(game, game_current_log(game, position), duplicate=duplicate)
+    return _render(MoveResultSerializer, view)
 
 
 class HintSerializer(serializers.Serializer):
@@ -212,21 +220,10 @@ class DailyView:
 
     deal: Deal
 
-    @property
+    @cached_property
     def over(self) -> bool:
+        """Read once: the shared clock may be a query."""
         return clock.day_over(self.deal.date)
-
-    @property
-    def variant(self) -> str:
-        return self.deal.variant
-
-    @property
-    def date(self) -> dt.date:
-        return self.deal.date
-
-    @property
-    def commitment(self) -> str:
-        return self.deal.commitment
 
     @property
     def seed(self) -> int | None:
@@ -250,9 +247,11 @@ class DailyView:
 
 
 class DailySerializer(serializers.Serializer):
-    variant = serializers.CharField()
-    date = serializers.DateField()
-    commitment = serializers.CharField(help_text="SHA-256 of the seed's decimal text.")
+    variant = serializers.CharField(source="deal.variant")
+    date = serializers.DateField(source="deal.date")
+    commitment = serializers.CharField(
+        source="deal.commitment", help_text="SHA-256 of the seed's decimal text."
+    )
     seed = serializers.CharField(allow_null=True, help_text="Published once the day is over.")
     deck = _cards(allow_null=True, help_text="Published once the day is over.")
     par = serializers.IntegerField(
