@@ -21,7 +21,9 @@ Printed:
 - **delay**: for every move, from the moment the mover sent it (its commit lies
   within that move's round trip) to the moment the last of its three rivals had
   the ``race.progress`` with that move on its race socket: p50, p99, max; the
-  move's own round trip (send to answer) beside it, for scale;
+  move's own round trip (send to answer) beside it, for scale; and the
+  **fan-out**: from the mover's answer (sent after the commit, like the
+  progress) to the last rival's progress;
 - **CPU per move** of the server process (and of PostgreSQL, Redis, this client)
   from /proc over the playing time;
 - **errors**: any answer that is not the next state, a broken socket, a progress
@@ -88,10 +90,20 @@ class Run:
         self.sent: dict[tuple[str, int, str], float] = {}
         #: ... and when each rival's race socket had its progress.
         self.seen: dict[tuple[str, int, str], list[float]] = defaultdict(list)
+        #: ... and when the mover had its answer (moves only; the commit was before it).
+        self.answered: dict[tuple[str, int, str], float] = {}
         self.round_trips_ms: list[float] = []
         self.errors: list[str] = []
         self.finished_races = 0
         self.moves = 0
+
+    def lags_ms(self) -> list[float]:
+        """The mover's answer to the last rival's progress (negative: the rivals were first)."""
+        return sorted(
+            (max(self.seen[key]) - at) * 1000
+            for key, at in self.answered.items()
+            if len(self.seen.get(key, [])) == PLAYERS - 1
+        )
 
     def delays_ms(self) -> list[float]:
         """Send to the last rival's progress, for every move all three rivals saw."""
@@ -140,13 +152,15 @@ async def play(
             t0 = time.perf_counter()
             await ws.send(json.dumps(request))
             answer = json.loads(await ws.recv())
-            run.round_trips_ms.append((time.perf_counter() - t0) * 1000)
+            t1 = time.perf_counter()
+            run.round_trips_ms.append((t1 - t0) * 1000)
             if answer.get("type") != "state" or answer["ply"] != ply + 1:
                 run.errors.append(f"{name} move {request}: {json.dumps(answer)[:200]}")
                 return
             run.moves += 1
             state = answer["state"]
             run.sent[name, state["ply"], state["status"]] = t0
+            run.answered[name, state["ply"], state["status"]] = t1
         if state["status"] == "playing":
             t0 = time.perf_counter()
             await ws.send(json.dumps({"type": "resign"}))
@@ -241,9 +255,14 @@ def report(run: Run, wall: float, cpu: dict[str, float], args: Any, info: dict) 
         f"p99 {percentile(delays, 0.99):.1f} ms, max {max(delays, default=float('nan')):.1f} ms "
         f"({len(delays)} moves)"
     )
+    lags = run.lags_ms()
     print(
         f"  round trip move -> answer: p50 {percentile(trips, 0.5):.1f} ms, "
         f"p99 {percentile(trips, 0.99):.1f} ms"
+    )
+    print(
+        f"  fan-out    mover's answer -> every rival has it: p50 {percentile(lags, 0.5):.1f} ms, "
+        f"p99 {percentile(lags, 0.99):.1f} ms"
     )
     for line in cpu_lines(cpu, run.moves):
         print(line)
@@ -257,6 +276,8 @@ def report(run: Run, wall: float, cpu: dict[str, float], args: Any, info: dict) 
             "delay_p50_ms": percentile(delays, 0.5),
             "delay_p99_ms": percentile(delays, 0.99),
             "round_trip_p50_ms": percentile(trips, 0.5),
+            "fan_out_p50_ms": percentile(lags, 0.5),
+            "fan_out_p99_ms": percentile(lags, 0.99),
             "cpu_ms_per_move": {k: 1000 * v / max(1, run.moves) for k, v in cpu.items()},
             "errors": len(run.errors),
         }
