@@ -16,6 +16,7 @@ from games.errors import InvalidInput
 from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
+from games.selectors import races as race_selectors
 from games.services import dailies as daily_services
 from games.shapes import (
     AlltimeSerializer,
@@ -184,7 +185,8 @@ class AlltimeBoardView(APIView):
 
 
 class PlayerRecordView(APIView):
-    """A player's daily record: played, won, win rate, streaks, best results per variant."""
+    """A player's daily record: played, won, win rate, streaks, best results per variant;
+    and their quick-race ratings."""
 
     permission_classes = [AllowAny]
 
@@ -192,4 +194,6 @@ class PlayerRecordView(APIView):
     def get(self, request: Request, username: str) -> Response:
         user = account_selectors.player_by_name(username)
         stats = board_selectors.stats_of_player(user=user)
-        return Response(shapes.player_record(user, stats))
+        return Response(
+            shapes.player_record(user, stats, race_selectors.player_race_ratings(user=user))
+        )

@@ -102,3 +102,57 @@ class DailyNotReady(ServiceError):
     """Today's daily is being dealt by the job; ``details.retry_after`` in seconds."""
 
     code = "daily_not_ready"
+
+
+class RaceNotStarted(ServiceError):
+    """A move in a race game before the race's countdown has run out."""
+
+    code = "race_not_started"
+
+
+class RaceOver(ServiceError):
+    """A move in a race game after the race's time limit (or its end)."""
+
+    code = "race_over"
+
+
+class AlreadyRacing(ServiceError):
+    """The player is in another race that has not finished: one race at a time."""
+
+    code = "already_racing"
+
+
+class RaceFull(ServiceError):
+    """The race has its maximum of players."""
+
+    code = "race_full"
+
+
+class RaceStarted(ServiceError):
+    """The race has started (or ended): nobody joins or leaves it any more."""
+
+    code = "race_started"
+
+
+class TooFewPlayers(ServiceError):
+    """A race starts with at least two players."""
+
+    code = "too_few_players"
+
+
+class NotRaceCreator(ServiceError):
+    """Only the creator of a private race starts it."""
+
+    code = "not_creator"
+
+
+class RaceNotFinished(ServiceError):
+    """Replays and rematches come once the race has finished."""
+
+    code = "race_not_finished"
+
+
+class RacePoolEmpty(ServiceError):
+    """No certified race deal is ready: the job is dealing some; ``details.retry_after``."""
+
+    code = "race_pool_empty"

@@ -9,12 +9,14 @@ board event carries the public board line with its rank at send time.
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 from datetime import date
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -28,6 +30,11 @@ def game_group(game_id: int) -> str:
 def daily_group(variant: str, day: date) -> str:
     """Channel group of one day's board listeners."""
     return f"daily.{variant}.{day.isoformat()}"
+
+
+def race_group(code: str) -> str:
+    """Channel group of one race's listeners (players and spectators)."""
+    return f"race.{code}"
 
 
 def token_group(token_id: int) -> str:
@@ -75,3 +82,21 @@ def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
     """Send a new board line to the day's board: JSON data, as ``games.shapes.board_line``
     renders it, which the channel layer carries as it is."""
     _send(daily_group(variant, day), {"type": "board.result", "result": line})
+
+
+def race_changed(*, code: str) -> None:
+    """After commit: a race's roster or status changed (listeners read it again)."""
+    message = {"type": "race.changed", "code": code}
+    transaction.on_commit(lambda: _send(race_group(code), message))
+
+
+def race_progress(*, code: str, player: dict[str, Any]) -> None:
+    """After commit: one player's progress (counts only, never cards) to the race."""
+    message = {"type": "race.progress", "player": json.loads(DjangoJSONEncoder().encode(player))}
+    transaction.on_commit(lambda: _send(race_group(code), message))
+
+
+def race_rematch(*, code: str, rematch: str) -> None:
+    """After commit: the players of race ``code`` are offered the race ``rematch``."""
+    message = {"type": "race.rematch", "code": rematch}
+    transaction.on_commit(lambda: _send(race_group(code), message))

@@ -29,7 +29,7 @@ from rest_framework import serializers
 
 from games import clock
 from games.engine import GameLog, Position, Status, deck_order, get_variant
-from games.models import Deal, Game, PlayerStats
+from games.models import Deal, Game, PlayerStats, Race
 from games.selectors.boards import current_streak
 from games.selectors.dailies import ResultReplay
 from games.selectors.games import elapsed_ms, game_current_log
@@ -37,7 +37,7 @@ from games.selectors.games import elapsed_ms, game_current_log
 if TYPE_CHECKING:
     from games.services.games import Hint
 
-GAME_STATUSES = ["playing", "won", "lost", "resigned"]
+GAME_STATUSES = ["playing", "won", "lost", "resigned", "expired", "move_limit"]
 
 
 def _cards(**kwargs: Any) -> serializers.ListField:
@@ -73,10 +73,15 @@ def revealed_deal(game: Game) -> Deal | None:
     """The game's deal if its seed and deck may be shown, else None.
 
     A daily deal stays hidden until its day is over, even after one game of it
-    ended: others are still playing it.
+    ended: others are still playing it; a race's deal likewise until the race has finished.
     """
     deal = game.deal
     if game.status == Status.PLAYING or (deal.date is not None and not clock.day_over(deal.date)):
+        return None
+    if (
+        deal.kind == Deal.Kind.RACE
+        and not Race.objects.filter(deal=deal, status=Race.Status.FINISHED).exists()
+    ):
         return None
     return deal
 
@@ -416,6 +421,7 @@ class RecordView:
 
     user: AbstractBaseUser
     stats: list[PlayerStats]
+    race_ratings: list[dict[str, Any]]
 
     @property
     def player(self) -> str:
@@ -438,17 +444,28 @@ class RecordView:
         return [StatsView(s) for s in sorted(self.stats, key=lambda s: s.variant)]
 
 
+class RaceRatingSerializer(serializers.Serializer):
+    family = serializers.CharField()
+    rating = serializers.FloatField(help_text="mu - 3 sigma (openskill's ordinal).")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    races = serializers.IntegerField()
+
+
 class PlayerRecordSerializer(serializers.Serializer):
     player = serializers.CharField()
     played = serializers.IntegerField()
     won = serializers.IntegerField()
     win_rate = serializers.FloatField()
     variants = VariantRecordSerializer(many=True)
+    race_ratings = RaceRatingSerializer(many=True, help_text="Quick-race ratings per family.")
 
 
-def player_record(user: AbstractBaseUser, stats: list[PlayerStats]) -> dict[str, Any]:
-    """A player's daily record from their ``PlayerStats`` rows."""
-    return _render(PlayerRecordSerializer, RecordView(user, stats))
+def player_record(
+    user: AbstractBaseUser, stats: list[PlayerStats], race_ratings: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A player's daily record from their ``PlayerStats`` rows, with their race ratings."""
+    return _render(PlayerRecordSerializer, RecordView(user, stats, race_ratings))
 
 
 # -- a replay -----------------------------------------------------------------------------
