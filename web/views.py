@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from functools import wraps
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
@@ -25,6 +26,7 @@ from games.selectors import accounts as account_selectors
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
+from games.selectors import races as race_selectors
 from games.services import games as game_services
 from web.variants import all_variants, variant_info
 
@@ -258,6 +260,76 @@ def replay(request: HttpRequest, variant: str, day: str, result_id: int) -> Http
             "day": the_day,
             "result_id": result_id,
             "over": clock.day_over(the_day),
+            "api_url": f"/api/v1/daily/{variant}/{the_day.isoformat()}/results/{result_id}/replay/",
+        },
+    )
+
+
+def _race_variants() -> list[dict[str, Any]]:
+    """Every variant with the time limit of its races."""
+    return [
+        {**v, "time_limit_minutes": race_selectors.time_limit(v["key"]) // 60}
+        for v in all_variants()
+    ]
+
+
+def races(request: HttpRequest) -> HttpResponse:
+    return render(
+        request,
+        "web/races.html",
+        {
+            "variants": _race_variants(),
+            "min_players": race_selectors.MIN_PLAYERS,
+            "max_players": race_selectors.MAX_PLAYERS,
+            "quick_start_seconds": race_selectors.QUICK_START_SECONDS,
+        },
+    )
+
+
+def race(request: HttpRequest, code: str) -> HttpResponse:
+    """A race for players and spectators; a player who has a game gets its board."""
+    try:
+        the_race = race_selectors.race_by_code(code)
+    except NotFound:
+        raise Http404("no such race") from None
+    view = race_selectors.race_view(the_race, request.user)
+    state = None
+    if view["you"] and view["you"]["game"]:
+        state = game_selectors.game_state(
+            game_services.game_open(game_id=view["you"]["game"], user=request.user)
+        )
+    return render(
+        request,
+        "web/race.html",
+        {
+            "race": view,
+            "variant": variant_info(view["variant"]),
+            "game": state,
+            "state": state,
+            "hints": False,
+            # The board takes moves only while the race runs (race.js keeps it so).
+            "held": view["status"] != "running",
+            "quick_start_seconds": race_selectors.QUICK_START_SECONDS,
+            "time_limit_minutes": view["time_limit_seconds"] // 60,
+        },
+    )
+
+
+def race_replay(request: HttpRequest, code: str, username: str) -> HttpResponse:
+    try:
+        the_race = race_selectors.race_by_code(code)
+    except NotFound:
+        raise Http404("no such race") from None
+    info = variant_info(the_race.variant)
+    return render(
+        request,
+        "web/replay.html",
+        {
+            "variant": info,
+            "over": the_race.status == "finished",
+            "api_url": f"/api/v1/races/{quote(code)}/players/{quote(username)}/replay/",
+            "back_url": reverse("web:race", args=[code]),
+            "race_player": username,
         },
     )
 

@@ -369,7 +369,7 @@ async function hint() {
 // Aces out automatically (as ordinary server moves), one at a time.
 function autoAces() {
   const s = client.state;
-  if (!settings.autoAces || suppressAuto || over || s.status !== "playing" || client.busy) return;
+  if (!settings.autoAces || suppressAuto || over || boardEl.inert || s.status !== "playing" || client.busy) return;
   const m = s.legal_moves.find((x) => {
     if (!x.endsWith("-" + HOME)) return false;
     if (HOME === "a") return true;
@@ -461,7 +461,7 @@ window.addEventListener("pointercancel", (ev) => endDrag(ev, false));
 // -- keyboard ------------------------------------------------------------------------------------
 document.addEventListener("keydown", (ev) => {
   if (ev.defaultPrevented || ev.altKey || ev.metaKey) return;
-  if (document.querySelector("dialog[open]")) return;
+  if (document.querySelector("dialog[open]") || boardEl.inert) return;
   const tag = ev.target.tagName;
   // A ticked setting keeps the focus, but the game's keys still work (not in text fields).
   const toggle = tag === "INPUT" && ["checkbox", "radio"].includes(ev.target.type);
@@ -658,6 +658,12 @@ document.getElementById("btn-day-practice")?.addEventListener("click", (ev) => {
   const { variant: v, date } = ev.currentTarget.dataset;
   startGame(ev.currentTarget, `/api/v1/daily/${v}/${date}/play/`, undefined, sayError);
 });
+
+// A race page holds the board (inert) before its start and after its time is up.
+new MutationObserver(() => {
+  deselect();
+  autoAces();
+}).observe(boardEl, { attributes: true, attributeFilter: ["inert"] });
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
 document.addEventListener("visibilitychange", () => {
