@@ -272,7 +272,7 @@ function enter(now, before) {
     const mineRow = (race.standings || []).find((s) => s.username === me);
     news(
       mineRow
-        ? fmt(gettext("The race is over: you are %(place)s of %(n)s."), { place: mineRow.place, n: race.standings.length })
+        ? fmt(gettext("The race is over: you are in place %(place)s of %(n)s."), { place: mineRow.place, n: race.standings.length })
         : gettext("The race is over."),
     );
   }
