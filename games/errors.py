@@ -127,3 +127,66 @@ def error_status(exc: Exception) -> int:
     if isinstance(exc, EngineError):
         return 400
     return 500
+
+
+class RaceNotStarted(ServiceError):
+    """A move in a race game before the race's countdown has run out."""
+
+    code = "race_not_started"
+    status = 409
+
+
+class RaceOver(ServiceError):
+    """A move in a race game after the race's time limit (or its end)."""
+
+    code = "race_over"
+    status = 409
+
+
+class AlreadyRacing(ServiceError):
+    """The player is in another race that has not finished: one race at a time."""
+
+    code = "already_racing"
+    status = 409
+
+
+class RaceFull(ServiceError):
+    """The race has its maximum of players."""
+
+    code = "race_full"
+    status = 409
+
+
+class RaceStarted(ServiceError):
+    """The race has started (or ended): nobody joins or leaves it any more."""
+
+    code = "race_started"
+    status = 409
+
+
+class TooFewPlayers(ServiceError):
+    """A race starts with at least two players."""
+
+    code = "too_few_players"
+    status = 409
+
+
+class NotRaceCreator(ServiceError):
+    """Only the creator of a private race starts it."""
+
+    code = "not_creator"
+    status = 403
+
+
+class RaceNotFinished(ServiceError):
+    """Replays and rematches come once the race has finished."""
+
+    code = "race_not_finished"
+    status = 409
+
+
+class RacePoolEmpty(ServiceError):
+    """No certified race deal is ready: the job is dealing some; ``details.retry_after``."""
+
+    code = "race_pool_empty"
+    status = 503

@@ -32,6 +32,11 @@ def daily_group(variant: str, day: date) -> str:
     return f"daily.{variant}.{day.isoformat()}"
 
 
+def race_group(code: str) -> str:
+    """Channel group of one race's listeners (players and spectators)."""
+    return f"race.{code}"
+
+
 def token_group(token_id: int) -> str:
     """Channel group of the game sockets opened with one personal token."""
     return f"token.{token_id}"
@@ -78,3 +83,21 @@ def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
     # Round-trip through JSON so datetimes become text the channel layer can carry.
     result = json.loads(DjangoJSONEncoder().encode(line))
     _send(daily_group(variant, day), {"type": "board.result", "result": result})
+
+
+def race_changed(*, code: str) -> None:
+    """After commit: a race's roster or status changed (listeners read it again)."""
+    message = {"type": "race.changed", "code": code}
+    transaction.on_commit(lambda: _send(race_group(code), message))
+
+
+def race_progress(*, code: str, player: dict[str, Any]) -> None:
+    """After commit: one player's progress (counts only, never cards) to the race."""
+    message = {"type": "race.progress", "player": json.loads(DjangoJSONEncoder().encode(player))}
+    transaction.on_commit(lambda: _send(race_group(code), message))
+
+
+def race_rematch(*, code: str, rematch: str) -> None:
+    """After commit: the players of race ``code`` are offered the race ``rematch``."""
+    message = {"type": "race.rematch", "code": rematch}
+    transaction.on_commit(lambda: _send(race_group(code), message))

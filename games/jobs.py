@@ -15,7 +15,7 @@ from django.conf import settings
 logger = logging.getLogger(__name__)
 
 _job_lock = threading.Lock()
-_job: subprocess.Popen | None = None
+_jobs: dict[str, subprocess.Popen] = {}
 
 
 def manage_command(*args: str) -> subprocess.Popen:
@@ -26,12 +26,22 @@ def manage_command(*args: str) -> subprocess.Popen:
     )
 
 
-def dailies_job_start() -> None:
-    """Start ``manage.py create_dailies --days 2`` in a background process, unless this
-    server process has one running already."""
-    global _job
+def job_start(*args: str) -> None:
+    """Start ``manage.py *args`` in a background process, unless this server process has
+    that job running already."""
     with _job_lock:
-        if _job is not None and _job.poll() is None:
+        job = _jobs.get(args[0])
+        if job is not None and job.poll() is None:
             return
-        logger.warning("a daily is missing: starting create_dailies")
-        _job = manage_command("create_dailies", "--days", "2")
+        logger.warning("starting the background job %s", " ".join(args))
+        _jobs[args[0]] = manage_command(*args)
+
+
+def dailies_job_start() -> None:
+    """A daily is missing: start ``manage.py create_dailies --days 2``."""
+    job_start("create_dailies", "--days", "2")
+
+
+def race_pool_job_start() -> None:
+    """The pool of race deals runs low: start ``manage.py races`` (fills it, once)."""
+    job_start("races")

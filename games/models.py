@@ -75,6 +75,7 @@ class Deal(models.Model):
     class Kind(models.TextChoices):
         DAILY = "daily", "Daily challenge"
         PRACTICE = "practice", "Practice"
+        RACE = "race", "Race"
 
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     # Seeds span 0 <= seed < 2**64, beyond a signed 64-bit integer column.
@@ -104,7 +105,7 @@ class Deal(models.Model):
                 name="one_practice_deal_per_seed",
             ),
             models.CheckConstraint(
-                condition=Q(kind="practice", date__isnull=True)
+                condition=Q(kind__in=["practice", "race"], date__isnull=True)
                 | Q(kind="daily", date__isnull=False),
                 name="daily_deals_have_a_date",
             ),
@@ -309,3 +310,101 @@ class UsernameSkeleton(models.Model):
 
     def __str__(self) -> str:
         return f"{self.skeleton} ({self.user})"
+
+
+class Race(models.Model):
+    """Players racing on one certified deal (``games.services.races``); ``code`` names it in
+    every URL. The race's deal comes from the pool of unused race deals."""
+
+    class Kind(models.TextChoices):
+        QUICK = "quick", "Quick race"
+        PRIVATE = "private", "Private race"
+
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"
+        COUNTDOWN = "countdown", "Countdown"
+        RUNNING = "running", "Running"
+        FINISHED = "finished", "Finished"
+
+    code = models.CharField(max_length=10, unique=True)
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    deal = models.OneToOneField(Deal, on_delete=models.PROTECT, related_name="race")
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    creator = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="races_created"
+    )
+    created_at = models.DateTimeField()
+    starts_at = models.DateTimeField(null=True, blank=True)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    rematch = models.OneToOneField(
+        "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(fields=["kind", "variant", "status"], name="race_lobby"),
+            models.Index(fields=["status", "ends_at"], name="race_due"),
+        ]
+
+    def __str__(self) -> str:
+        return f"race {self.code} ({self.variant}, {self.status})"
+
+
+class RaceEntry(models.Model):
+    """A player in a race: their game (from the start on), place and rating change.
+
+    ``live`` holds while the race is not finished; one live entry per player makes
+    "at most one race at a time" a constraint of the database.
+    """
+
+    race = models.ForeignKey(Race, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_entries"
+    )
+    game = models.OneToOneField(
+        Game, null=True, blank=True, on_delete=models.SET_NULL, related_name="race_entry"
+    )
+    joined_at = models.DateTimeField()
+    live = models.BooleanField(default=True)
+    place = models.PositiveSmallIntegerField(null=True, blank=True)
+    rating_before = models.FloatField(null=True, blank=True)
+    rating_after = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["joined_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["race", "player"], name="one_entry_per_race"),
+            models.UniqueConstraint(
+                fields=["player"], condition=Q(live=True), name="one_live_race_per_player"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.race}"
+
+
+class RaceRating(models.Model):
+    """A player's quick-race rating in a variant family (openskill, Plackett-Luce).
+
+    ``rating`` is the shown, conservative value ``mu - 3 * sigma`` (openskill's ordinal).
+    """
+
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="race_ratings"
+    )
+    family = models.CharField(max_length=16)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    rating = models.FloatField()
+    races = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "family"], name="one_rating_per_family")
+        ]
+        indexes = [models.Index(fields=["family", "-rating", "player"], name="race_leaderboard")]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.family} races: {self.rating:.1f}"

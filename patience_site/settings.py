@@ -30,6 +30,10 @@ DAILY_SECRET = env("DAILY_SECRET", default=DEV_DAILY_SECRET)
 # many solver nodes (0 turns certification off), at most this many candidates.
 DAILY_SOLVER_NODES = env.int("DAILY_SOLVER_NODES", default=50_000)
 DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
+# Races (games.services.races): the job ``manage.py races`` keeps RACE_POOL_SIZE unused deals
+# per variant, each proven winnable within RACE_SOLVER_NODES solver nodes (0: unchecked).
+RACE_POOL_SIZE = env.int("RACE_POOL_SIZE", default=10)
+RACE_SOLVER_NODES = env.int("RACE_SOLVER_NODES", default=50_000)
 # Hints (games.hints): solved in HINT_WORKERS solver processes per server process, at
 # most HINT_QUEUE waiting or running there at once; a solve stops after HINT_SOLVER_NODES
 # positions or HINT_SOLVER_SECONDS, a request waits at most HINT_DEADLINE_SECONDS. Lines

@@ -24,7 +24,7 @@ from games.engine import (
     new_position,
 )
 from games.errors import NotFound
-from games.models import SERVER_ENDS, Deal, Game, Move
+from games.models import SERVER_ENDS, Deal, Game, Move, Race
 
 
 def deal_start(deal: Deal) -> Position:
@@ -132,11 +132,16 @@ def deal_reveal(game: Game) -> dict[str, Any] | None:
     """The full deal (seed and deck order) once the game has ended, else None.
 
     A daily deal stays hidden until its day is over, even after one game of it
-    ended: others are still playing it.
+    ended: others are still playing it; a race's deal likewise until the race finished.
     """
     deal = game.deal
     if game.status == Status.PLAYING or (deal.date is not None and not clock.day_over(deal.date)):
         return None
+    if (
+        deal.kind == Deal.Kind.RACE
+        and not Race.objects.filter(deal=deal, status="finished").exists()
+    ):
+        return None  # the other players of the race are still playing it
     return {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))}
 
 

@@ -44,6 +44,7 @@ from games.selectors.games import (
     game_position,
     hints_allowed,
 )
+from games.services import races as race_services
 from games.services.results import result_record
 
 
@@ -171,6 +172,7 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     if game.status != Status.PLAYING:
         game.finished_at = clock.now()
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
+    race_services.race_game_moved(game)
     result_record(game)
     events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
     return MoveOutcome(game, pos)
@@ -218,6 +220,7 @@ def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
             game.status = Status.RESIGNED.value
             game.finished_at = clock.now()
             game.save(update_fields=["status", "finished_at"])
+            race_services.race_game_moved(game)
             result_record(game)
             events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
             return game

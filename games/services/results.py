@@ -36,6 +36,8 @@ def result_record(game: Game) -> Result | None:
     """Enter the result of a ranked game that has just ended (inside its transaction)."""
     if not game.ranked or game.status == Status.PLAYING or game.finished_at is None:
         return None
+    if game.deal.date is None:  # a race's game: the race keeps its standings
+        return None
     if game.assisted:  # hints were used: an assisted game is never ranked
         return None
     over = game.deal.date is not None and clock.day_ended(game.deal.date)

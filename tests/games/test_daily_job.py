@@ -125,12 +125,12 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
         def poll(self) -> int | None:
             return self.code
 
-    monkeypatch.setattr(jobs, "_job", None)
+    monkeypatch.setattr(jobs, "_jobs", {})
     monkeypatch.setattr(jobs.subprocess, "Popen", Running)
     jobs.dailies_job_start()
     jobs.dailies_job_start()
     assert len(started) == 1 and started[0][-3:] == ["create_dailies", "--days", "2"]
-    jobs._job.code = 0  # it ended
+    jobs._jobs["create_dailies"].code = 0  # it ended
     jobs.dailies_job_start()
     assert len(started) == 2
 

@@ -1,0 +1,430 @@
+"""Writes of races: joining, starting, the players' moves, the end, standings and ratings.
+
+A race is 2 to 8 players on one deal of one variant, certified winnable by the
+solver. Its deal comes from a pool of unused race deals per variant that the job
+``manage.py races`` keeps filled (``race_pool_fill``): the solver never runs on a
+request. Every time of a race (countdown, start, time limit) is on the shared
+clock (``games.clock.shared_now``), the same for every server process.
+
+Each player plays a normal ranked game of the deal (no hints, no undo across a
+stock reveal), created when the countdown begins and timed from the start; its
+moves go through ``games.services.games.game_apply_move`` like every other move,
+which calls ``race_game_moved`` for a race's game: that refuses a move before the
+start or after the time limit and sends the player's progress after commit.
+
+A race finishes (``race_finish``, idempotent) when every game has ended or at its
+time limit: the last game to end finishes it, and so does the job (and any read
+of the race) once it is overdue. Quick races with two players or more then update
+the players' openskill ratings (Plackett-Luce) of the variant family.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import string
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.contrib.auth.models import AbstractBaseUser
+from django.db import IntegrityError, transaction
+from django.db.models import F, QuerySet
+from openskill.models import PlackettLuce
+
+from games import clock, events, jobs
+from games.engine import SEED_LIMIT, VARIANTS, Status, get_variant, new_position
+from games.engine.solver import Verdict, solve
+from games.errors import (
+    AlreadyRacing,
+    NoCertifiedDeal,
+    NotFound,
+    NotRaceCreator,
+    RaceFull,
+    RaceNotFinished,
+    RaceNotStarted,
+    RaceOver,
+    RacePoolEmpty,
+    RaceStarted,
+    TooFewPlayers,
+)
+from games.models import EXPIRED, Deal, Game, Race, RaceEntry, RaceRating
+from games.selectors import races as race_selectors
+from games.selectors.races import (
+    COUNTDOWN_SECONDS,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    QUICK_START_SECONDS,
+)
+from games.services import games as game_services
+
+logger = logging.getLogger(__name__)
+
+_CODE_ALPHABET = string.ascii_lowercase + string.digits
+_MODEL = PlackettLuce()
+
+
+# -- the pool of certified deals ----------------------------------------------------------
+
+
+def _pool(variant: str) -> QuerySet[Deal]:
+    return Deal.objects.filter(kind=Deal.Kind.RACE, variant=variant, race__isnull=True)
+
+
+def _certified_seed(variant: str) -> tuple[int, list[str] | None, int | None]:
+    """A random seed the solver proves winnable within ``RACE_SOLVER_NODES`` nodes."""
+    limit = settings.RACE_SOLVER_NODES
+    for _ in range(settings.DAILY_MAX_CANDIDATES):
+        seed = secrets.randbelow(SEED_LIMIT)
+        if not limit:
+            return seed, None, None
+        result = solve(new_position(variant, seed=seed), max_nodes=limit)
+        if result.verdict is Verdict.WON:
+            return seed, list(result.line), result.nodes
+    raise NoCertifiedDeal(f"no winnable {variant} deal found for the race pool")
+
+
+def race_pool_fill(*, variants: list[str] | None = None, most: int | None = None) -> int:
+    """Deal certified race deals until each variant has ``RACE_POOL_SIZE`` unused ones, at
+    most ``most`` in all; returns how many were dealt.
+
+    Runs the solver: only the job ``manage.py races`` (and tests) call it, never a request.
+    """
+    made = 0
+    for key in variants or list(VARIANTS):
+        missing = settings.RACE_POOL_SIZE - _pool(key).count()
+        for _ in range(max(0, missing)):
+            if most is not None and made >= most:
+                return made
+            seed, line, nodes = _certified_seed(key)
+            Deal.objects.create(
+                kind=Deal.Kind.RACE, variant=key, seed=seed, par_line=line, solver_nodes=nodes
+            )
+            made += 1
+    return made
+
+
+def _pool_deal(variant: str) -> Deal:
+    """Take an unused certified deal of the pool (inside the caller's transaction); start
+    the job when the pool runs low, ``race_pool_empty`` when it is empty."""
+    deal = _pool(variant).select_for_update(of=("self",), skip_locked=True).order_by("pk").first()
+    if deal is None or _pool(variant).count() <= settings.RACE_POOL_SIZE // 2:
+        jobs.race_pool_job_start()
+    if deal is None:
+        raise RacePoolEmpty(
+            f"no {variant} race deal is ready: they are being dealt, try again in a moment",
+            details={"retry_after": 5},
+        )
+    return deal
+
+
+# -- joining and starting -----------------------------------------------------------------
+
+
+def _new_code() -> str:
+    return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(10))
+
+
+def _not_racing(user: AbstractBaseUser) -> None:
+    if RaceEntry.objects.filter(player=user, live=True).exists():
+        raise AlreadyRacing("you are in another race that has not finished")
+
+
+def _entry_add(race: Race, user: AbstractBaseUser, now: datetime) -> RaceEntry:
+    _not_racing(user)
+    try:
+        with transaction.atomic():
+            return RaceEntry.objects.create(race=race, player=user, joined_at=now)
+    except IntegrityError:  # a concurrent join of this player won
+        raise AlreadyRacing("you are in another race that has not finished") from None
+
+
+def _race_new(*, user: AbstractBaseUser, variant: str, kind: str, now: datetime) -> Race:
+    _not_racing(user)
+    race = Race.objects.create(
+        code=_new_code(),
+        variant=variant,
+        deal=_pool_deal(variant),
+        kind=kind,
+        creator=user,
+        created_at=now,
+    )
+    _entry_add(race, user, now)
+    return race
+
+
+def _games_deal(race: Race) -> None:
+    """Give every player of a race in countdown their game of the deal, timed from the
+    start (also after the start moved nearer)."""
+    Game.objects.filter(race_entry__race=race).update(started_at=race.starts_at)
+    for entry in race.entries.filter(game__isnull=True).select_related("player"):
+        game = game_services.game_create(user=entry.player, deal=race.deal, ranked=True)
+        game.started_at = race.starts_at
+        game.save(update_fields=["started_at"])
+        entry.game = game
+        entry.save(update_fields=["game"])
+
+
+def _countdown(race: Race, starts_at: datetime) -> None:
+    race.status = Race.Status.COUNTDOWN
+    race.starts_at = starts_at
+    race.ends_at = starts_at + timedelta(seconds=race_selectors.time_limit(race.variant))
+    race.save(update_fields=["status", "starts_at", "ends_at"])
+    _games_deal(race)
+
+
+def _joined(race: Race, now: datetime) -> None:
+    """After a player joined: a quick race counts down once two are in (and shortens the
+    countdown once full); a race counting down deals the newcomer's game."""
+    players = race.entries.count()
+    if race.kind == Race.Kind.QUICK and race.status == Race.Status.OPEN and players >= MIN_PLAYERS:
+        _countdown(race, now + timedelta(seconds=QUICK_START_SECONDS))
+    if race.status == Race.Status.COUNTDOWN and race.starts_at is not None:
+        soon = now + timedelta(seconds=COUNTDOWN_SECONDS)
+        if players >= MAX_PLAYERS and race.starts_at > soon:
+            _countdown(race, soon)
+        else:
+            _games_deal(race)
+    events.race_changed(code=race.code)
+
+
+def _locked(code: str) -> Race:
+    try:
+        return Race.objects.select_for_update(of=("self",)).select_related("deal").get(code=code)
+    except Race.DoesNotExist:
+        raise NotFound(f"no race {code}") from None
+
+
+def _joinable(race: Race, now: datetime) -> bool:
+    return race.status in (Race.Status.OPEN, Race.Status.COUNTDOWN) and (
+        race.starts_at is None or now < race.starts_at
+    )
+
+
+@transaction.atomic
+def race_quick_join(*, user: AbstractBaseUser, variant: str) -> tuple[Race, bool]:
+    """Join the open public race of a variant that starts soonest, or open one; returns
+    ``(race, created)``."""
+    key = get_variant(variant).key
+    _not_racing(user)
+    now = clock.shared_now()
+    candidates = race_selectors.races_open(variant=key).values_list("code", flat=True)[:20]
+    for code in list(candidates):
+        race = _locked(code)  # then check again: another join may have filled or started it
+        if _joinable(race, now) and race.entries.count() < MAX_PLAYERS:
+            _entry_add(race, user, now)
+            _joined(race, now)
+            return race, False
+    race = _race_new(user=user, variant=key, kind=Race.Kind.QUICK, now=now)
+    events.race_changed(code=race.code)
+    return race, True
+
+
+@transaction.atomic
+def race_create(*, user: AbstractBaseUser, variant: str) -> Race:
+    """Create a private race of a variant with its creator in it; others join by its link."""
+    key = get_variant(variant).key
+    return _race_new(user=user, variant=key, kind=Race.Kind.PRIVATE, now=clock.shared_now())
+
+
+@transaction.atomic
+def race_join(*, user: AbstractBaseUser, code: str) -> Race:
+    """Join a race before its start (joining again changes nothing)."""
+    race = _locked(code)
+    if race.entries.filter(player=user).exists():
+        return race
+    now = clock.shared_now()
+    if not _joinable(race, now):
+        raise RaceStarted(f"race {code} has started: nobody joins it any more")
+    if race.entries.count() >= MAX_PLAYERS:
+        raise RaceFull(f"race {code} has {MAX_PLAYERS} players already")
+    _entry_add(race, user, now)
+    _joined(race, now)
+    return race
+
+
+@transaction.atomic
+def race_leave(*, user: AbstractBaseUser, code: str) -> Race:
+    """Leave a race before its start. A quick race left with one player waits for another;
+    a private race's creator hands it on; a race left by everyone is over."""
+    race = _locked(code)
+    entry = race.entries.filter(player=user).select_related("game").first()
+    if entry is None:
+        raise NotFound(f"you are not in race {code}")
+    now = clock.shared_now()
+    if not _joinable(race, now):
+        raise RaceStarted(f"race {code} has started: play it out or resign your game")
+    if entry.game is not None:
+        entry.game.delete()
+    entry.delete()
+    left = list(race.entries.order_by("joined_at", "pk"))
+    if not left:
+        race.status, race.finished_at = Race.Status.FINISHED, now
+    elif race.status == Race.Status.COUNTDOWN and len(left) < MIN_PLAYERS:
+        Game.objects.filter(race_entry__race=race).delete()
+        race.status, race.starts_at, race.ends_at = Race.Status.OPEN, None, None
+    if left and race.creator_id == user.pk:
+        race.creator_id = left[0].player_id
+    race.save(update_fields=["status", "starts_at", "ends_at", "finished_at", "creator"])
+    events.race_changed(code=race.code)
+    return race
+
+
+@transaction.atomic
+def race_start(*, user: AbstractBaseUser, code: str) -> Race:
+    """The creator starts a private race: a countdown of ``COUNTDOWN_SECONDS``."""
+    race = _locked(code)
+    if race.kind != Race.Kind.PRIVATE:
+        raise NotRaceCreator("a quick race starts by itself once two players are in")
+    if race.creator_id != user.pk:
+        raise NotRaceCreator("only the race's creator starts it")
+    if race.status != Race.Status.OPEN:
+        raise RaceStarted(f"race {code} is {race.status} already")
+    if race.entries.count() < MIN_PLAYERS:
+        raise TooFewPlayers(f"a race starts with at least {MIN_PLAYERS} players")
+    _countdown(race, clock.shared_now() + timedelta(seconds=COUNTDOWN_SECONDS))
+    events.race_changed(code=race.code)
+    return race
+
+
+@transaction.atomic
+def race_rematch(*, user: AbstractBaseUser, code: str) -> tuple[Race, bool]:
+    """Offer a finished race's players a new private race on a new deal; returns
+    ``(race, created)``. The first to ask creates it (and is its creator), the others
+    asking join it."""
+    race = _locked(code)
+    if not race.entries.filter(player=user).exists():
+        raise NotFound(f"you were not in race {code}")
+    if race.status != Race.Status.FINISHED:
+        raise RaceNotFinished(f"race {code} has not finished")
+    if race.rematch_id is not None:
+        return race_join(user=user, code=race.rematch.code), False
+    rematch = _race_new(
+        user=user, variant=race.variant, kind=Race.Kind.PRIVATE, now=clock.shared_now()
+    )
+    race.rematch = rematch
+    race.save(update_fields=["rematch"])
+    events.race_rematch(code=race.code, rematch=rematch.code)
+    return rematch, True
+
+
+# -- the players' moves and the end ---------------------------------------------------------
+
+
+def race_game_moved(game: Game) -> None:
+    """Called by the move path (inside its transaction) after a game's move, undo or
+    resignation: for a race's game, refuse it outside the race's time (the transaction
+    then rolls back) and send the player's progress after commit; the last game to end
+    finishes the race."""
+    if game.deal.kind != Deal.Kind.RACE:
+        return
+    entry = RaceEntry.objects.select_related("race", "player").get(game=game)
+    race = entry.race
+    now = clock.shared_now()
+    if race.starts_at is None or now < race.starts_at:
+        raise RaceNotStarted("the race has not started yet", details={"starts_at": race.starts_at})
+    if race.status == Race.Status.FINISHED or (race.ends_at is not None and now >= race.ends_at):
+        raise RaceOver("the race is over: its time is up")
+    events.race_progress(
+        code=race.code,
+        player=race_selectors.progress(
+            username=entry.player.get_username(), game=game, started=True
+        ),
+    )
+    if game.status != Status.PLAYING:
+        transaction.on_commit(lambda: race_finish(race_id=race.pk))
+
+
+def _expire(race: Race) -> None:
+    """End the games still playing at the time limit (expired, with the cards home)."""
+    for game in Game.objects.select_for_update().filter(
+        race_entry__race=race, status=Status.PLAYING
+    ):
+        game.status = EXPIRED
+        game.finished_at = race.ends_at
+        game.save(update_fields=["status", "finished_at"])
+        events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+
+
+def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
+    """Rate a quick race's players by their places (openskill Plackett-Luce)."""
+    family = get_variant(race.variant).family.value
+    ratings = {}
+    for entry in sorted(entries, key=lambda e: e.player_id):  # lock order: no deadlocks
+        rating, _ = RaceRating.objects.select_for_update().get_or_create(
+            player_id=entry.player_id,
+            family=family,
+            defaults={"mu": _MODEL.mu, "sigma": _MODEL.sigma, "rating": 0.0},
+        )
+        ratings[entry.player_id] = rating
+    teams = [
+        [_MODEL.rating(mu=ratings[e.player_id].mu, sigma=ratings[e.player_id].sigma)]
+        for e in entries
+    ]
+    rated = _MODEL.rate(teams, ranks=[float(e.place or 0) for e in entries])
+    for entry, [new] in zip(entries, rated, strict=True):
+        rating = ratings[entry.player_id]
+        entry.rating_before = rating.rating
+        rating.mu, rating.sigma, rating.rating = new.mu, new.sigma, new.ordinal()
+        rating.races = F("races") + 1
+        rating.save(update_fields=["mu", "sigma", "rating", "races"])
+        entry.rating_after = rating.rating
+        entry.save(update_fields=["rating_before", "rating_after"])
+
+
+@transaction.atomic
+def race_finish(*, race_id: int) -> Race:
+    """Finish a race whose games have all ended, or that reached its time limit (the
+    games still playing end as expired); else change nothing. Idempotent.
+
+    Stores the places (``standing_key``), frees the players for their next race and,
+    for a quick race, updates their ratings.
+    """
+    race = Race.objects.select_for_update(of=("self",)).get(pk=race_id)
+    if race.status == Race.Status.FINISHED or race.starts_at is None:
+        return race
+    now = clock.shared_now()
+    if race_selectors.race_overdue(race, now):
+        _expire(race)
+    elif Game.objects.filter(race_entry__race=race, status=Status.PLAYING).exists():
+        return race
+    entries = sorted(race_selectors.race_entries(race), key=race_selectors.standing_key)
+    for place, entry in enumerate(entries, start=1):
+        entry.place, entry.live = place, False
+        entry.save(update_fields=["place", "live"])
+    race.status, race.finished_at = Race.Status.FINISHED, now
+    race.save(update_fields=["status", "finished_at"])
+    if race.kind == Race.Kind.QUICK and len(entries) >= MIN_PLAYERS:
+        _ratings_update(race, entries)
+    events.race_changed(code=race.code)
+    return race
+
+
+def race_settle(*, code: str) -> Race:
+    """A race to show: one past its time limit is finished first."""
+    race = race_selectors.race_by_code(code)
+    if race_selectors.race_overdue(race, clock.shared_now()):
+        race_finish(race_id=race.pk)
+        race = race_selectors.race_by_code(code)
+    return race
+
+
+def races_tick() -> tuple[int, int]:
+    """The job's beat: mark races whose countdown ran out as running and finish overdue
+    ones; returns ``(started, finished)``."""
+    now = clock.shared_now()
+    started = 0
+    for code in Race.objects.filter(status=Race.Status.COUNTDOWN, starts_at__lte=now).values_list(
+        "code", flat=True
+    ):
+        with transaction.atomic():
+            started += Race.objects.filter(code=code, status=Race.Status.COUNTDOWN).update(
+                status=Race.Status.RUNNING
+            )
+            events.race_changed(code=code)
+    finished = 0
+    due = Race.objects.filter(
+        status__in=(Race.Status.COUNTDOWN, Race.Status.RUNNING), ends_at__lte=now
+    ).values_list("pk", flat=True)
+    for race_id in list(due):
+        finished += race_finish(race_id=race_id).status == Race.Status.FINISHED
+    return started, finished
