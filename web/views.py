@@ -28,6 +28,7 @@ from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.selectors import races as race_selectors
 from games.services import games as game_services
+from games.services import races as race_services
 from web.variants import all_variants, variant_info
 
 
@@ -289,7 +290,7 @@ def races(request: HttpRequest) -> HttpResponse:
 def race(request: HttpRequest, code: str) -> HttpResponse:
     """A race for players and spectators; a player who has a game gets its board."""
     try:
-        the_race = race_selectors.race_by_code(code)
+        the_race = race_services.race_settle(code=code)  # one past its time is finished
     except NotFound:
         raise Http404("no such race") from None
     view = race_selectors.race_view(the_race, request.user)

@@ -151,7 +151,9 @@ export function variantNames() {
   return Object.fromEntries(list.map((v) => [v.key, v]));
 }
 
-export function statusText(status) {
+// A game's status in words; a race's game ends "expired" at the race's time limit.
+export function statusText(status, kind) {
+  if (status === "expired" && kind === "race") return gettext("Out of time");
   return (
     {
       playing: gettext("Playing"),

@@ -214,7 +214,7 @@ function draw() {
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position.stock;
   document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
   controls();
-  document.getElementById("game-status").textContent = statusText(s.status);
+  document.getElementById("game-status").textContent = statusText(s.status, s.kind);
   root.dataset.status = s.status;
   document.getElementById("finished-banner").hidden = s.status === "playing";
   // Still shown once the server has ended the game with its day (expired): it offers practice.
@@ -536,7 +536,7 @@ async function showEnd(open, celebrate = false) {
     lost: gettext("No more moves: the game is lost."),
     resigned: gettext("You resigned this game."),
   }[s.status];
-  document.getElementById("end-title").textContent = title || statusText(s.status);
+  document.getElementById("end-title").textContent = title || statusText(s.status, s.kind);
   document.getElementById("end-score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("end-moves").textContent = s.ply;
   document.getElementById("end-time").textContent = duration(s.elapsed_ms);

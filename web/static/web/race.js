@@ -48,7 +48,7 @@ function movesText(n) {
 }
 
 function progressStatus(status) {
-  return status === "waiting" ? gettext("Waiting") : statusText(status);
+  return status === "waiting" ? gettext("Waiting") : statusText(status, "race");
 }
 
 // An opponent has finished: the news says how.
@@ -160,10 +160,13 @@ function drawActions() {
   );
   const start = document.getElementById("btn-race-start");
   if (start) start.disabled = race.players.length < race.min_players;
-  set("btn-race-rematch", me && race.status === "finished" && mine() && !race.rematch);
+  // The first player to ask for a rematch creates it; the others join it the same way.
+  const rematch = document.getElementById("btn-race-rematch");
+  set("btn-race-rematch", me && race.status === "finished" && mine());
+  if (rematch) rematch.textContent = race.rematch ? gettext("Join the rematch") : gettext("Rematch");
   const link = document.getElementById("race-rematch-link");
   if (link) {
-    link.hidden = !race.rematch;
+    link.hidden = !race.rematch || mine();
     if (race.rematch) link.href = raceUrl(race.rematch);
   }
   set("race-share", open);
@@ -181,6 +184,10 @@ async function post(button, action) {
     receive(answer);
     if (action === "leave") location.href = "/races/";
   } catch (err) {
+    if (action === "rematch" && err.code === "already_racing" && race.rematch) {
+      location.href = raceUrl(race.rematch); // in the rematch already
+      return;
+    }
     say(err);
   } finally {
     button.disabled = false;
