@@ -39,10 +39,14 @@ def page(client: Any, url: str, **headers: Any) -> str:
     return response.content.decode()
 
 
-def initial_race(html: str) -> dict:
-    found = re.search(r'<script id="initial-race" type="application/json">(.*?)</script>', html, re.S)
-    assert found, "the page carries its race"
+def json_script(html: str, node_id: str) -> dict:
+    found = re.search(rf'<script id="{node_id}" type="application/json">(.*?)</script>', html, re.S)
+    assert found, f"the page carries {node_id}"
     return json.loads(found.group(1))
+
+
+def initial_race(html: str) -> dict:
+    return json_script(html, "initial-race")
 
 
 def countdown_race(player: Any, rival: Any) -> Any:
@@ -61,7 +65,7 @@ def test_the_lobby_offers_a_quick_race_of_every_variant(logged_in: Any) -> None:
     from games.engine import VARIANTS
 
     html = page(logged_in, "/races/", **EN)
-    assert "<h1 id=\"races-title\">Races</h1>" in html
+    assert '<h1 id="races-title">Races</h1>' in html
     for key in VARIANTS:
         assert f'data-quick data-variant="{key}"' in html
     assert 'id="create-form"' in html and 'id="join-form"' in html
@@ -158,9 +162,7 @@ def test_a_running_race_lets_the_board_play(logged_in: Any, player: Any, rival: 
     assert not re.search(r'class="game-controls"[^>]* inert', html)
 
 
-def test_the_page_never_carries_an_opponents_cards(
-    client: Any, player: Any, rival: Any
-) -> None:
+def test_the_page_never_carries_an_opponents_cards(client: Any, player: Any, rival: Any) -> None:
     from games.models import RaceEntry
 
     race = countdown_race(player, rival)
@@ -175,7 +177,7 @@ def test_the_page_never_carries_an_opponents_cards(
         assert set(p) == {"username", "status", "cards_home", "moves", "finished_at", "time_ms"}
     # Only one game's state on the page: the player's own.
     assert html.count('id="initial-state"') == 1
-    mine = json.loads(html.split('id="initial-state" type="application/json">')[1].split("</script>")[0])
+    mine = json_script(html, "initial-state")
     assert mine["id"] == data["you"]["game"]
     assert re.findall(r'data-game-id="(\d+)"', html) == [str(mine["id"])]
 
