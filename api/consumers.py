@@ -50,7 +50,16 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     entered, sent only after its transaction commits. ``{"type": "resync"}``
     asks for the board again.
 
-Limits on both sockets: a text frame of at most ``MAX_FRAME`` characters (a
+``ws/v1/races/<code>/`` (anyone: players and spectators; see ``docs/races.md``)
+    Close code 4404: no such race. Server -> client: ``{"type": "race.state",
+    "race": {...}}`` on connect and whenever the roster or status changes (the REST
+    race, ``you`` for the listener); ``{"type": "race.progress", "player": {...}}``
+    after each committed move of a player's game (counts and times only, never a
+    card); ``{"type": "race.finished", "race": {...}}`` with the standings;
+    ``{"type": "race.rematch", "code": c}``. Client -> server: ``{"type": "ping"}``
+    (answered ``{"type": "pong"}``); moves go through the game socket or REST.
+
+Limits on every socket: a text frame of at most ``MAX_FRAME`` characters (a
 longer one is a ``bad_message``, unread; daphne closes with 1009 above 1 MiB);
 per socket a token bucket of ``WS_MESSAGE_BURST`` frames refilled at
 ``WS_MESSAGE_RATE`` a second (settings), and per account the REST budget
@@ -89,12 +98,14 @@ from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
-from games.events import daily_group, game_group, session_group, token_group
+from games.events import daily_group, game_group, race_group, session_group, token_group
 from games.models import UNDO
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
+from games.selectors import races as race_selectors
 from games.services import games as game_services
+from games.services import races as race_services
 
 logger = logging.getLogger(__name__)
 
@@ -470,6 +481,62 @@ class DailyBoardConsumer(_Consumer):
         user = self.scope.get("user")
         board = board_selectors.day_board(deal=deal, user=user, limit=self.limit)
         return _dumps({"type": "board", "variant": self.variant, "date": self.day, "board": board})
+
+
+# -- a race -------------------------------------------------------------------------------
+
+
+class RaceConsumer(_Consumer):
+    """A race as it runs: roster, countdown, everyone's progress, the end and standings."""
+
+    async def connect(self) -> None:
+        self.ready = False
+        self.code = self.scope["url_route"]["kwargs"]["code"]
+        await self.accept()
+        # Join before reading, so no change between the read and the join is missed.
+        await self.join(race_group(self.code))
+        try:
+            text = await self.db(self._race)
+        except NotFound as exc:
+            await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
+            return
+        self.ready = True
+        await self.send(text_data=text)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if not self.ready or await self.flooded():
+            return
+        try:
+            if self.read_frame(text_data).get("type") != "ping":
+                raise _BadMessage("'type' must be ping")
+        except _BadMessage as exc:
+            await self.refuse(_bad(str(exc)))
+            return
+        await self.send(text_data=_dumps({"type": "pong"}))
+
+    async def refuse(self, body: dict[str, Any]) -> None:
+        await self.send(text_data=_dumps({"type": "error", **body}))
+
+    async def race_changed(self, event: dict[str, Any]) -> None:
+        """Group event: the roster or status changed (maybe in another process)."""
+        if self.ready:
+            await self.send(text_data=await self.db(self._race))
+
+    async def race_progress(self, event: dict[str, Any]) -> None:
+        """Group event: a player's progress after a committed move (counts only)."""
+        if self.ready:
+            await self.send(text_data=_dumps({"type": "race.progress", "player": event["player"]}))
+
+    async def race_rematch(self, event: dict[str, Any]) -> None:
+        """Group event: the race's players are offered a rematch."""
+        if self.ready:
+            await self.send(text_data=_dumps({"type": "race.rematch", "code": event["code"]}))
+
+    def _race(self) -> str:
+        race = race_services.race_settle(code=self.code)
+        view = race_selectors.race_view(race, self.scope.get("user"))
+        kind = "race.finished" if view["status"] == "finished" else "race.state"
+        return _dumps({"type": kind, "race": view})
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

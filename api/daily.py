@@ -21,6 +21,7 @@ from games.selectors import accounts as account_selectors
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
+from games.selectors import races as race_selectors
 from games.services import dailies as daily_services
 
 # -- serializers (inputs and documented outputs) ------------------------------------------
@@ -114,6 +115,14 @@ class BestSerializer(serializers.Serializer):
     time_ms = serializers.IntegerField()
 
 
+class RaceRatingSerializer(serializers.Serializer):
+    family = serializers.CharField()
+    rating = serializers.FloatField(help_text="mu - 3 sigma (openskill's ordinal).")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    races = serializers.IntegerField()
+
+
 class VariantRecordSerializer(serializers.Serializer):
     variant = serializers.CharField()
     played = serializers.IntegerField()
@@ -130,6 +139,7 @@ class PlayerRecordSerializer(serializers.Serializer):
     won = serializers.IntegerField()
     win_rate = serializers.FloatField()
     variants = VariantRecordSerializer(many=True)
+    race_ratings = RaceRatingSerializer(many=True, help_text="Quick-race ratings per family.")
 
 
 class ReplayPositionSerializer(PositionSerializer):
@@ -315,11 +325,17 @@ class AlltimeBoardView(APIView):
 
 
 class PlayerRecordView(APIView):
-    """A player's daily record: played, won, win rate, streaks, best results per variant."""
+    """A player's daily record: played, won, win rate, streaks, best results per variant;
+    and their quick-race ratings."""
 
     permission_classes = [AllowAny]
 
     @extend_schema(tags=["leaderboards"], responses={200: PlayerRecordSerializer, **errors(404)})
     def get(self, request: Request, username: str) -> Response:
         user = account_selectors.player_by_name(username)
-        return Response(board_selectors.player_record(user=user))
+        return Response(
+            {
+                **board_selectors.player_record(user=user),
+                "race_ratings": race_selectors.player_race_ratings(user=user),
+            }
+        )

@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api import daily, index, views
+from api import daily, index, races, views
 from api.errors import NotFoundView
 
 urlpatterns = [
@@ -44,5 +44,22 @@ urlpatterns = [
     ),
     path("leaderboards/<str:variant>/", daily.AlltimeBoardView.as_view(), name="alltime"),
     path("players/<str:username>/stats/", daily.PlayerRecordView.as_view(), name="player-stats"),
+    path("races/", races.RaceListView.as_view(), name="races"),
+    path("races/quick/", races.RaceQuickView.as_view(), name="race-quick"),
+    path(
+        "races/leaderboards/<str:family>/",
+        races.RaceLeaderboardView.as_view(),
+        name="race-leaderboard",
+    ),
+    path("races/<str:code>/", races.RaceDetailView.as_view(), name="race-detail"),
+    path("races/<str:code>/join/", races.RaceJoinView.as_view(), name="race-join"),
+    path("races/<str:code>/leave/", races.RaceLeaveView.as_view(), name="race-leave"),
+    path("races/<str:code>/start/", races.RaceStartView.as_view(), name="race-start"),
+    path("races/<str:code>/rematch/", races.RaceRematchView.as_view(), name="race-rematch"),
+    path(
+        "races/<str:code>/players/<str:username>/replay/",
+        races.RaceReplayView.as_view(),
+        name="race-replay",
+    ),
     re_path(r"^.*$", NotFoundView.as_view()),
 ]

@@ -52,7 +52,7 @@ def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiRes
         "(`not_authenticated`, `authentication_failed`).",
         403: "A session without its CSRF token (send the `csrftoken` cookie's value as the "
         "`X-CSRFToken` header; a request with a token needs none), or permission denied "
-        "(`permission_denied`).",
+        "(`permission_denied`, `not_creator`).",
         404: "No such object of yours (`not_found`).",
         406: "The `Accept` header allows no JSON (`not_acceptable`).",
         409: "Conflict with the game's state: "
@@ -62,8 +62,8 @@ def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiRes
         413: "The request body is over 64 KiB (`request_too_large`).",
         415: "The body is not `application/json` (`unsupported_media_type`).",
         429: "Too many requests (`throttled`, `hint_in_progress`); see the Retry-After header.",
-        503: "Not now (`hint_busy`, `hint_timeout`, `daily_not_ready`); see the Retry-After "
-        "header.",
+        503: "Not now (`hint_busy`, `hint_timeout`, `daily_not_ready`, `race_pool_empty`); see "
+        "the Retry-After header.",
     }
     return {c: OpenApiResponse(s.ErrorSerializer, description=text[c]) for c in codes}
 
@@ -82,10 +82,25 @@ CONFLICTS = {
     "daily whose day is not over.",
     "day_over": "`day_over`: a ranked daily whose day has ended takes no more moves; it "
     "ends as expired and counts as not won, with the cards it had home.",
+    "race_not_started": "`race_not_started`: a race's game takes moves from the race's start "
+    "on (`details.starts_at`).",
+    "race_over": "`race_over`: a race's game takes no moves after the race's time limit.",
+    "already_racing": "`already_racing`: you are in another race that has not finished.",
+    "race_full": "`race_full`: the race has 8 players.",
+    "race_started": "`race_started`: the race has started; nobody joins or leaves it.",
+    "too_few_players": "`too_few_players`: a race starts with 2 players or more.",
+    "race_not_finished": "`race_not_finished`: only a finished race has replays and rematches.",
 }
 
 #: The 409 codes of a request that carries a ply.
-PLY_CONFLICTS = ("stale_ply", "bad_ply", "game_finished", "day_over")
+PLY_CONFLICTS = (
+    "stale_ply",
+    "bad_ply",
+    "game_finished",
+    "day_over",
+    "race_not_started",
+    "race_over",
+)
 
 
 STALE_EXAMPLE = OpenApiExample(
@@ -499,7 +514,14 @@ class GameResignView(APIView):
         request=None,
         responses={
             200: s.GameStateSerializer,
-            **errors(401, 403, 404, 409, 429, conflicts=("game_finished", "day_over")),
+            **errors(
+                401,
+                403,
+                404,
+                409,
+                429,
+                conflicts=("game_finished", "day_over", "race_not_started", "race_over"),
+            ),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:

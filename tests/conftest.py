@@ -161,3 +161,15 @@ def assert_consistent() -> Callable[[Any], None]:
         assert fresh.score == replay.position.score
 
     return check
+
+
+@pytest.fixture(autouse=True)
+def race_pool_jobs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Stand in for starting ``manage.py races`` when the race pool runs low: a test
+    process never starts the job (it would deal into the development database);
+    the list counts the starts asked for."""
+    from games import jobs
+
+    started: list[int] = []
+    monkeypatch.setattr(jobs, "race_pool_job_start", lambda: started.append(1))
+    return started

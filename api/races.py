@@ -1,0 +1,281 @@
+"""REST doors of races: lobby, quick race, private races, joining, the race itself,
+replays, rematch and the rating boards (``games.services.races``).
+
+A race's JSON carries counts only, never a card: players and spectators read the
+same view (``you`` names the reader's own game; play it through ``games/<id>/``).
+"""
+
+from __future__ import annotations
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from api.daily import query
+from api.views import errors
+from games.engine import VARIANTS
+from games.models import Race
+from games.selectors import races as race_selectors
+from games.services import races as race_services
+
+PROGRESS_STATUSES = ["waiting", "playing", "won", "lost", "resigned", "expired"]
+
+
+class ProgressSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=PROGRESS_STATUSES,
+        help_text="`waiting` before the start; `expired`: still playing at the time limit.",
+    )
+    cards_home = serializers.IntegerField()
+    moves = serializers.IntegerField(help_text="Log entries (moves and undos).")
+    finished_at = serializers.DateTimeField(allow_null=True)
+    time_ms = serializers.IntegerField(allow_null=True, help_text="From the start to the end.")
+
+
+class RatingChangeSerializer(serializers.Serializer):
+    before = serializers.FloatField()
+    after = serializers.FloatField()
+
+
+class StandingSerializer(ProgressSerializer):
+    place = serializers.IntegerField()
+    rating = RatingChangeSerializer(allow_null=True, help_text="Quick races only.")
+
+
+class YouSerializer(serializers.Serializer):
+    game = serializers.IntegerField(
+        allow_null=True, help_text="Your game of the race (from the countdown on)."
+    )
+
+
+class RaceSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    variant = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Race.Kind.choices)
+    status = serializers.ChoiceField(choices=Race.Status.choices)
+    creator = serializers.CharField()
+    max_players = serializers.IntegerField()
+    min_players = serializers.IntegerField()
+    time_limit_seconds = serializers.IntegerField()
+    starts_at = serializers.DateTimeField(allow_null=True)
+    ends_at = serializers.DateTimeField(allow_null=True)
+    server_time = serializers.DateTimeField(help_text="Now, on the clock the race runs on.")
+    rematch = serializers.CharField(allow_null=True, help_text="Code of the rematch, if any.")
+    players = ProgressSerializer(many=True)
+    you = YouSerializer(allow_null=True, help_text="Null unless you are in the race.")
+    standings = StandingSerializer(many=True, allow_null=True, help_text="Once finished.")
+
+
+class RaceInput(serializers.Serializer):
+    variant = serializers.ChoiceField(choices=sorted(VARIANTS))
+
+
+class LobbyQuery(serializers.Serializer):
+    variant = serializers.ChoiceField(choices=sorted(VARIANTS), required=False)
+
+
+class RaceReplaySerializer(serializers.Serializer):
+    player = serializers.CharField()
+    won = serializers.BooleanField()
+    cards_home = serializers.IntegerField()
+    moves = serializers.ListField(child=serializers.CharField())
+    steps = serializers.IntegerField()
+    deal = serializers.DictField(help_text="`seed` and `deck` order of the race's deal.")
+    step = serializers.IntegerField(allow_null=True)
+    position = serializers.DictField(
+        allow_null=True, help_text="Full position (stock included) after `step` log entries."
+    )
+
+
+class RatingLineSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    family = serializers.CharField()
+    rating = serializers.FloatField(help_text="mu - 3 sigma (openskill's ordinal).")
+    mu = serializers.FloatField()
+    sigma = serializers.FloatField()
+    races = serializers.IntegerField()
+
+
+class ReplayQuery(serializers.Serializer):
+    step = serializers.IntegerField(min_value=0, max_value=10**6, required=False)
+
+
+CODE_PARAMETER = OpenApiParameter(
+    "code", str, OpenApiParameter.PATH, pattern=r"^[a-z0-9]{10}$", description="A race's code."
+)
+FAMILY_PARAMETER = OpenApiParameter(
+    "family", str, OpenApiParameter.PATH, enum=sorted(race_selectors.TIME_LIMIT_SECONDS)
+)
+
+JOIN_CONFLICTS = ("race_full", "race_started", "already_racing")
+
+
+def race_response(race: Race, request: Request, code: int = status.HTTP_200_OK) -> Response:
+    return Response(race_selectors.race_view(race, request.user), status=code)
+
+
+class RaceListView(APIView):
+    """Open public races that have not started, soonest start first (the lobby); and
+    creating a private race, with you in it, whose link you share."""
+
+    permission_classes = [IsAuthenticatedOrReadOnly]
+
+    @extend_schema(
+        tags=["races"],
+        parameters=[LobbyQuery],
+        responses={200: RaceSerializer(many=True), **errors(400)},
+    )
+    def get(self, request: Request) -> Response:
+        params = query(LobbyQuery, request)
+        races = race_selectors.races_open(**params)[:50]
+        return Response([race_selectors.race_view(r, request.user) for r in races])
+
+    @extend_schema(
+        tags=["races"],
+        request=RaceInput,
+        responses={
+            201: RaceSerializer,
+            **errors(400, 401, 403, 409, 503, conflicts=("already_racing",)),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = RaceInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        race = race_services.race_create(user=request.user, **data.validated_data)
+        return race_response(race, request, status.HTTP_201_CREATED)
+
+
+class RaceQuickView(APIView):
+    """Quick race: join the open public race of a variant that starts soonest (200), or
+    open one (201). It starts 20 s after its second player joined, 5 s once full (8)."""
+
+    @extend_schema(
+        tags=["races"],
+        request=RaceInput,
+        responses={
+            200: RaceSerializer,
+            201: RaceSerializer,
+            **errors(400, 401, 403, 409, 503, conflicts=("already_racing",)),
+        },
+    )
+    def post(self, request: Request) -> Response:
+        data = RaceInput(data=request.data)
+        data.is_valid(raise_exception=True)
+        race, created = race_services.race_quick_join(user=request.user, **data.validated_data)
+        return race_response(race, request, status.HTTP_201_CREATED if created else 200)
+
+
+class RaceDetailView(APIView):
+    """A race: roster, countdown, progress, and once finished the standings."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=["races"], parameters=[CODE_PARAMETER], responses={200: RaceSerializer, **errors(404)}
+    )
+    def get(self, request: Request, code: str) -> Response:
+        return race_response(race_services.race_settle(code=code), request)
+
+
+class RaceJoinView(APIView):
+    """Join a race before its start (by its link)."""
+
+    @extend_schema(
+        tags=["races"],
+        parameters=[CODE_PARAMETER],
+        request=None,
+        responses={200: RaceSerializer, **errors(401, 403, 404, 409, conflicts=JOIN_CONFLICTS)},
+    )
+    def post(self, request: Request, code: str) -> Response:
+        return race_response(race_services.race_join(user=request.user, code=code), request)
+
+
+class RaceLeaveView(APIView):
+    """Leave a race before its start."""
+
+    @extend_schema(
+        tags=["races"],
+        parameters=[CODE_PARAMETER],
+        request=None,
+        responses={200: RaceSerializer, **errors(401, 403, 404, 409, conflicts=("race_started",))},
+    )
+    def post(self, request: Request, code: str) -> Response:
+        return race_response(race_services.race_leave(user=request.user, code=code), request)
+
+
+class RaceStartView(APIView):
+    """The creator starts a private race of two players or more: a 5 s countdown.
+
+    Anyone else, and any quick race, is 403 `not_creator`."""
+
+    @extend_schema(
+        tags=["races"],
+        parameters=[CODE_PARAMETER],
+        request=None,
+        responses={
+            200: RaceSerializer,
+            **errors(401, 403, 404, 409, conflicts=("race_started", "too_few_players")),
+        },
+    )
+    def post(self, request: Request, code: str) -> Response:
+        return race_response(race_services.race_start(user=request.user, code=code), request)
+
+
+class RaceRematchView(APIView):
+    """After a race: a new private race on a new deal for its players. The first to ask
+    opens it (201) and the race's `rematch` points to it; the others asking join it (200)."""
+
+    @extend_schema(
+        tags=["races"],
+        parameters=[CODE_PARAMETER],
+        request=None,
+        responses={
+            200: RaceSerializer,
+            201: RaceSerializer,
+            **errors(401, 403, 404, 409, 503, conflicts=("race_not_finished", *JOIN_CONFLICTS)),
+        },
+    )
+    def post(self, request: Request, code: str) -> Response:
+        race, created = race_services.race_rematch(user=request.user, code=code)
+        return race_response(race, request, status.HTTP_201_CREATED if created else 200)
+
+
+class RaceReplayView(APIView):
+    """A player's game of a finished race: its log, the deal; `?step=k` adds the position
+    after k log entries."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=["races"],
+        parameters=[CODE_PARAMETER, ReplayQuery],
+        responses={
+            200: RaceReplaySerializer,
+            **errors(400, 404, 409, conflicts=("race_not_finished",)),
+        },
+    )
+    def get(self, request: Request, code: str, username: str) -> Response:
+        params = query(ReplayQuery, request)
+        race = race_services.race_settle(code=code)
+        return Response(
+            race_selectors.race_replay(race=race, username=username, step=params.get("step"))
+        )
+
+
+class RaceLeaderboardView(APIView):
+    """The best quick-race ratings of a variant family (top 100)."""
+
+    permission_classes = [AllowAny]
+
+    @extend_schema(
+        tags=["races"],
+        parameters=[FAMILY_PARAMETER],
+        responses={200: RatingLineSerializer(many=True), **errors(404)},
+    )
+    def get(self, request: Request, family: str) -> Response:
+        return Response(race_selectors.race_leaderboard(family=family))

@@ -1,0 +1,344 @@
+"""Races through the services: joining, countdown, time limit, moves, standings, ratings.
+
+Times come from the pinned clock (tests/conftest.py); a test moves it with
+``race_fixtures.at``.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from django.db import IntegrityError, transaction
+from race_fixtures import after_start, at, pool, quiet_moves, won_after
+
+from games import clock, events
+from games.engine import Status
+from games.errors import (
+    AlreadyRacing,
+    HintNotAllowed,
+    NotRaceCreator,
+    RaceFull,
+    RaceNotStarted,
+    RaceOver,
+    RacePoolEmpty,
+    RaceStarted,
+    TooFewPlayers,
+    UndoNotAllowed,
+)
+from games.models import EXPIRED, Game, Race, RaceEntry, RaceRating
+from games.selectors import races as race_selectors
+from games.selectors.games import game_state
+from games.services import games as game_services
+from games.services import races as race_services
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
+    """Every channel-layer message sent, as (group, message)."""
+    messages: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(events, "_send", lambda group, message: messages.append((group, message)))
+    return messages
+
+
+@pytest.fixture
+def players(make_user) -> list[Any]:
+    return [make_user(f"racer{i}") for i in range(8)]
+
+
+def quick_race(settings, players: list[Any], n: int = 2) -> Race:
+    pool(settings)
+    race = None
+    for p in players[:n]:
+        race, _ = race_services.race_quick_join(user=p, variant="bristol")
+    race.refresh_from_db()
+    return race
+
+
+def game_of(race: Race, player: Any) -> Game:
+    return RaceEntry.objects.select_related("game__deal").get(race=race, player=player).game
+
+
+def test_a_quick_race_counts_down_once_a_second_player_joins(settings, players) -> None:
+    pool(settings)
+    race, created = race_services.race_quick_join(user=players[0], variant="bristol")
+    assert created and race.status == Race.Status.OPEN and race.starts_at is None
+    assert race.deal.kind == "race" and race.kind == Race.Kind.QUICK
+    now = clock.shared_now()
+    joined, created = race_services.race_quick_join(user=players[1], variant="bristol")
+    assert not created and joined.pk == race.pk
+    race.refresh_from_db()
+    assert race.status == Race.Status.COUNTDOWN
+    wait = (race.starts_at - now).total_seconds()
+    assert race_selectors.QUICK_START_SECONDS - 1 < wait <= race_selectors.QUICK_START_SECONDS + 1
+    assert race.ends_at - race.starts_at == timedelta(seconds=300)
+    games = [game_of(race, p) for p in players[:2]]
+    assert all(g.ranked and g.started_at == race.starts_at and g.deal == race.deal for g in games)
+
+
+def test_a_full_quick_race_starts_after_the_short_countdown(settings, players) -> None:
+    race = quick_race(settings, players, 8)
+    now = clock.shared_now()
+    wait = (race.starts_at - now).total_seconds()
+    assert wait <= race_selectors.COUNTDOWN_SECONDS
+    assert Game.objects.filter(race_entry__race=race, started_at=race.starts_at).count() == 8
+    # A ninth quick racer opens a new race instead.
+    outsider = players[0].__class__.objects.create_user("ninth")
+    other, created = race_services.race_quick_join(user=outsider, variant="bristol")
+    assert created and other.pk != race.pk
+    late = players[0].__class__.objects.create_user("tenth")
+    with pytest.raises(RaceFull):
+        race_services.race_join(user=late, code=race.code)
+    assert race_services.race_join(user=players[0], code=race.code).pk == race.pk  # again: no-op
+
+
+def test_a_player_is_in_one_live_race_at_a_time(settings, players) -> None:
+    pool(settings)
+    race = race_services.race_create(user=players[0], variant="bristol")
+    with pytest.raises(AlreadyRacing):
+        race_services.race_quick_join(user=players[0], variant="bristol")
+    with pytest.raises(AlreadyRacing):
+        race_services.race_create(user=players[0], variant="bristol")
+    assert Race.objects.count() == 1
+    # The database holds the rule too, whatever a service forgets.
+    other = race_services.race_create(user=players[1], variant="bristol")
+    with pytest.raises(IntegrityError), transaction.atomic():
+        RaceEntry.objects.create(race=other, player=players[0], joined_at=clock.now())
+    assert race.entries.count() == 1
+
+
+def test_a_move_before_the_start_is_refused_and_changes_nothing(settings, players, sent) -> None:
+    race = quick_race(settings, players)
+    game = game_of(race, players[0])
+    move = quiet_moves(race.deal, 1)[0]
+    with pytest.raises(RaceNotStarted):
+        game_services.game_apply_move(game_id=game.pk, user=players[0], move=move, ply=0)
+    game.refresh_from_db()
+    assert game.ply == 0 and game.moves.count() == 0
+    assert not [m for _, m in sent if m["type"] == "race.progress"]
+
+
+def test_moves_after_the_start_send_progress_with_counts_only(
+    settings, players, sent, django_capture_on_commit_callbacks
+) -> None:
+    race = quick_race(settings, players)
+    game = game_of(race, players[0])
+    with after_start(race), django_capture_on_commit_callbacks(execute=True):
+        for ply, move in enumerate(quiet_moves(race.deal, 3)):
+            game_services.game_apply_move(game_id=game.pk, user=players[0], move=move, ply=ply)
+    progress = [m for group, m in sent if group == f"race.{race.code}"]
+    assert [m["player"]["moves"] for m in progress] == [1, 2, 3]
+    assert set(progress[-1]["player"]) == {
+        "username",
+        "status",
+        "cards_home",
+        "moves",
+        "finished_at",
+        "time_ms",
+    }
+    assert progress[-1]["player"]["username"] == "racer0"
+    assert progress[-1]["player"]["status"] == "playing"
+
+
+def test_race_games_are_ranked_no_hints_and_no_undo_across_a_stock_reveal(
+    settings, players
+) -> None:
+    race = quick_race(settings, players)
+    game = game_of(race, players[0])
+    with after_start(race):
+        with pytest.raises(HintNotAllowed):
+            game_services.game_hint(game_id=game.pk, user=players[0])
+        game_services.game_apply_move(game_id=game.pk, user=players[0], move="deal", ply=0)
+        with pytest.raises(UndoNotAllowed):
+            game_services.game_apply_move(game_id=game.pk, user=players[0], move="undo", ply=1)
+
+
+def test_the_time_limit_ends_the_race_and_its_unfinished_games(
+    settings, players, django_capture_on_commit_callbacks
+) -> None:
+    race = quick_race(settings, players)
+    first, second = (game_of(race, p) for p in players[:2])
+    moves = quiet_moves(race.deal, 2)
+    with after_start(race):
+        for ply, move in enumerate(moves):
+            game_services.game_apply_move(game_id=first.pk, user=players[0], move=move, ply=ply)
+    with at(race.ends_at + timedelta(milliseconds=10)):
+        with pytest.raises(RaceOver):
+            game_services.game_apply_move(game_id=second.pk, user=players[1], move=moves[0], ply=0)
+        assert second.moves.count() == 0
+        assert race_services.races_tick() == (1, 1)
+        assert race_services.races_tick() == (0, 0)  # idempotent
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+    for game in (first, second):
+        game.refresh_from_db()
+        assert game.status == EXPIRED and game.finished_at == race.ends_at
+    places = dict(race.entries.values_list("player__username", "place"))
+    first_home, second_home = first.score, second.score
+    expected = "racer0" if (first_home, -2) > (second_home, 0) else "racer1"
+    assert places[expected] == 1
+    assert not RaceEntry.objects.filter(live=True).exists()
+
+
+def test_the_countdown_ends_at_starts_at_on_the_server_clock(settings, players) -> None:
+    race = quick_race(settings, players)
+    with at(race.starts_at - timedelta(milliseconds=100)):
+        assert race_selectors.race_view(race, None)["status"] == "countdown"
+    with at(race.starts_at):
+        view = race_selectors.race_view(race, players[0])
+        assert view["status"] == "running" and view["you"] == {"game": game_of(race, players[0]).pk}
+        assert view["players"][0]["status"] == "playing"
+
+
+def _end(game: Game, *, status: str, score: int, ply: int, seconds: float) -> None:
+    Game.objects.filter(pk=game.pk).update(
+        status=status,
+        score=score,
+        ply=ply,
+        finished_at=game.started_at + timedelta(seconds=seconds),
+    )
+
+
+def test_standings_winners_by_time_then_cards_home_then_moves_then_earlier_finish(
+    settings, players
+) -> None:
+    race = quick_race(settings, players, 6)
+    g = [game_of(race, p) for p in players[:6]]
+    _end(g[0], status="lost", score=30, ply=50, seconds=100)  # 5th: same cards, more moves
+    _end(g[1], status="won", score=52, ply=200, seconds=90)  # 2nd: slower win
+    _end(g[2], status="lost", score=30, ply=40, seconds=120)  # 4th: same, later finish
+    _end(g[3], status="won", score=52, ply=300, seconds=80)  # 1st: fastest win
+    _end(g[4], status="lost", score=31, ply=90, seconds=200)  # 3rd: most cards of losers
+    _end(g[5], status="lost", score=30, ply=40, seconds=110)  # ... before g[2]: earlier
+    with at(race.starts_at + timedelta(seconds=1)):
+        race_services.race_finish(race_id=race.pk)
+    order = list(race.entries.order_by("place").values_list("player__username", flat=True))
+    assert order == ["racer3", "racer1", "racer4", "racer5", "racer2", "racer0"]
+    view = race_selectors.race_view(Race.objects.get(pk=race.pk), None)
+    assert [s["username"] for s in view["standings"]] == order
+    assert [s["place"] for s in view["standings"]] == [1, 2, 3, 4, 5, 6]
+
+
+def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> None:
+    race = quick_race(settings, players, 3)
+    g = [game_of(race, p) for p in players[:3]]
+    _end(g[0], status="lost", score=10, ply=50, seconds=100)
+    _end(g[1], status="won", score=52, ply=200, seconds=90)
+    _end(g[2], status="lost", score=20, ply=40, seconds=120)
+    with at(race.starts_at + timedelta(seconds=1)):
+        race_services.race_finish(race_id=race.pk)
+        race_services.race_finish(race_id=race.pk)  # idempotent: rated once
+    ratings = {r.player.username: r for r in RaceRating.objects.select_related("player")}
+    assert set(ratings) == {"racer0", "racer1", "racer2"}
+    assert all(r.family == "bristol" and r.races == 1 for r in ratings.values())
+    assert ratings["racer1"].rating > ratings["racer2"].rating > ratings["racer0"].rating
+    assert ratings["racer1"].mu > 25 > ratings["racer0"].mu
+    entry = race.entries.get(player=players[1])
+    assert entry.rating_before == 0.0 and entry.rating_after == pytest.approx(
+        ratings["racer1"].rating
+    )
+    board = race_selectors.race_leaderboard(family="bristol")
+    assert [line["player"] for line in board] == ["racer1", "racer2", "racer0"]
+
+
+def test_a_private_race_is_started_by_its_creator_and_is_not_rated(settings, players) -> None:
+    pool(settings)
+    race = race_services.race_create(user=players[0], variant="bristol")
+    with pytest.raises(TooFewPlayers):
+        race_services.race_start(user=players[0], code=race.code)
+    race_services.race_join(user=players[1], code=race.code)
+    race.refresh_from_db()
+    assert race.status == Race.Status.OPEN  # a private race waits for its creator
+    with pytest.raises(NotRaceCreator):
+        race_services.race_start(user=players[1], code=race.code)
+    now = clock.shared_now()
+    race = race_services.race_start(user=players[0], code=race.code)
+    assert race.status == Race.Status.COUNTDOWN
+    wait = (race.starts_at - now).total_seconds()
+    assert race_selectors.COUNTDOWN_SECONDS <= wait < race_selectors.COUNTDOWN_SECONDS + 1
+    with pytest.raises(RaceStarted):
+        race_services.race_start(user=players[0], code=race.code)
+    with at(race.ends_at):
+        race_services.races_tick()
+    assert not RaceRating.objects.exists()
+    assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
+
+
+def test_joining_and_leaving_end_at_the_start(settings, players) -> None:
+    race = quick_race(settings, players)
+    race_services.race_leave(user=players[1], code=race.code)
+    race.refresh_from_db()
+    assert race.status == Race.Status.OPEN and race.starts_at is None
+    assert not Game.objects.exists()  # no game before a countdown
+    race_services.race_join(user=players[1], code=race.code)
+    race.refresh_from_db()
+    with after_start(race):
+        with pytest.raises(RaceStarted):
+            race_services.race_join(user=players[2], code=race.code)
+        with pytest.raises(RaceStarted):
+            race_services.race_leave(user=players[0], code=race.code)
+
+
+def test_the_last_game_to_end_finishes_the_race(
+    settings, players, django_capture_on_commit_callbacks
+) -> None:
+    race = quick_race(settings, players)
+    with after_start(race), django_capture_on_commit_callbacks(execute=True):
+        game_services.game_resign(game_id=game_of(race, players[0]).pk, user=players[0])
+        assert Race.objects.get(pk=race.pk).status != Race.Status.FINISHED
+        game_services.game_resign(game_id=game_of(race, players[1]).pk, user=players[1])
+    race.refresh_from_db()
+    assert race.status == Race.Status.FINISHED
+
+
+def test_a_race_deal_is_hidden_until_the_race_finished(settings, players) -> None:
+    race = quick_race(settings, players)
+    game = game_of(race, players[0])
+    with after_start(race):
+        game = game_services.game_resign(game_id=game.pk, user=players[0])
+        assert game_state(game)["deal"] is None  # the other player still plays it
+        game_services.game_resign(game_id=game_of(race, players[1]).pk, user=players[1])
+        race_services.race_finish(race_id=race.pk)
+    assert game_state(game_of(race, players[0]))["deal"]["seed"] == str(race.deal.seed)
+
+
+def test_rematch_offers_the_players_a_new_race_on_a_new_deal(settings, players, sent) -> None:
+    race = quick_race(settings, players)
+    with pytest.raises(Exception, match="not finished"):
+        race_services.race_rematch(user=players[0], code=race.code)
+    with at(race.ends_at):
+        race_services.races_tick()
+    rematch, created = race_services.race_rematch(user=players[0], code=race.code)
+    assert created and rematch.kind == Race.Kind.PRIVATE and rematch.deal_id != race.deal_id
+    again, created = race_services.race_rematch(user=players[1], code=race.code)
+    assert not created and again.pk == rematch.pk
+    assert Race.objects.get(pk=race.pk).rematch_id == rematch.pk
+    assert set(rematch.entries.values_list("player__username", flat=True)) == {"racer0", "racer1"}
+
+
+def test_an_empty_pool_refuses_and_starts_the_job(settings, players, race_pool_jobs) -> None:
+    settings.RACE_POOL_SIZE = 0
+    with pytest.raises(RacePoolEmpty):
+        race_services.race_quick_join(user=players[0], variant="bristol")
+    assert race_pool_jobs and not Race.objects.exists()
+
+
+@pytest.mark.certified
+def test_the_pool_job_deals_certified_winnable_deals(settings) -> None:
+    pool(settings, "bristol", 2, certified=True)
+    deals = list(race_services._pool("bristol"))
+    assert len(deals) == 2 and all(won_after(d) for d in deals)
+
+
+def test_a_won_race_game_counts_its_time_from_the_start(settings, players) -> None:
+    race = quick_race(settings, players)
+    game = game_of(race, players[0])
+    with at(race.starts_at + timedelta(seconds=42)):
+        game_services.game_resign(game_id=game.pk, user=players[0])
+    game.refresh_from_db()
+    progress = race_selectors.progress(username="racer0", game=game, started=True)
+    assert progress["status"] == Status.RESIGNED.value
+    assert 42_000 <= progress["time_ms"] < 43_000

@@ -1,0 +1,53 @@
+"""Helpers of the race tests: a filled deal pool, players in a race, playing a game."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+
+import time_machine
+
+from games.engine import Status, new_position
+from games.models import Deal, Race
+
+
+def pool(
+    settings: Any, variant: str = "bristol", size: int = 3, *, certified: bool = False
+) -> None:
+    """Fill the race pool of ``variant`` (certified deals carry their winning line)."""
+    from games.services.races import race_pool_fill
+
+    settings.RACE_POOL_SIZE = size
+    settings.RACE_SOLVER_NODES = 50_000 if certified else 0
+    race_pool_fill(variants=[variant])
+    settings.RACE_POOL_SIZE = 0  # the tests take deals without the job refilling
+
+
+def at(moment: datetime) -> time_machine.travel:
+    """Travel to ``moment`` (the clock ticks on from there)."""
+    return time_machine.travel(moment, tick=True)
+
+
+def after_start(race: Race) -> time_machine.travel:
+    race.refresh_from_db()
+    return at(race.starts_at + timedelta(milliseconds=50))
+
+
+def quiet_moves(deal: Deal, count: int) -> list[str]:
+    """``count`` legal moves from the deal's start that are not ``deal`` (the first of them
+    each time)."""
+    pos = new_position(deal.variant, seed=int(deal.seed))
+    line = []
+    for _ in range(count):
+        move = next(str(m) for m in pos.legal_moves if str(m) != "deal")
+        line.append(move)
+        pos = pos.apply(move)
+    return line
+
+
+def won_after(deal: Deal) -> bool:
+    """Whether the deal's stored winning line wins it (the pool's certificate)."""
+    pos = new_position(deal.variant, seed=int(deal.seed))
+    for move in deal.par_line or []:
+        pos = pos.apply(move)
+    return pos.status == Status.WON
