@@ -18,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
 
 from games import clock
 from games.engine import VARIANTS
@@ -287,6 +288,7 @@ def races(request: HttpRequest) -> HttpResponse:
     )
 
 
+@never_cache  # going back to it shows the race as it is now, not as it was
 def race(request: HttpRequest, code: str) -> HttpResponse:
     """A race for players and spectators; a player who has a game gets its board."""
     try:

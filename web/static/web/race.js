@@ -37,10 +37,7 @@ function say(err) {
 
 // -- what a player has done, in words ---------------------------------------------------------
 function cardsText(p) {
-  return fmt(ngettext("%(n)s of %(max)s card home", "%(n)s of %(max)s cards home", p.cards_home), {
-    n: p.cards_home,
-    max: cards,
-  });
+  return fmt(gettext("%(n)s of %(max)s cards home"), { n: p.cards_home, max: cards });
 }
 
 function movesText(n) {
@@ -61,6 +58,8 @@ function finishedText(p) {
 
 // -- the players' progress ----------------------------------------------------------------------
 function playerItem(p) {
+  // Everyone plays from the start on; the server says so with their first move.
+  if (p.status === "waiting" && ["running", "over"].includes(phase)) p = { ...p, status: "playing" };
   const you = p.username === me;
   const label = you ? fmt(gettext("%(who)s (you)"), { who: p.username }) : p.username;
   const facts = [`${p.cards_home}/${cards}`, movesText(p.moves), progressStatus(p.status)];
@@ -146,7 +145,7 @@ function drawStandings() {
 
 // -- the buttons -----------------------------------------------------------------------------------
 function drawActions() {
-  const open = race.status === "open" || race.status === "countdown";
+  const open = ["open", "countdown"].includes(currentPhase());
   const set = (id, show) => {
     const node = document.getElementById(id);
     if (node) node.hidden = !show;
@@ -268,6 +267,9 @@ function hold(held) {
 
 function enter(now, before) {
   hold(now !== "running");
+  phase = now;
+  drawPlayers();
+  drawActions();
   if (before === null) return; // the page just opened: no news of the past
   if (now === "countdown") {
     news(fmt(gettext("The race starts in %(s)s seconds."), { s: Math.ceil(msUntil(race.starts_at) / 1000) }));
