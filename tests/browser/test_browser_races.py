@@ -159,6 +159,8 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     expect(ada.locator("#race-news")).to_contain_text("Go!")
     expect(grace.locator("#race-news")).to_contain_text("Los!")
     expect(ada.locator("#race-phase")).to_have_text("Time left")
+    # The game's clock starts with the race, not with the countdown before it.
+    expect(ada.locator("#timer")).to_have_text(re.compile(r"^0:0\d$"))
     expect(ada.locator("#race-clock")).to_have_text(re.compile(r"^[45]:\d\d$"))
 
     # Ada plays by keys; Grace sees Ada's moves on her progress bar.
@@ -227,3 +229,52 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     grace.wait_for_url(re.compile(rf"/races/{rematch}/$"))
     expect(racer(ada, grace.username)).to_be_visible()
     expect(ada.locator("#btn-race-start")).to_be_enabled()
+
+
+def test_a_quick_race_from_the_lobby_counts_down_over_a_held_board(
+    two_players: Any, artifacts: Path
+) -> None:
+    ada, grace = two_players
+    ada.goto("/races/")
+    ada.click('[data-quick][data-variant="bristol"]')
+    ada.wait_for_url(re.compile(r"/races/[a-z0-9]{10}/$"))
+    code = ada.url.rstrip("/").split("/")[-1]
+    expect(ada.locator("#race-phase")).to_have_text("Waiting for players")
+    expect(ada.locator("#btn-race-leave")).to_be_visible()
+    expect(ada.locator("#btn-race-start")).to_be_hidden()  # a quick race starts by itself
+
+    # Grace finds it among the open races of the lobby and joins it from there.
+    grace.goto("/races/")
+    row = grace.locator(f'#open-rows tr[data-code="{code}"]')
+    expect(row).to_contain_text("Bristol")
+    expect(row).to_contain_text("1 von 8")
+    expect(row).to_contain_text("Wenn ein zweiter Spieler beitritt")
+    row.get_by_role("button").click()
+    grace.wait_for_url(re.compile(rf"/races/{code}/$"))
+
+    # Two players: the countdown runs; both boards are mounted, covered and held.
+    for page in (ada, grace):
+        expect(page.locator("#race")).to_have_attribute("data-phase", "countdown")
+        expect(page.locator("#game #board [data-pile='t1'] .card").first).to_be_visible()
+        assert page.evaluate("document.getElementById('board').inert")
+        assert page.evaluate("document.querySelector('.game-controls').inert")
+        expect(page.locator("#race-overlay")).to_have_text(re.compile(r"^\d+$"))
+    expect(ada.locator("#race-phase")).to_have_text("Starts in")
+    left = int(ada.locator("#race-clock").inner_text())
+    assert 1 <= left <= 20
+    ada.screenshot(path=str(artifacts / "races-countdown-1366x768.png"))
+    grace.screenshot(path=str(artifacts / "races-countdown-390x844.png"))
+
+    # A key does nothing before the start: no move is sent.
+    ada.locator("body").focus()
+    ada.keyboard.press("Space")
+    ada.wait_for_timeout(300)
+    assert ada.evaluate("window.patienceGame.state.ply") == 0
+    expect(ada.locator("#status-line")).to_have_text("")
+
+    # Before the start a player may still leave; the other waits for someone new.
+    grace.click("#btn-race-leave")
+    grace.wait_for_url(re.compile(r"/races/$"))
+    expect(ada.locator("#race-phase")).to_have_text("Waiting for players")
+    expect(ada.locator("#game")).to_have_count(0)  # the countdown's game is gone again
+    expect(racer(ada, grace.username)).to_have_count(0)

@@ -238,7 +238,8 @@ function controls() {
 
 function tick() {
   const s = client.state;
-  const ms = s.status === "playing" ? s.elapsed_ms + (performance.now() - receivedAt) : s.elapsed_ms;
+  const running = s.status === "playing" && !boardEl.inert; // a held race game waits for its start
+  const ms = running ? s.elapsed_ms + (performance.now() - receivedAt) : s.elapsed_ms;
   document.getElementById("timer").textContent = duration(ms);
 }
 setInterval(tick, 250);
@@ -662,6 +663,10 @@ document.getElementById("btn-day-practice")?.addEventListener("click", (ev) => {
 // A race page holds the board (inert) before its start and after its time is up.
 new MutationObserver(() => {
   deselect();
+  if (!boardEl.inert) {
+    receivedAt = performance.now(); // its clock starts now: the server's time is asked for
+    client.resync();
+  }
   autoAces();
 }).observe(boardEl, { attributes: true, attributeFilter: ["inert"] });
 

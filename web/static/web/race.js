@@ -15,6 +15,7 @@ const newsEl = document.getElementById("race-news");
 const messageEl = document.getElementById("race-message");
 const clockEl = document.getElementById("race-clock");
 const phaseEl = document.getElementById("race-phase");
+const overlay = document.getElementById("race-overlay"); // over the board, before the start
 const NEWS_SHOWN = 6;
 const FINISHED = ["won", "lost", "resigned", "move_limit", "expired"];
 
@@ -236,6 +237,7 @@ function tick() {
     const left = msUntil(race.starts_at);
     phaseEl.textContent = gettext("Starts in");
     clockEl.textContent = String(Math.ceil(left / 1000));
+    if (overlay) overlay.textContent = clockEl.textContent;
   } else if (now === "running") {
     const left = msUntil(race.ends_at);
     phaseEl.textContent = gettext("Time left");
@@ -294,8 +296,10 @@ function receive(next) {
   syncClock(race);
   root.dataset.status = race.status;
   draw();
-  // The player's game was made at the start: the page is loaded again to mount its board.
-  if (!game && race.you && race.you.game && !reloading) {
+  // The countdown deals the player's game (and a race back to waiting takes it away):
+  // the page is loaded again to mount the board of the game the player has now.
+  const mounted = game ? Number(game.dataset.gameId) : null;
+  if ((race.you ? race.you.game : mounted) !== mounted && !reloading) {
     reloading = true;
     location.reload();
   }
@@ -339,3 +343,10 @@ window.patienceRace = { get race() { return race; }, socket }; // for the browse
 
 draw();
 setInterval(tick, 200);
+// Above the board on a phone, the race's panel changes the room the board has: the
+// board is fitted again (board.js fits it on every resize) when the panel's size changes.
+if (game) {
+  new ResizeObserver(() => window.dispatchEvent(new Event("resize"))).observe(
+    document.querySelector(".race-panel"),
+  );
+}
