@@ -21,6 +21,7 @@ urlpatterns = [
         name="replay",
     ),
     path("races/", views.races, name="races"),
+    path("races/leaderboards/<str:family>/", views.race_board, name="race-board"),
     path("races/<str:code>/", views.race, name="race"),
     path("races/<str:code>/replay/<str:username>/", views.race_replay, name="race-replay"),
     path("players/<str:username>/", views.player, name="player"),

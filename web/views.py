@@ -30,7 +30,7 @@ from games.selectors import games as game_selectors
 from games.selectors import races as race_selectors
 from games.services import games as game_services
 from games.services import races as race_services
-from web.variants import all_variants, variant_info
+from web.variants import FAMILIES, all_variants, variant_info
 
 
 def login_required(view: Any) -> Any:
@@ -248,7 +248,10 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     record = board_selectors.player_record(user=user)
     for item in record["variants"]:
         item["info"] = variant_info(item["variant"])
-    return render(request, "web/player.html", {"record": record})
+    ratings = race_selectors.player_race_ratings(user=user)
+    for item in ratings:
+        item["name"] = str(FAMILIES[item["family"]])
+    return render(request, "web/player.html", {"record": record, "race_ratings": ratings})
 
 
 def replay(request: HttpRequest, variant: str, day: str, result_id: int) -> HttpResponse:
@@ -333,6 +336,22 @@ def race_replay(request: HttpRequest, code: str, username: str) -> HttpResponse:
             "api_url": f"/api/v1/races/{quote(code)}/players/{quote(username)}/replay/",
             "back_url": reverse("web:race", args=[code]),
             "race_player": username,
+        },
+    )
+
+
+def race_board(request: HttpRequest, family: str) -> HttpResponse:
+    """The quick-race ratings of a variant family, best first."""
+    if family not in FAMILIES:
+        raise Http404("no such family")
+    return render(
+        request,
+        "web/race_board.html",
+        {
+            "family": family,
+            "families": [{"key": k, "name": str(v)} for k, v in FAMILIES.items()],
+            "family_name": str(FAMILIES[family]),
+            "board": race_selectors.race_leaderboard(family=family),
         },
     )
 

@@ -211,3 +211,58 @@ def test_the_daily_replay_page_still_points_at_its_result(client: Any) -> None:
     day = (clock.today() - timedelta(days=1)).isoformat()
     html = page(client, f"/leaderboards/bristol/{day}/replay/7/", **EN)
     assert f'data-url="/api/v1/daily/bristol/{day}/results/7/replay/"' in html
+
+
+# -- ratings ---------------------------------------------------------------------------------------
+
+
+def rated_quick_race(player: Any, rival: Any) -> Any:
+    """A quick Bristol race of two, finished at its time limit (so it is rated)."""
+    from games.services.races import race_quick_join, race_settle
+
+    race, _ = race_quick_join(user=player, variant="bristol")
+    race_quick_join(user=rival, variant="bristol")
+    race.refresh_from_db()
+    with time_machine.travel(race.ends_at + timedelta(seconds=1), tick=False):
+        return race_settle(code=race.code)
+
+
+def test_the_race_board_of_a_family_ranks_the_rated_players(
+    client: Any, player: Any, rival: Any
+) -> None:
+    from games.models import RaceRating
+
+    race = rated_quick_race(player, rival)
+    assert race.status == "finished"
+    ratings = {r.player.username: r.rating for r in RaceRating.objects.filter(family="bristol")}
+    assert set(ratings) == {player.username, rival.username}
+    html = page(client, "/races/leaderboards/bristol/", **EN)
+    assert "Race ratings: Bristol family" in html
+    best, second = sorted(ratings, key=lambda name: -ratings[name])
+    assert html.index(f">{best}</a>") < html.index(f">{second}</a>")
+    assert f"{ratings[best]:.1f}" in html
+    # The other family has no rated race yet; the German page says so.
+    gallery = page(client, "/races/leaderboards/gallery/", **DE)
+    assert "Wertungszahlen der Rennen: Familie Bildergalerie" in gallery
+    assert "Noch kein schnelles Rennen dieser Familie wurde gewertet." in gallery
+    assert client.get("/races/leaderboards/klondike/").status_code == 404
+
+
+def test_the_players_page_shows_their_race_rating(client: Any, player: Any, rival: Any) -> None:
+    from games.models import RaceRating
+
+    assert 'id="race-ratings"' not in page(client, f"/players/{player.username}/", **EN)
+    rated_quick_race(player, rival)
+    rating = RaceRating.objects.get(player=player, family="bristol")
+    html = page(client, f"/players/{player.username}/", **EN)
+    section = html.split('id="race-ratings"')[1]
+    assert 'href="/races/leaderboards/bristol/">Bristol family</a>' in section
+    assert f"{rating.rating:.1f}" in section
+    assert "Picture Gallery family" not in section
+
+
+def test_boards_and_lobby_link_to_the_race_ratings(client: Any) -> None:
+    for url in ["/leaderboards/", "/races/"]:
+        html = page(client, url, **EN)
+        assert 'href="/races/leaderboards/bristol/"' in html
+        assert 'href="/races/leaderboards/gallery/"' in html
