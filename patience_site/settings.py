@@ -259,6 +259,14 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    # Races' choice sets share field names (kind, status) with the games': named apart.
+    "ENUM_NAME_OVERRIDES": {
+        "KindEnum": "games.models.Deal.Kind",
+        "StatusEnum": "api.serializers.GAME_STATUSES",
+        "RaceKindEnum": "games.models.Race.Kind",
+        "RaceStatusEnum": "games.models.Race.Status",
+        "RaceProgressStatusEnum": ["waiting", "playing", "won", "lost", "resigned", "expired"],
+    },
 }
 
 LOGGING = {

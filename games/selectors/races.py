@@ -133,7 +133,10 @@ def race_view(race: Race, viewer: AbstractBaseUser | None) -> dict[str, Any]:
                 "place": e.place,
                 "rating": None
                 if e.rating_after is None
-                else {"before": e.rating_before, "after": e.rating_after},
+                else {
+                    "before": round(e.rating_before or 0.0, 2),
+                    "after": round(e.rating_after, 2),
+                },
             }
             for e, p in ranked
         ]

@@ -1,0 +1,126 @@
+"""ws/v1/races/<code>/: the roster, countdown, progress, end and standings, live.
+
+Progress goes out after each committed move of a race game, whichever door the
+move came through; no message on a race socket ever holds a card of any game.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from datetime import timedelta
+from typing import Any
+
+import pytest
+from asgiref.sync import SyncToAsync
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.db import connections
+from race_fixtures import at, pool
+from test_ws_game import token_headers, unique_layer
+
+from games.engine import new_position
+from games.models import RaceEntry
+from games.services import accounts as account_services
+from games.services import games as game_services
+from games.services import races as race_services
+from patience_site.asgi import application
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+#: A card as the engine writes it (rank and suit, e.g. "10H", "QS"): never on a race socket.
+CARD = re.compile(r"\b(?:[2-9]|10|[AJQK])[CDHS]\b")
+
+
+@pytest.fixture(autouse=True)
+def _channel_layer(settings: Any) -> Any:
+    settings.CHANNEL_LAYERS = unique_layer(settings.CHANNEL_LAYERS)
+    yield
+    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+
+
+def _race(settings: Any) -> tuple[Any, list[Any], list[str]]:
+    pool(settings)
+    users = [get_user_model().objects.create_user(n, password="x" * 20) for n in ("ann", "bob")]
+    race = None
+    for user in users:
+        race, _ = race_services.race_quick_join(user=user, variant="bristol")
+    race.refresh_from_db()
+    keys = [account_services.token_create(user=u, name="ws")[1] for u in users]
+    return race, users, keys
+
+
+async def receive(communicator: WebsocketCommunicator, texts: list[str]) -> dict[str, Any]:
+    text = await communicator.receive_from(timeout=5)
+    texts.append(text)
+    return json.loads(text)
+
+
+async def test_players_and_spectators_see_progress_standings_and_no_card(settings) -> None:
+    race, users, keys = await database_sync_to_async(_race)(settings)
+    texts: list[str] = []
+    ann = WebsocketCommunicator(
+        application, f"/ws/v1/races/{race.code}/", headers=token_headers(keys[0])
+    )
+    spectator = WebsocketCommunicator(application, f"/ws/v1/races/{race.code}/")
+    for socket in (ann, spectator):
+        connected, _ = await socket.connect()
+        assert connected
+    first = await receive(ann, texts)
+    assert first["type"] == "race.state" and first["race"]["status"] == "countdown"
+    assert first["race"]["you"]["game"] is not None
+    watched = await receive(spectator, texts)
+    assert watched["race"]["you"] is None
+
+    def bob_plays() -> list[str]:
+        game = RaceEntry.objects.get(race=race, player=users[1]).game
+        pos = new_position("bristol", seed=int(race.deal.seed))
+        played = []
+        for ply in range(2):
+            move = next(str(m) for m in pos.legal_moves if str(m) != "deal")
+            game_services.game_apply_move(game_id=game.pk, user=users[1], move=move, ply=ply)
+            pos = pos.apply(move)
+            played.append(move)
+        return played
+
+    with at(race.starts_at + timedelta(milliseconds=10)):
+        await database_sync_to_async(bob_plays)()
+        for socket in (ann, spectator):
+            for moves in (1, 2):
+                message = await receive(socket, texts)
+                assert message["type"] == "race.progress"
+                assert message["player"]["username"] == "bob"
+                assert message["player"]["moves"] == moves
+        await ann.send_to(text_data=json.dumps({"type": "ping"}))
+        assert await receive(ann, texts) == {"type": "pong"}
+        await ann.send_to(text_data=json.dumps({"type": "move"}))
+        assert (await receive(ann, texts))["error"]["code"] == "bad_message"
+
+    def everyone_resigns() -> None:
+        for user in users:
+            game = RaceEntry.objects.get(race=race, player=user).game
+            game_services.game_resign(game_id=game.pk, user=user)
+
+    with at(race.starts_at + timedelta(seconds=3)):
+        await database_sync_to_async(everyone_resigns)()
+        seen: list[str] = []
+        while "race.finished" not in seen:
+            seen.append((await receive(spectator, texts))["type"])
+        finished = json.loads(texts[-1])["race"]
+    assert seen.count("race.progress") == 2
+    assert [s["place"] for s in finished["standings"]] == [1, 2]
+    bob = next(s for s in finished["standings"] if s["username"] == "bob")
+    # Neither won: more cards home first, else fewer moves (ann made none).
+    assert finished["standings"][0]["username"] == ("bob" if bob["cards_home"] else "ann")
+    for socket in (ann, spectator):
+        await socket.disconnect()
+    assert texts and not [t for t in texts if CARD.search(t)]
+
+
+async def test_an_unknown_race_closes_with_4404() -> None:
+    socket = WebsocketCommunicator(application, "/ws/v1/races/nosuchrace/")
+    connected, _ = await socket.connect()
+    assert connected
+    out = await socket.receive_output(5)
+    assert out["type"] == "websocket.close" and out["code"] == 4404
