@@ -279,10 +279,14 @@ def _race_variants() -> list[dict[str, Any]]:
 
 
 def races(request: HttpRequest) -> HttpResponse:
+    entry = (
+        race_selectors.player_live_entry(request.user) if request.user.is_authenticated else None
+    )
     return render(
         request,
         "web/races.html",
         {
+            "current": entry.race if entry else None,  # one race at a time: the player's
             "variants": _race_variants(),
             "min_players": race_selectors.MIN_PLAYERS,
             "max_players": race_selectors.MAX_PLAYERS,

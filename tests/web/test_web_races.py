@@ -89,6 +89,18 @@ def test_the_lobby_in_german_asks_visitors_to_log_in(client: Any) -> None:
     assert re.search(r"data-quick [^>]*disabled", html)
 
 
+def test_the_lobby_leads_a_player_back_to_their_unfinished_race(
+    logged_in: Any, player: Any
+) -> None:
+    from games.services.races import race_create
+
+    assert "Go to your race" not in page(logged_in, "/races/", **EN)
+    race = race_create(user=player, variant="bristol")
+    html = page(logged_in, "/races/", **EN)
+    assert "You are in a Bristol race that has not finished." in html
+    assert f'href="/races/{race.code}/">Go to your race</a>' in html
+
+
 def test_every_page_links_to_the_races(client: Any) -> None:
     html = page(client, "/", **EN)
     nav = html.split('<nav class="site-nav"')[1].split("</nav>")[0]
