@@ -331,7 +331,8 @@ def race_game_moved(game: Game) -> None:
         ),
     )
     if game.status != Status.PLAYING:
-        transaction.on_commit(lambda: race_finish(race_id=race.pk))
+        # robust: the move stands whatever happens here; the job finishes the race then.
+        transaction.on_commit(lambda: race_finish(race_id=race.pk), robust=True)
 
 
 def _expire(race: Race) -> None:

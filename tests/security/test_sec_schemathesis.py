@@ -6,7 +6,8 @@ with a personal token and, in a second pass, with a session cookie and its
 CSRF token. Path parameters are either generated or taken from a world of real
 objects (my game in progress, a finished one, another player's game, today's
 and yesterday's dailies, a result on yesterday's board, my tokens and
-another's), so the fuzzer reaches the views' logic and not only their 404s.
+another's, a finished race and my private race waiting to start), so the fuzzer
+reaches the views' logic and not only their 404s.
 
 Every answer must be a documented status, never a 5xx, with a body that
 matches the documented schema (errors: the one envelope), the documented
@@ -32,7 +33,7 @@ import pytest
 import schemathesis
 from django.contrib.auth import get_user_model
 from django.contrib.sessions.models import Session
-from django.test import Client
+from django.test import Client, override_settings
 from drf_spectacular.generators import SchemaGenerator
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -50,11 +51,12 @@ from sec_helpers import PASSWORD
 
 from games import clock
 from games.engine import VARIANTS
-from games.models import ApiToken, Game, Move
+from games.models import ApiToken, Game, Move, Race
 from games.selectors import games as game_selectors
 from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games.services import races as race_services
 from patience_site.wsgi import application
 
 pytest_plugins = ["daily_fixtures"]
@@ -131,6 +133,7 @@ class World:
             ranked = game_services.game_create(user=self.rival, deal=deal, ranked=True)
             game_services.game_resign(game_id=ranked.pk, user=self.rival)
         self.result_id = ranked.result.pk
+        over, waiting = self._races()
         self.token, self.key = account_services.token_create(user=self.user, name="fuzz")
         self.spare, _ = account_services.token_create(user=self.user, name="spare")
         rival_token, _ = account_services.token_create(user=self.rival, name="theirs")
@@ -142,8 +145,24 @@ class World:
             "day": [d.isoformat() for d in (yesterday, today, yesterday, today, today + one_day)],
             "result_id": [self.result_id, self.result_id, MISSING],
             "username": ["fuzzer", "rival", "nobody"],
+            "code": [over.code, waiting.code, over.code, "nosuchrace"],
+            "family": ["bristol", "gallery", "chess"],
         }
         self.session: dict[str, str] = {}
+
+    def _races(self) -> tuple[Race, Race]:
+        """A race the fuzzer and the rival raced to its time limit, and the fuzzer's private
+        race that the rival joined, waiting to be started."""
+        # Every variant has deals ready: an empty pool's 503 would count as a server error.
+        with override_settings(RACE_POOL_SIZE=3, RACE_SOLVER_NODES=0):
+            race_services.race_pool_fill()
+        over = race_services.race_create(user=self.rival, variant="bristol")
+        race_services.race_join(user=self.user, code=over.code)
+        over = race_services.race_start(user=self.rival, code=over.code)
+        with mock.patch.object(clock, "shared_now", lambda: over.ends_at):
+            race_services.races_tick()
+        waiting = race_services.race_create(user=self.user, variant="bristol")
+        return over, race_services.race_join(user=self.rival, code=waiting.code)
 
     def chosen(self, names: list[str], index: int) -> dict[str, Any]:
         """Known path parameters: ``index`` picks a combination (deterministically)."""
