@@ -84,6 +84,11 @@ def game_state(page: Any) -> dict:
     return page.evaluate("window.patienceGame.state")
 
 
+def no_sideways_scroll(page: Any) -> None:
+    width = page.viewport_size["width"]
+    assert page.evaluate("document.documentElement.scrollWidth") <= width, page.url
+
+
 def play_a_move_by_keys(page: Any) -> None:
     """Press the keys of a legal card move (or deal with Space); waits for the server."""
     st = game_state(page)
@@ -122,6 +127,7 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     grace.goto("/races/")
     expect(grace.locator("h1")).to_have_text("Rennen")
     grace.screenshot(path=str(artifacts / "races-lobby-390x844.png"), full_page=True)
+    no_sideways_scroll(grace)
     grace.fill("#join-code", link)
     grace.keyboard.press("Enter")
     grace.wait_for_url(re.compile(rf"/races/{code}/$"))
@@ -175,6 +181,7 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     expect(bar).to_have_attribute("aria-valuetext", f"{home} von 52 Karten abgelegt")
     ada.screenshot(path=str(artifacts / "races-running-1366x768.png"))
     grace.screenshot(path=str(artifacts / "races-running-390x844.png"))
+    no_sideways_scroll(grace)
 
     # Ada resigns: Grace's live region says so.
     ada.click("#btn-resign")
@@ -201,6 +208,7 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     expect(replay).to_have_attribute("aria-label", f"Replay the game of {ada.username}")
     ada.screenshot(path=str(artifacts / "races-finished-1366x768.png"), full_page=True)
     grace.screenshot(path=str(artifacts / "races-finished-390x844.png"), full_page=True)
+    no_sideways_scroll(grace)
 
     # No card of any game ever went over the race socket: counts only.
     for page in (ada, grace):
@@ -264,6 +272,7 @@ def test_a_quick_race_from_the_lobby_counts_down_over_a_held_board(
     assert 1 <= left <= 20
     ada.screenshot(path=str(artifacts / "races-countdown-1366x768.png"))
     grace.screenshot(path=str(artifacts / "races-countdown-390x844.png"))
+    no_sideways_scroll(grace)
 
     # A key does nothing before the start: no move is sent.
     ada.locator("body").focus()
