@@ -78,7 +78,10 @@ class VariantSerializer(serializers.Serializer):
     reversible_last_row = serializers.BooleanField()
 
 
-GAME_STATUSES = ["playing", "won", "lost", "resigned"]
+#: The engine's statuses and the server's ends: ``expired`` (a ranked daily left unfinished
+#: when its day ended; a race game still playing at the race's time limit) and
+#: ``move_limit`` (the log reached ``GAME_MAX_LOG`` entries).
+GAME_STATUSES = ["playing", "won", "lost", "resigned", "expired", "move_limit"]
 
 
 class GameListQuery(serializers.Serializer):

@@ -48,6 +48,7 @@ def test_the_index_lists_the_sockets(client):
     assert [s["href"] for s in sockets] == [
         "ws://testserver/ws/v1/games/{game_id}/",
         "ws://testserver/ws/v1/daily/{variant}/{day}/",
+        "ws://testserver/ws/v1/races/{code}/",
     ]
     assert all(s["description"] for s in sockets)
     secure = client.get("/api/v1/", secure=True).json()["sockets"]
