@@ -29,6 +29,13 @@ SUMMARIES = {
 }
 
 
+#: Translated names of the variant families (races are rated per family).
+FAMILIES = {
+    "bristol": _("Bristol family"),
+    "gallery": _("Picture Gallery family"),
+}
+
+
 def variant_name(key: str) -> str:
     return str(NAMES.get(key, key))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import date, timedelta
 from functools import wraps
 from typing import Any
+from urllib.parse import quote
 
 from django.conf import settings
 from django.contrib.auth.views import redirect_to_login
@@ -17,6 +18,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.cache import never_cache
 
 from accounts import selectors as account_selectors
 from games import clock, shapes
@@ -26,8 +28,10 @@ from games.inputs import day_parse, variant_parse
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
+from games.selectors import races as race_selectors
 from games.services import games as game_services
-from web.variants import all_variants, variant_info
+from games.services import races as race_services
+from web.variants import FAMILIES, all_variants, variant_info
 
 
 def login_required(view: Any) -> Any:
@@ -244,7 +248,10 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     record = shapes.player_record(user, board_selectors.stats_of_player(user=user))
     for item in record["variants"]:
         item["info"] = variant_info(item["variant"])
-    return render(request, "web/player.html", {"record": record})
+    ratings = race_selectors.player_race_ratings(user=user)
+    for item in ratings:
+        item["name"] = str(FAMILIES[item["family"]])
+    return render(request, "web/player.html", {"record": record, "race_ratings": ratings})
 
 
 def replay(request: HttpRequest, variant: str, day: str, result_id: int) -> HttpResponse:
@@ -258,6 +265,97 @@ def replay(request: HttpRequest, variant: str, day: str, result_id: int) -> Http
             "day": the_day,
             "result_id": result_id,
             "over": clock.day_over(the_day),
+            "api_url": f"/api/v1/daily/{variant}/{the_day.isoformat()}/results/{result_id}/replay/",
+        },
+    )
+
+
+def _race_variants() -> list[dict[str, Any]]:
+    """Every variant with the time limit of its races."""
+    return [
+        {**v, "time_limit_minutes": race_selectors.time_limit(v["key"]) // 60}
+        for v in all_variants()
+    ]
+
+
+def races(request: HttpRequest) -> HttpResponse:
+    entry = (
+        race_selectors.player_live_entry(request.user) if request.user.is_authenticated else None
+    )
+    return render(
+        request,
+        "web/races.html",
+        {
+            "current": entry.race if entry else None,  # one race at a time: the player's
+            "variants": _race_variants(),
+            "min_players": race_selectors.MIN_PLAYERS,
+            "max_players": race_selectors.MAX_PLAYERS,
+            "quick_start_seconds": race_selectors.QUICK_START_SECONDS,
+        },
+    )
+
+
+@never_cache  # going back to it shows the race as it is now, not as it was
+def race(request: HttpRequest, code: str) -> HttpResponse:
+    """A race for players and spectators; a player who has a game gets its board."""
+    try:
+        the_race = race_services.race_settle(code=code)  # one past its time is finished
+    except NotFound:
+        raise Http404("no such race") from None
+    view = race_selectors.race_view(the_race, request.user)
+    state = None
+    if view["you"] and view["you"]["game"]:
+        state = shapes.game_state(
+            game_services.game_open(game_id=view["you"]["game"], user=request.user)
+        )
+    return render(
+        request,
+        "web/race.html",
+        {
+            "race": view,
+            "variant": variant_info(view["variant"]),
+            "game": state,
+            "state": state,
+            "hints": False,
+            # The board takes moves only while the race runs (race.js keeps it so).
+            "held": view["status"] != "running",
+            "quick_start_seconds": race_selectors.QUICK_START_SECONDS,
+            "time_limit_minutes": view["time_limit_seconds"] // 60,
+        },
+    )
+
+
+def race_replay(request: HttpRequest, code: str, username: str) -> HttpResponse:
+    try:
+        the_race = race_selectors.race_by_code(code)
+    except NotFound:
+        raise Http404("no such race") from None
+    info = variant_info(the_race.variant)
+    return render(
+        request,
+        "web/replay.html",
+        {
+            "variant": info,
+            "over": the_race.status == "finished",
+            "api_url": f"/api/v1/races/{quote(code)}/players/{quote(username)}/replay/",
+            "back_url": reverse("web:race", args=[code]),
+            "race_player": username,
+        },
+    )
+
+
+def race_board(request: HttpRequest, family: str) -> HttpResponse:
+    """The quick-race ratings of a variant family, best first."""
+    if family not in FAMILIES:
+        raise Http404("no such family")
+    return render(
+        request,
+        "web/race_board.html",
+        {
+            "family": family,
+            "families": [{"key": k, "name": str(v)} for k, v in FAMILIES.items()],
+            "family_name": str(FAMILIES[family]),
+            "board": race_selectors.race_leaderboard(family=family),
         },
     )
 

@@ -101,6 +101,15 @@ export function errorText(err) {
     throttled: gettext("Too many requests; please wait a moment."),
     not_found: gettext("Not found."),
     permission_denied: gettext("Not allowed. Reload the page and try again."),
+    race_not_started: gettext("The race has not started yet."),
+    race_over: gettext("The race is over."),
+    already_racing: gettext("You are in another race already: finish or leave it first."),
+    race_full: gettext("This race is full."),
+    race_started: gettext("This race has started: nobody joins or leaves it now."),
+    not_creator: gettext("Only the player who created this race can start it."),
+    too_few_players: gettext("A race needs at least two players."),
+    race_not_finished: gettext("The race is not over yet."),
+    race_pool_empty: gettext("No deal is ready for a race yet. Try again in a few seconds."),
   };
   if (err && known[err.code]) return known[err.code];
   return (err && err.message) || gettext("Something went wrong.");
@@ -142,7 +151,9 @@ export function variantNames() {
   return Object.fromEntries(list.map((v) => [v.key, v]));
 }
 
-export function statusText(status) {
+// A game's status in words; a race's game ends "expired" at the race's time limit.
+export function statusText(status, kind) {
+  if (status === "expired" && kind === "race") return gettext("Out of time");
   return (
     {
       playing: gettext("Playing"),

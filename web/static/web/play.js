@@ -214,7 +214,7 @@ function draw() {
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position.stock;
   document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
   controls();
-  document.getElementById("game-status").textContent = statusText(s.status);
+  document.getElementById("game-status").textContent = statusText(s.status, s.kind);
   root.dataset.status = s.status;
   document.getElementById("finished-banner").hidden = s.status === "playing";
   // Still shown once the server has ended the game with its day (expired): it offers practice.
@@ -238,7 +238,8 @@ function controls() {
 
 function tick() {
   const s = client.state;
-  const ms = s.status === "playing" ? s.elapsed_ms + (performance.now() - receivedAt) : s.elapsed_ms;
+  const running = s.status === "playing" && !boardEl.inert; // a held race game waits for its start
+  const ms = running ? s.elapsed_ms + (performance.now() - receivedAt) : s.elapsed_ms;
   document.getElementById("timer").textContent = duration(ms);
 }
 setInterval(tick, 250);
@@ -369,7 +370,7 @@ async function hint() {
 // Aces out automatically (as ordinary server moves), one at a time.
 function autoAces() {
   const s = client.state;
-  if (!settings.autoAces || suppressAuto || over || s.status !== "playing" || client.busy) return;
+  if (!settings.autoAces || suppressAuto || over || boardEl.inert || s.status !== "playing" || client.busy) return;
   const m = s.legal_moves.find((x) => {
     if (!x.endsWith("-" + HOME)) return false;
     if (HOME === "a") return true;
@@ -461,7 +462,7 @@ window.addEventListener("pointercancel", (ev) => endDrag(ev, false));
 // -- keyboard ------------------------------------------------------------------------------------
 document.addEventListener("keydown", (ev) => {
   if (ev.defaultPrevented || ev.altKey || ev.metaKey) return;
-  if (document.querySelector("dialog[open]")) return;
+  if (document.querySelector("dialog[open]") || boardEl.inert) return;
   const tag = ev.target.tagName;
   // A ticked setting keeps the focus, but the game's keys still work (not in text fields).
   const toggle = tag === "INPUT" && ["checkbox", "radio"].includes(ev.target.type);
@@ -536,7 +537,7 @@ async function showEnd(open, celebrate = false) {
     lost: gettext("No more moves: the game is lost."),
     resigned: gettext("You resigned this game."),
   }[s.status];
-  document.getElementById("end-title").textContent = title || statusText(s.status);
+  document.getElementById("end-title").textContent = title || statusText(s.status, s.kind);
   document.getElementById("end-score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("end-moves").textContent = s.ply;
   document.getElementById("end-time").textContent = duration(s.elapsed_ms);
@@ -658,6 +659,16 @@ document.getElementById("btn-day-practice")?.addEventListener("click", (ev) => {
   const { variant: v, date } = ev.currentTarget.dataset;
   startGame(ev.currentTarget, `/api/v1/daily/${v}/${date}/play/`, undefined, sayError);
 });
+
+// A race page holds the board (inert) before its start and after its time is up.
+new MutationObserver(() => {
+  deselect();
+  if (!boardEl.inert) {
+    receivedAt = performance.now(); // its clock starts now: the server's time is asked for
+    client.resync();
+  }
+  autoAces();
+}).observe(boardEl, { attributes: true, attributeFilter: ["inert"] });
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
 document.addEventListener("visibilitychange", () => {

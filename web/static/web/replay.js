@@ -1,4 +1,4 @@
-// Replay viewer: steps through a finished daily game with the replay API (?step=k).
+// Replay viewer: steps through a finished daily or race game with its replay API (?step=k).
 /* global gettext, ngettext, interpolate */
 import { fitOnResize, renderBoard } from "./board.js";
 import { foundationFor, moveWords } from "./cards.js";
@@ -6,7 +6,7 @@ import { api, errorText } from "./common.js";
 
 const root = document.getElementById("replay");
 const family = root.dataset.family;
-const url = `/api/v1/daily/${root.dataset.variant}/${root.dataset.day}/results/${root.dataset.result}/replay/`;
+const url = root.dataset.url; // a daily's result or a race's player
 const boardEl = document.getElementById("board");
 fitOnResize(boardEl);
 const slider = document.getElementById("rp-slider");
