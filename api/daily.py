@@ -12,6 +12,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.authentication import signed_in_user
 from api.serializers import GameStateSerializer, PositionSerializer
 from api.views import errors
 from games import clock
@@ -248,7 +249,7 @@ class DailyPlayView(APIView):
     )
     def post(self, request: Request, variant: str, day: str) -> Response:
         game, created = daily_services.daily_game_start(
-            user=request.user, variant=parse_variant(variant), day=parse_day(day)
+            user=signed_in_user(request), variant=parse_variant(variant), day=parse_day(day)
         )
         return Response(
             game_selectors.game_state(game),

@@ -29,7 +29,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from api import serializers as s
-from api.authentication import ApiTokenAuthentication
+from api.authentication import ApiTokenAuthentication, signed_in_user
 from api.throttling import AuthThrottle
 from games.engine import VARIANTS
 from games.models import UNDO
@@ -287,7 +287,7 @@ class TokenListView(APIView):
     @extend_schema(tags=["accounts"], responses={200: s.TokenSerializer(many=True), **errors(401)})
     def get(self, request: Request) -> Response:
         return Response(
-            [token_data(t) for t in account_selectors.tokens_of_user(user=request.user)]
+            [token_data(t) for t in account_selectors.tokens_of_user(user=signed_in_user(request))]
         )
 
     @extend_schema(
@@ -299,7 +299,7 @@ class TokenListView(APIView):
         data = s.TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
         token, key = account_services.token_create(
-            user=request.user, name=data.validated_data["name"]
+            user=signed_in_user(request), name=data.validated_data["name"]
         )
         return Response({**token_data(token), "token": key}, status=status.HTTP_201_CREATED)
 
@@ -309,7 +309,7 @@ class TokenDetailView(APIView):
 
     @extend_schema(tags=["accounts"], responses={204: None, **errors(401, 403, 404)})
     def delete(self, request: Request, token_id: int) -> Response:
-        account_services.token_revoke(user=request.user, token_id=token_id)
+        account_services.token_revoke(user=signed_in_user(request), token_id=token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -363,10 +363,11 @@ class GameListView(APIView):
         query.is_valid(raise_exception=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(
-            game_selectors.games_of_player(user=request.user, **query.validated_data),
+            game_selectors.games_of_player(user=signed_in_user(request), **query.validated_data),
             request,
             view=self,
         )
+        assert page is not None  # None only without a page size, and the paginator has one
         return paginator.get_paginated_response([game_selectors.game_state(g) for g in page])
 
     @extend_schema(
@@ -383,7 +384,9 @@ class GameListView(APIView):
     def post(self, request: Request) -> Response:
         data = s.GameCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        game = game_services.practice_game_start(user=request.user, **data.validated_data)
+        game = game_services.practice_game_start(
+            user=signed_in_user(request), **data.validated_data
+        )
         return Response(game_selectors.game_state(game), status=status.HTTP_201_CREATED)
 
 
@@ -392,7 +395,7 @@ class GameDetailView(APIView):
 
     @extend_schema(tags=["games"], responses={200: s.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_open(game_id=game_id, user=request.user)
+        game = game_services.game_open(game_id=game_id, user=signed_in_user(request))
         return Response(game_selectors.game_state(game))
 
 
@@ -419,7 +422,7 @@ class GameMovesView(APIView):
         tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_selectors.game_for_player(game_id=game_id, user=request.user)
+        game = game_selectors.game_for_player(game_id=game_id, user=signed_in_user(request))
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(game_selectors.game_moves(game), request, view=self)
         return paginator.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
@@ -441,7 +444,9 @@ class GameMovesView(APIView):
         data = s.MoveInput(data=request.data)
         data.is_valid(raise_exception=True)
         return move_response(
-            game_services.game_apply_move(game_id=game_id, user=request.user, **data.validated_data)
+            game_services.game_apply_move(
+                game_id=game_id, user=signed_in_user(request), **data.validated_data
+            )
         )
 
 
@@ -467,7 +472,10 @@ class GameUndoView(APIView):
         data.is_valid(raise_exception=True)
         return move_response(
             game_services.game_apply_move(
-                game_id=game_id, user=request.user, move=UNDO, ply=data.validated_data["ply"]
+                game_id=game_id,
+                user=signed_in_user(request),
+                move=UNDO,
+                ply=data.validated_data["ply"],
             )
         )
 
@@ -487,7 +495,7 @@ class GameHintView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        hint = game_services.game_hint(game_id=game_id, user=request.user)
+        hint = game_services.game_hint(game_id=game_id, user=signed_in_user(request))
         return Response(dataclasses.asdict(hint))
 
 
@@ -503,5 +511,5 @@ class GameResignView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_resign(game_id=game_id, user=request.user)
+        game = game_services.game_resign(game_id=game_id, user=signed_in_user(request))
         return Response(game_selectors.game_state(game))

@@ -11,6 +11,7 @@ from functools import wraps
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -27,6 +28,12 @@ from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.services import games as game_services
 from web.variants import all_variants, variant_info
+
+
+class AuthenticatedHttpRequest(HttpRequest):
+    """For the type checker only: the request of a ``login_required`` view has a User."""
+
+    user: User
 
 
 def login_required(view: Any) -> Any:
@@ -134,7 +141,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def play(request: HttpRequest, game_id: int) -> HttpResponse:
+def play(request: AuthenticatedHttpRequest, game_id: int) -> HttpResponse:
     try:
         game = game_services.game_open(game_id=game_id, user=request.user)
     except NotFound:
@@ -156,7 +163,7 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
 
 
 @login_required
-def my_games(request: HttpRequest) -> HttpResponse:
+def my_games(request: AuthenticatedHttpRequest) -> HttpResponse:
     page = Paginator(game_selectors.games_of_player(user=request.user), 20).get_page(
         request.GET.get("page")
     )

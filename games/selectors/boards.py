@@ -8,8 +8,9 @@ from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
+from django.db.models import Field
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -44,13 +45,15 @@ def _board_sql() -> dict[str, str]:
     User = get_user_model()
     q = connection.ops.quote_name
     result, users = q(Result._meta.db_table), q(User._meta.db_table)
-    name = q(User._meta.get_field(User.USERNAME_FIELD).column)
+    username, pk = User._meta.get_field(User.USERNAME_FIELD), User._meta.pk
+    assert isinstance(username, Field) and username.column and pk.column, "concrete fields"
+    name = q(username.column)
     line = (
         f"r.id, u.{name}, r.won, r.cards_home, r.moves, r.time_ms, r.finished_at, "
         "r.sort_key, r.player_id"
     )
     board = (
-        f"FROM {result} r JOIN {users} u ON u.{q(User._meta.pk.column)} = r.player_id "
+        f"FROM {result} r JOIN {users} u ON u.{q(pk.column)} = r.player_id "
         "WHERE r.deal_id = %s AND NOT r.disqualified"
     )
     keys = f"SELECT sort_key FROM {result} WHERE deal_id = %s AND NOT disqualified"
@@ -97,7 +100,7 @@ def _line(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
 def day_board(
     *,
     deal: Deal,
-    user: AbstractBaseUser | None = None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
     limit: int = 50,
     after: str | None = None,
     around: int = 3,
@@ -133,7 +136,7 @@ def day_board(
         "me": None,
         "around": [],
     }
-    at = next((i for i, r in enumerate(near) if r[8] == user.pk), None)
+    at = next((i for i, r in enumerate(near) if user is not None and r[8] == user.pk), None)
     if at is not None:
         rank = rank_of(deal.pk, near[at][7])
         data["around"] = [_line(r, rank + i - at) for i, r in enumerate(near)]
@@ -184,9 +187,9 @@ def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[
     }
 
 
-def player_record(*, user: AbstractBaseUser) -> dict[str, Any]:
+def player_record(*, user: User) -> dict[str, Any]:
     """A player's daily record per variant: played, won, win rate, streaks, best result."""
-    variants = []
+    variants: list[dict[str, Any]] = []
     for s in PlayerStats.objects.filter(player=user).select_related("best_result__deal"):
         best = s.best_result
         variants.append(

@@ -10,7 +10,7 @@ from datetime import date
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 
 from games import clock, jobs
 from games.boards import rank_of
@@ -65,6 +65,7 @@ def published_deal(variant: str, day: date) -> Deal:
 
 def deal_public(deal: Deal) -> dict[str, Any]:
     """What anyone may know of a daily: its commitment, and the seed once the day is over."""
+    assert deal.date is not None, "a daily has its day"
     over = clock.day_over(deal.date)
     return {
         "variant": deal.variant,
@@ -78,7 +79,7 @@ def deal_public(deal: Deal) -> dict[str, Any]:
     }
 
 
-def daily_overview(*, user: AbstractBaseUser | None, day: date) -> list[dict[str, Any]]:
+def daily_overview(*, user: User | AnonymousUser | None, day: date) -> list[dict[str, Any]]:
     """Every variant's daily of a day, with the player's ranked game and result if any."""
     deals = [daily_get(key, day) for key in VARIANTS]
     mine: dict[int, Game] = {}
@@ -111,6 +112,7 @@ def daily_overview(*, user: AbstractBaseUser | None, day: date) -> list[dict[str
 
 def result_replay(*, deal: Deal, result_id: int, step: int | None) -> dict[str, Any]:
     """A finished day's result: its log, and the position after ``step`` log entries."""
+    assert deal.date is not None, "a daily has its day"
     if not clock.day_over(deal.date):
         raise NotFound("replays are public once the day is over")
     try:
