@@ -45,10 +45,10 @@ from bench._play import Tally  # noqa: E402
 from bench._server import (  # noqa: E402
     CpuAccount,
     percentile,
-    register,
     server_arguments,
     servers_for,
 )
+from devtools.accounts import register  # noqa: E402
 
 TARGET_P50_GROWTH = 0.20
 

@@ -51,7 +51,8 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench import _play  # noqa: E402
 from bench._play import Tally  # noqa: E402
-from bench._server import CpuAccount, Pace, choose, percentile, register, servers_for  # noqa: E402
+from bench._server import CpuAccount, Pace, choose, percentile, servers_for  # noqa: E402
+from devtools.accounts import register  # noqa: E402
 
 TARGETS = _play.Targets(moves_per_s=300.0, p50_ms=10.0)
 

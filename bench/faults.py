@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -32,15 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import (  # noqa: E402
-    Pace,
-    RedisServer,
-    database_arguments,
-    own_servers,
-    percentile,
-    server_env,
-)
+from bench._server import Pace, database_arguments, percentile  # noqa: E402
 from bench.load import Http, Lost  # noqa: E402
+from devtools.servers import RedisServer, own_servers, server_env, subprocess_json  # noqa: E402
 
 SEED = """
 import json
@@ -74,7 +67,7 @@ if long:
         for p in range(long)], batch_size=1000)
     last = at[(long - 1) % 2].to_json()
     Game.objects.filter(pk=game.pk).update(ply=long, position=last)
-print("SEEDED " + json.dumps(out))
+print(json.dumps(out))
 """
 
 
@@ -84,16 +77,7 @@ def seed(database: str, args: argparse.Namespace, redis_url: str, **spec: Any) -
         database_url=f"{args.pg_url}/{database}", redis_url=redis_url, settings=args.settings
     )
     code = SEED.format(spec=json.dumps(spec))
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    )
-    line = next(x for x in done.stdout.splitlines() if x.startswith("SEEDED "))
-    return json.loads(line.removeprefix("SEEDED "))
+    return subprocess_json("manage.py", "shell", "-c", code, env=env, timeout=600)
 
 
 @contextmanager

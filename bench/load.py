@@ -72,10 +72,10 @@ from bench._server import (  # noqa: E402
     choose,
     cpu_times,
     percentile,
-    register,
     server_arguments,
     servers_for,
 )
+from devtools.accounts import register  # noqa: E402
 
 VARIANTS = (
     "bristol",

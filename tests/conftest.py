@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -9,12 +10,11 @@ from typing import Any
 
 import pytest
 import time_machine
-from pinned_clock import PINNED_NOW
+
+from devtools.accounts import PASSWORD
+from tests.pinned_clock import PINNED_NOW
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-
-#: A password that passes Django's validators.
-PASSWORD = "correct-horse-battery-staple-42"
 
 
 @pytest.fixture(autouse=True)
@@ -98,6 +98,29 @@ def _dailies_dealt(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPat
 @pytest.fixture
 def password() -> str:
     return PASSWORD
+
+
+@pytest.fixture
+def channel_layers(settings: Any, transactional_db: None) -> Iterator[None]:
+    """Sockets in a test: channel layers of its own, database connections closed after.
+
+    A Redis layer gets a prefix of this test alone, so a shared Redis never mixes
+    runs' events. Consumers reach the database through ``database_sync_to_async``,
+    in asgiref's one thread for thread-sensitive code outside any request: the
+    connections they opened there are closed in that thread, so none outlives the test.
+    """
+    from asgiref.sync import sync_to_async
+    from django.db import connections
+
+    layers = {}
+    for name, conf in settings.CHANNEL_LAYERS.items():
+        conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
+        if "redis" in conf["BACKEND"].lower():
+            conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
+        layers[name] = conf
+    settings.CHANNEL_LAYERS = layers
+    yield
+    asyncio.run(sync_to_async(connections.close_all)())  # in that same thread
 
 
 @pytest.fixture

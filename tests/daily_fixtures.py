@@ -1,8 +1,7 @@
 """Fixtures and helpers for the daily-challenge and leaderboard tests.
 
-Test modules load them with ``pytest_plugins = ["daily_fixtures"]`` (``tests/``
-is on ``sys.path`` because of the root ``tests/conftest.py``) and import the
-helpers, which happens first: PYTEST_DONT_REWRITE (plain asserts here).
+Test modules load them with ``pytest_plugins = ["tests.daily_fixtures"]`` and
+import the helpers, which happens first: PYTEST_DONT_REWRITE (plain asserts here).
 
 - ``daily_clock``: the server's clocks (``games.clock.now`` and ``shared_now``) under
   the test's control.

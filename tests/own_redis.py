@@ -1,7 +1,7 @@
 """A redis-server of the test's own on a free port, to kill, pause and restart under play.
 
 The shared Redis of the machine is never touched: faults are injected into this
-process only (``bench._server.RedisServer``).
+process only (``devtools.servers.RedisServer``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench._server import RedisServer
+from devtools.servers import RedisServer
 
 
 @pytest.fixture

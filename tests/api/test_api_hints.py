@@ -8,7 +8,6 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from daily_fixtures import DAY
 from django.core.cache import cache
 
 from games import clock, hints
@@ -19,8 +18,9 @@ from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
+from tests.daily_fixtures import DAY
 
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 # Random legal play from Bristol seed 0 that leaves a game still playing but lost
 # even with every card known (found once by search, pinned here).

@@ -7,7 +7,14 @@ import hashlib
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from daily_fixtures import (
+from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
+
+from api.daily import parse_day
+from games.engine import VARIANTS, deck_order, new_position
+from games.models import Deal, Game, Result
+from games.services import accounts as account_services
+from tests.daily_fixtures import (
     DAY,
     NOON,
     committed,
@@ -17,16 +24,9 @@ from daily_fixtures import (
     morning,
     quiet_move,
 )
-from django.contrib.auth import get_user_model
-from rest_framework.test import APIClient
-
-from api.daily import parse_day
-from games.engine import VARIANTS, deck_order, new_position
-from games.models import Deal, Game, Result
-from games.services import accounts as account_services
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 API = "/api/v1"
 

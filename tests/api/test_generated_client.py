@@ -31,18 +31,18 @@ from typing import Any
 
 import httpx
 import pytest
-from daily_fixtures import day_where, morning
 
+from devtools.accounts import PASSWORD
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.models import Deal
 from patience_site.wsgi import application
+from tests.daily_fixtures import day_where, morning
 
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_boards")]
 
 BASE = "http://testserver"
-PASSWORD = "correct-horse-battery-staple-42"
 PACKAGE = "patience_client"
 #: Solver budget for the deals played here (they are decided far below it).
 NODES = 400_000

@@ -17,24 +17,23 @@ from typing import Any
 import pytest
 import redis
 from channels.testing import WebsocketCommunicator
-from daily_fixtures import DAY
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
+from devtools.accounts import PASSWORD
 from games import boards
 from games.models import Result
 from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
+from tests.daily_fixtures import DAY
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
-pytest_plugins = ["daily_fixtures", "own_redis"]
-
-PASSWORD = "correct-horse-battery-staple-42"
+pytest_plugins = ["tests.daily_fixtures", "tests.own_redis"]
 
 
 def player(name: str) -> tuple[Any, APIClient, Client]:
@@ -165,7 +164,7 @@ def test_create_dailies_drops_a_mirror_that_lost_a_result(own_redis, daily_clock
 
 @pytest.mark.asyncio
 async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily_clock):
-    from asgiref.sync import SyncToAsync, sync_to_async
+    from asgiref.sync import sync_to_async
     from django.db import connections
 
     user, api, _ = await sync_to_async(player)("ann")
@@ -193,4 +192,4 @@ async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily
         # Leaving its groups needs Redis: Channels raises that error as the socket closes.
         with contextlib.suppress(redis.exceptions.ConnectionError):
             await comm.disconnect()
-        SyncToAsync.single_thread_executor.submit(connections.close_all).result()
+        await sync_to_async(connections.close_all)()  # in the thread the consumer used

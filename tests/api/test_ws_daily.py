@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-import uuid
 from datetime import date, timedelta
 from typing import Any
 
 import pytest
-from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.db import connections, transaction
+from django.db import transaction
 
 from api import consumers
+from devtools.accounts import PASSWORD
 from games import boards, clock
 from games.models import Game
 from games.services import accounts as account_services
@@ -25,26 +24,14 @@ from patience_site.asgi import application
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
-PASSWORD = "correct-horse-battery-staple-42"
-
 
 @pytest.fixture(autouse=True)
-def _channel_layer(settings: Any, transactional_db: None) -> Any:
-    """A Redis prefix of this test alone, so a shared Redis never mixes runs' events."""
-    layers = {}
-    for name, conf in settings.CHANNEL_LAYERS.items():
-        conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
-        if "redis" in conf["BACKEND"].lower():
-            conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
-        layers[name] = conf
-    settings.CHANNEL_LAYERS = layers
+def _today_boards(channel_layers: None) -> None:
     # The Redis mirror of a board is keyed by deal id, which other test databases (earlier
     # runs) share: start today's boards from mirrors rebuilt from this database.
     _today[:] = [clock.today()]  # read here: the clock is the database's, out of async code
     for deal in daily_services.dailies_create(first=_today[0], days=1):
         boards.board_drop(deal.pk)
-    yield
-    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 def make_player(name: str) -> Any:

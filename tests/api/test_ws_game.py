@@ -8,47 +8,32 @@ from typing import Any
 
 import pytest
 import pytest_asyncio
-from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
-from django.db import connections
 from django.test import Client
 from rest_framework.test import APIClient
 
 from api import consumers
+from devtools.accounts import PASSWORD
 from games.models import Game
 from games.selectors import games as game_selectors
 from games.services import accounts as account_services
 from games.services import games as game_services
 from patience_site.asgi import application
+from tests.helpers import token_headers
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("channel_layers"),
+]
 
-PASSWORD = "correct-horse-battery-staple-42"
 SEED = 1  # a Bristol deal whose opening has legal moves and a deal
 
 
 # -- fixtures -------------------------------------------------------------------------------
-
-
-def unique_layer(layers: dict[str, Any]) -> dict[str, Any]:
-    """The channel layers with a Redis prefix of this test alone (a shared Redis stays quiet)."""
-    out = {}
-    for name, conf in layers.items():
-        conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
-        if "redis" in conf["BACKEND"].lower():
-            conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
-        out[name] = conf
-    return out
-
-
-@pytest.fixture(autouse=True)
-def _channel_layer(settings: Any) -> Any:
-    settings.CHANNEL_LAYERS = unique_layer(settings.CHANNEL_LAYERS)
-    yield
-    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
 
 
 def make_player(name: str | None = None) -> Any:
@@ -74,10 +59,6 @@ def key(player: Any) -> str:
 @pytest.fixture
 def game(player: Any) -> Game:
     return game_services.practice_game_start(user=player, variant="bristol", seed=SEED)
-
-
-def token_headers(key: str) -> list[tuple[bytes, bytes]]:
-    return [(b"authorization", f"Token {key}".encode())]
 
 
 def session_headers(user: Any) -> list[tuple[bytes, bytes]]:

@@ -17,13 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pinned_clock import pinned_clock_env
+
+from devtools.accounts import PASSWORD
+from devtools.servers import start_daphne, stop, wait_until_up
+from tests.pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:  # bench._server, shared with the benchmarks and e2e tests
-    sys.path.insert(0, str(REPO))
-
-from bench._server import start_daphne, stop, wait_until_up  # noqa: E402
 
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -152,10 +151,6 @@ def artifacts() -> Path:
 @pytest.fixture
 def username() -> str:
     return "pw" + uuid.uuid4().hex[:8]
-
-
-#: The password of every account the browser tests make.
-PASSWORD = "correct-horse-battery-staple-42"
 
 
 @pytest.fixture(scope="session")

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pinned_clock import PINNED_NOW, pinned_clock_env
 from playwright.sync_api import expect
 
-from bench._server import free_port, start_daphne, stop, wait_until_up
+from devtools.servers import free_port, start_daphne, stop, wait_until_up
+from tests.pinned_clock import PINNED_NOW, pinned_clock_env
 
 pytestmark = pytest.mark.browser
 

@@ -15,9 +15,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from devtools.accounts import PASSWORD
+
 pytestmark = pytest.mark.browser
 
-PASSWORD = "correct-horse-battery-staple-42"
 
 BRISTOL_KEYS = {f"t{i}": str(i) for i in range(1, 9)} | {"r1": "q", "r2": "w", "r3": "e", "f": "f"}
 GALLERY_KEYS = (

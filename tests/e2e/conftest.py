@@ -19,27 +19,17 @@ its token, a different one on every call).
 
 from __future__ import annotations
 
-import json
 import os
-import signal
-import subprocess
-import sys
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
-if str(REPO) not in sys.path:  # bench.load and bench._server, shared with the benchmarks
-    sys.path.insert(0, str(REPO))
-
-from pinned_clock import pinned_clock_env  # noqa: E402
-
-from bench._server import free_port, start_daphne, wait_until_up  # noqa: E402
+from devtools.servers import Daphne, subprocess_json
+from tests.pinned_clock import pinned_clock_env
 
 #: Accounts with tokens made in the template database (every copy has them).
 PLAYERS = 48
@@ -113,17 +103,8 @@ def e2e_template(e2e_urls: tuple[str, str], pinned_clock: dict[str, str]) -> Ite
     env.pop("DJANGO_SETTINGS_MODULE", None)
     env["DJANGO_SETTINGS_MODULE"] = "patience_site.settings"
     try:
-        out = subprocess.run(
-            [sys.executable, "-c", _PREPARE, str(PLAYERS)],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
-        assert out.returncode == 0, f"migrating the template failed:\n{out.stderr}"
-        players = [tuple(p) for p in json.loads(out.stdout.strip().splitlines()[-1])]
-        yield Template(name, players)
+        players = subprocess_json("-c", _PREPARE, str(PLAYERS), env=env, timeout=300)
+        yield Template(name, [tuple(p) for p in players])
     finally:
         _admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
@@ -196,52 +177,6 @@ def e2e_player(e2e_template: Template) -> Callable[[], tuple[str, str]]:
         return e2e_template.players[e2e_template.taken - 1]
 
     return take
-
-
-class Daphne:
-    """One daphne process of a test: started, killed (SIGKILL) and restarted on its port."""
-
-    def __init__(self, env: dict[str, str], log_path: Path, port: int | None = None) -> None:
-        self.env = env
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log_path = log_path
-        self.proc: subprocess.Popen | None = None
-        self._log: Any = None
-
-    def start(self, *, wait: bool = True) -> Daphne:
-        assert self.proc is None or self.proc.poll() is not None, "already running"
-        self._log = open(self.log_path, "ab")  # noqa: SIM115 (closed in stop/kill)
-        self.proc, _ = start_daphne(self.env, self._log, self.port)
-        if wait:
-            self.wait()
-        return self
-
-    def wait(self) -> None:
-        assert self.proc is not None
-        wait_until_up(self.proc, self.url, timeout=60)
-
-    def kill(self) -> None:
-        """SIGKILL: no shutdown code runs; open transactions die with their connections."""
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait(timeout=10)
-        self._close_log()
-
-    def stop(self) -> None:
-        if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-        self._close_log()
-
-    def _close_log(self) -> None:
-        if self._log is not None:
-            self._log.close()
-            self._log = None
 
 
 @pytest.fixture

@@ -22,47 +22,22 @@ and resend the move whose answer they lost, with the same ply. Then:
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
-import sys
 import time
 from collections import Counter
-from pathlib import Path
 
 import pytest
-from pinned_clock import PINNED_DAY
 
-from bench._server import server_env
 from bench.load import Config, Deadline, Stats, make_players, run_players
+from devtools.servers import server_env
+from tests.e2e.helpers import games_verified
+from tests.pinned_clock import PINNED_DAY
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
 PLAYERS = 16  # half REST, half WebSocket
 BEFORE_KILL_S = 4.0
 AFTER_RESTART_S = 8.0  # a cold server under a loaded machine needs a few seconds
-
-VERIFY = """
-import json
-from games.models import Game
-from games.selectors.games import game_verify
-print(json.dumps({g.pk: game_verify(g) for g in Game.objects.select_related("deal")}))
-"""
-
-
-def verify_all(env: dict[str, str]) -> dict[int, str | None]:
-    """``game_verify`` of every game in the server's database (in a subprocess on it)."""
-    out = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", VERIFY],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    return {int(k): v for k, v in json.loads(out.stdout.strip().splitlines()[-1]).items()}
 
 
 def test_a_server_killed_under_load_loses_no_acknowledged_move(
@@ -131,7 +106,7 @@ def test_a_server_killed_under_load_loses_no_acknowledged_move(
     assert resent, "no move was in flight when the server died"
 
     # Every game in the database equals the replay of its log.
-    verdicts = verify_all(env)
+    verdicts = games_verified(env)
     assert {g: v for g, v in verdicts.items() if v is not None} == {}
     assert {a.game for a in acks} <= set(verdicts)
 

@@ -11,22 +11,20 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import threading
 import uuid
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
-from pinned_clock import PINNED_DAY
 from websockets.sync.client import ClientConnection, connect
+
+from devtools.accounts import register
+from tests.e2e.helpers import games_verified
+from tests.pinned_clock import PINNED_DAY
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
-PASSWORD = "correct-horse-battery-staple-42"
 TIMEOUT = 15
 
 
@@ -43,56 +41,11 @@ def recv(ws: ClientConnection) -> dict[str, Any]:
     return json.loads(ws.recv(timeout=TIMEOUT))
 
 
-def register(base: str) -> tuple[str, str]:
-    """Register through REST (session + CSRF, as a browser does), then make a token.
-
-    Returns ``(username, token key)``.
-    """
-    name = f"e2e-{uuid.uuid4().hex[:10]}"
-    s = requests.Session()
-    s.trust_env = False
-    s.get(f"{base}/api/v1/auth/csrf/", timeout=TIMEOUT).raise_for_status()
-    r = s.post(
-        f"{base}/api/v1/auth/register/",
-        json={"username": name, "password": PASSWORD},
-        headers={"X-CSRFToken": s.cookies["csrftoken"]},
-        timeout=TIMEOUT,
-    )
-    assert r.status_code == 201, r.text
-    # Logging in rotated the CSRF token: send the new one.
-    r = s.post(
-        f"{base}/api/v1/auth/tokens/",
-        json={"name": "e2e"},
-        headers={"X-CSRFToken": s.cookies["csrftoken"]},
-        timeout=TIMEOUT,
-    )
-    assert r.status_code == 201, r.text
-    return name, r.json()["token"]
-
-
 def token_session(key: str) -> requests.Session:
     s = requests.Session()
     s.trust_env = False
     s.headers["Authorization"] = f"Token {key}"
     return s
-
-
-def game_verify(env: dict[str, str], game_id: int) -> str:
-    """``games.selectors.games.game_verify`` of a game, run against the servers' database."""
-    code = (
-        "from games.models import Game; from games.selectors.games import game_verify; "
-        f"print(repr(game_verify(Game.objects.select_related('deal').get(pk={game_id}))))"
-    )
-    out = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    return out.stdout.strip().splitlines()[-1]
 
 
 def answer_to(ws: ClientConnection, cause: str) -> dict[str, Any]:
@@ -111,7 +64,8 @@ def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_othe
         first = recv(listener)
         assert first["type"] == "board"
 
-        name, key = register(b)
+        name = f"e2e-{uuid.uuid4().hex[:10]}"
+        key = register(b, name)
         api = token_session(key)
         r = api.post(f"{b}/api/v1/daily/bristol/{today}/play/", timeout=TIMEOUT)
         assert r.status_code == 201, r.text
@@ -139,7 +93,7 @@ ROUNDS = 6
 
 def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e2e_env):
     a, b = servers
-    _, key = register(a)
+    key = register(a, f"e2e-{uuid.uuid4().hex[:10]}")
     api = token_session(key)
     r = api.post(f"{a}/api/v1/games/", json={"variant": "bristol", "seed": 1}, timeout=TIMEOUT)
     assert r.status_code == 201, r.text
@@ -188,4 +142,4 @@ def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e
         assert r.status_code == 200, r.text
         pushed = answer_to(sockets[0], "changed")
         assert pushed["ply"] == ROUNDS + 1
-    assert game_verify(e2e_env, game_id) == "None"
+    assert games_verified(e2e_env, game_id) == {game_id: None}

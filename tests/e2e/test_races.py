@@ -24,21 +24,19 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import subprocess
-import sys
 import uuid
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
-from pinned_clock import PINNED_DAY
 
 from bench.load import Http
+from devtools.accounts import register
+from tests.e2e.helpers import games_verified
+from tests.pinned_clock import PINNED_DAY
 
 pytestmark = pytest.mark.e2e
 
-REPO = Path(__file__).resolve().parents[2]
 CLIENTS = 16
 TIMEOUT = 20.0
 
@@ -147,26 +145,6 @@ def sql(env: dict[str, str], query: str, *params: Any) -> list[tuple[Any, ...]]:
         return conn.execute(query, params).fetchall()
 
 
-def verify(env: dict[str, str], *games: int) -> dict[int, str | None]:
-    """``games.selectors.games.game_verify`` of these games, run against the servers' database."""
-    code = (
-        "import json; from games.models import Game; "
-        "from games.selectors.games import game_verify; "
-        f"games = Game.objects.select_related('deal').filter(pk__in={list(games)!r}); "
-        "print(json.dumps({g.pk: game_verify(g) for g in games}))"
-    )
-    out = subprocess.run(
-        [sys.executable, "manage.py", "shell", "-c", code],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    return {int(k): v for k, v in json.loads(out.stdout.strip().splitlines()[-1]).items()}
-
-
 def mirror(env: dict[str, str], deal: int) -> list[str]:
     """The members of a day board's Redis mirror (the sentinel "" included)."""
     import redis
@@ -228,7 +206,7 @@ def test_the_same_move_sent_by_sixteen_clients_at_once_is_applied_once(
     status, moves = rest(servers[1], token, "GET", f"/api/v1/games/{game}/moves/")
     assert status == 200
     assert [(m["ply"], m["move"]) for m in moves["results"]] == list(enumerate(log))
-    assert verify(e2e_env, game) == {game: None}
+    assert games_verified(e2e_env, game) == {game: None}
     print(f"\nsame move x{CLIENTS}, 6 rounds: {dict(outcomes)}")
 
 
@@ -258,7 +236,7 @@ def test_different_moves_at_the_same_ply_one_wins_and_the_others_get_409(
             if outcome != "applied":  # the current ply comes with the refusal
                 ply_now = answer["ply"] if "ply" in answer else answer["error"]["details"]["ply"]
                 assert ply_now == ply + 1
-    assert verify(e2e_env, game) == {game: None}
+    assert games_verified(e2e_env, game) == {game: None}
     print(f"\ndifferent moves at one ply, 3 rounds: {dict(outcomes)}")
 
 
@@ -277,7 +255,7 @@ def test_a_ranked_daily_resigned_sixteen_times_at_once_has_one_result(servers, e
     assert got["game_finished"] + got["409 game_finished"] == CLIENTS - 1, got
 
     board_checks(e2e_env, servers[0], token, game, variant)
-    assert verify(e2e_env, game) == {game: None}
+    assert games_verified(e2e_env, game) == {game: None}
     print(f"\nresign x{CLIENTS} on a ranked daily: {dict(got)}")
 
 
@@ -342,7 +320,7 @@ def test_the_last_move_of_a_ranked_daily_sent_sixteen_times_at_once_ends_it_once
     assert sql(e2e_env, "SELECT count(*) FROM games_move WHERE game_id = %s", game) == [
         (len(line),)
     ]
-    assert verify(e2e_env, game) == {game: None}
+    assert games_verified(e2e_env, game) == {game: None}
     print(f"\nlast move x{CLIENTS} on a ranked daily ({len(line)} moves): {dict(got)}")
 
 
@@ -399,8 +377,6 @@ def test_one_name_registered_in_four_cases_at_once_is_one_account(servers, e2e_e
     The check ran before the password was hashed (a second, on purpose), so
     registrations of the same name in several cases at once all passed it.
     """
-    from bench._server import register
-
     stem = f"Race{uuid.uuid4().hex[:8]}"
     names = [stem, stem.lower(), stem.upper(), stem.swapcase()]
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import crafted, deal, deck_with, moves_text
 
 from games.engine import (
     BadNotationError,
@@ -14,6 +13,7 @@ from games.engine import (
     deck_order,
     new_position,
 )
+from tests.engine.helpers import crafted, deal, deck_with, moves_text
 
 NON_ACES = [r + s for r in "23456789TJQ" for s in "CDHS"]  # 44 cards, no Ace, no King
 

@@ -6,7 +6,6 @@ import hashlib
 from collections import Counter
 
 import pytest
-from engine_helpers import ALL_VARIANTS, canonical_deck
 
 from games.engine import (
     SEED_LIMIT,
@@ -19,6 +18,7 @@ from games.engine import (
 )
 from games.engine.cards import rank, standard_deck, suit
 from games.engine.shuffle import shuffled, splitmix64
+from tests.engine.helpers import ALL_VARIANTS, canonical_deck
 
 MASK = (1 << 64) - 1
 

@@ -8,9 +8,9 @@ import subprocess
 import sys
 
 import pytest
-from engine_helpers import ALL_VARIANTS, REPO_ROOT
 
 from games.engine import new_position
+from tests.engine.helpers import ALL_VARIANTS, REPO_ROOT
 
 
 def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -9,9 +9,9 @@ import subprocess
 import sys
 
 import pytest
-from engine_helpers import REPO_ROOT
 
 import games.engine
+from tests.engine.helpers import REPO_ROOT
 
 ENGINE_MODULES = [
     "games.engine",

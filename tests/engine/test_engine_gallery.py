@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-from engine_helpers import GALLERY_FAMILY, crafted, deal, moves_text, oracle_moves, rank
 
 from games.engine import (
     BadNotationError,
@@ -15,6 +14,7 @@ from games.engine import (
     deck_order,
     new_position,
 )
+from tests.engine.helpers import GALLERY_FAMILY, crafted, deal, moves_text, oracle_moves, rank
 
 REFILL = ("picture-gallery", "picture-gallery-reversed")
 NO_REFILL = ("royal-parade", "mod3")

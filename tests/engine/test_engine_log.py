@@ -7,7 +7,6 @@ import doctest
 import random
 
 import pytest
-from engine_helpers import ALL_VARIANTS
 
 import games.engine.log as log_module
 from games.engine import (
@@ -18,6 +17,7 @@ from games.engine import (
     new_position,
 )
 from games.engine.log import UNDO, GameLog, UndoNotAllowedError
+from tests.engine.helpers import ALL_VARIANTS
 
 
 def start(variant: str = "bristol", seed: int = 7) -> Position:

@@ -6,7 +6,6 @@ import json
 import random
 
 import pytest
-from engine_helpers import ALL_VARIANTS, BRISTOL_FAMILY, crafted, pile_ids
 
 from games.engine import (
     DEAL,
@@ -25,6 +24,7 @@ from games.engine import (
     new_position,
     replay,
 )
+from tests.engine.helpers import ALL_VARIANTS, BRISTOL_FAMILY, crafted, pile_ids
 
 # -- errors --------------------------------------------------------------------------------
 

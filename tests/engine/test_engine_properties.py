@@ -10,7 +10,6 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine_helpers import ALL_VARIANTS, oracle_apply, oracle_moves, oracle_score
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -24,6 +23,7 @@ from games.engine import (
     replay,
 )
 from games.engine.cards import cards_text
+from tests.engine.helpers import ALL_VARIANTS, oracle_apply, oracle_moves, oracle_score
 
 SETTINGS = settings(
     max_examples=60,

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine_helpers import REPO_ROOT
+from tests.engine.helpers import REPO_ROOT
 
 
 def test_the_engine_is_strictly_typed(tmp_path: Path) -> None:

@@ -6,7 +6,6 @@ import dataclasses
 from collections import Counter
 
 import pytest
-from engine_helpers import ALL_VARIANTS
 
 from games.engine import (
     VARIANTS,
@@ -19,6 +18,7 @@ from games.engine import (
     new_position,
 )
 from games.engine.cards import rank
+from tests.engine.helpers import ALL_VARIANTS
 
 
 def test_exactly_the_six_variants() -> None:

@@ -8,12 +8,12 @@ import doctest
 from pathlib import Path
 
 import pytest
-from engine_helpers import ALL_VARIANTS
 
 import games.engine.solver.proof as proof_module
 from games.engine import Position, new_position
 from games.engine.solver import Verdict, solve
 from games.engine.solver.proof import Proof, prove_lost
+from tests.engine.helpers import ALL_VARIANTS
 
 #: Deals whose search space without pruning is small enough for a test; the solver
 #: answers "lost" for each (asserted below, so a solver change shows here).

@@ -8,16 +8,16 @@ from datetime import timedelta
 
 import pytest
 import redis
-from daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
 from django.contrib.auth import get_user_model
 
 from games import boards
 from games.models import Result
 from games.selectors import boards as board_selectors
 from games.services.results import result_disqualify
+from tests.daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 _names = iter(range(10**6))
 

@@ -8,16 +8,6 @@ import hmac
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from daily_fixtures import (
-    DAY,
-    SECRET,
-    committed,
-    daily,
-    day_where,
-    morning,
-    quiet_move,
-    refill_move,
-)
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
@@ -29,9 +19,19 @@ from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from tests.daily_fixtures import (
+    DAY,
+    SECRET,
+    committed,
+    daily,
+    day_where,
+    morning,
+    quiet_move,
+    refill_move,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 
 def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:

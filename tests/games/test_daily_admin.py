@@ -7,7 +7,6 @@ import io
 from datetime import timedelta
 
 import pytest
-from daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
@@ -16,9 +15,10 @@ from games.models import Deal, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from tests.daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 RESULTS = "/admin/games/result/"
 DEALS = "/admin/games/deal/"

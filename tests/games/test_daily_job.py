@@ -15,7 +15,6 @@ from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
-from daily_fixtures import DAY
 from django.db import connection
 from rest_framework.test import APIClient
 
@@ -24,8 +23,9 @@ from games.models import Deal
 from games.selectors import dailies as daily_selectors
 from games.services import dailies as daily_services
 from patience_site.asgi import application
+from tests.daily_fixtures import DAY
 
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 
 class Job:

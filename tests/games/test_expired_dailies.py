@@ -11,7 +11,6 @@ import io
 from datetime import timedelta
 
 import pytest
-from daily_fixtures import DAY, NOON, committed, finished_result
 from django.core.management import call_command
 from django.test import TestCase
 from rest_framework.test import APIClient
@@ -23,9 +22,10 @@ from games.selectors import boards as board_selectors
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from tests.daily_fixtures import DAY, NOON, committed, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 
 def started(user, variant: str = "bristol") -> Game:

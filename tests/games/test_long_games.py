@@ -14,7 +14,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from daily_fixtures import DAY
 from django.db import connection
 from rest_framework.test import APIClient
 
@@ -24,9 +23,10 @@ from games.models import MOVE_LIMIT, UNDO, Game, Move, Result
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from tests.daily_fixtures import DAY
 
 pytestmark = pytest.mark.django_db
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 LONG = 5000
 

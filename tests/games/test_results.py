@@ -7,7 +7,6 @@ import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
-from daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
 from django.contrib.auth import get_user_model
 
 from games import boards
@@ -23,9 +22,10 @@ from games.services.results import (
     sort_key,
     stats_recompute,
 )
+from tests.daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 ONE_MS = timedelta(milliseconds=1)
 

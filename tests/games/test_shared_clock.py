@@ -7,24 +7,19 @@ par, nor refuses today's ranked result, nor gives hints in today's daily.
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
 from django.conf import settings
 from django.db import connection
 
+from devtools.servers import subprocess_json
 from games import clock
 from games.models import Result
 from games.services import dailies as daily_services
 from games.services import games as game_services
-
-REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = [
     pytest.mark.skipif(
@@ -91,16 +86,7 @@ def test_a_server_whose_clock_is_a_day_ahead_reveals_nothing_early(user: Any) ->
         "DJANGO_SETTINGS_MODULE": "patience_site.settings",
         "DAILY_SECRET": settings.DAILY_SECRET,
     }
-    out = subprocess.run(
-        [sys.executable, "-c", SKEWED, str(deal.pk), str(ranked.pk), str(practice.pk)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert out.returncode == 0, out.stderr
-    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    seen = subprocess_json("-c", SKEWED, str(deal.pk), str(ranked.pk), str(practice.pk), env=env)
     assert seen["process_day"] > today.isoformat()  # its own clock says tomorrow
     assert seen["today"] == today.isoformat()  # the shared clock says today
     assert seen["seed"] is None and seen["par_line"] is None

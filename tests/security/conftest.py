@@ -1,4 +1,4 @@
-"""Fixtures of the security tests (helpers are in ``sec_helpers``)."""
+"""Fixtures of the security tests (helpers are in ``tests.security.helpers``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from asgiref.sync import SyncToAsync
-from django.db import connections
-from sec_helpers import raise_rates, unique_layers
+
+from tests.security.helpers import raise_rates
 
 
 @pytest.fixture
@@ -35,11 +34,3 @@ def raw_wsgi() -> Iterator[None]:
     finally:
         request_started.connect(close_old_connections)
         request_finished.connect(close_old_connections)
-
-
-@pytest.fixture
-def ws_world(settings: Any, transactional_db: None) -> Iterator[None]:
-    """Sockets in a test: a channel layer of its own; database threads closed afterwards."""
-    settings.CHANNEL_LAYERS = unique_layers(settings.CHANNEL_LAYERS)
-    yield
-    SyncToAsync.single_thread_executor.submit(connections.close_all).result()

@@ -18,11 +18,13 @@ from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
-from sec_helpers import PASSWORD, Socket, assert_envelope, token_headers
 
+from devtools.accounts import PASSWORD
 from games.models import ApiToken, Game
 from games.services import accounts as account_services
 from games.services import games as game_services
+from tests.helpers import token_headers
+from tests.security.helpers import Socket, assert_envelope
 
 GAMES = "/api/v1/games/"
 ME = "/api/v1/auth/me/"
@@ -144,7 +146,7 @@ def session_headers(user: Any) -> list[tuple[bytes, bytes]]:
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("ws_world")
+@pytest.mark.usefixtures("channel_layers")
 async def test_sockets_of_another_player_are_refused_and_cannot_act():
     def setup() -> tuple:
         ann, bob = make("ann"), make("bob")
@@ -169,7 +171,7 @@ async def test_sockets_of_another_player_are_refused_and_cannot_act():
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("ws_world")
+@pytest.mark.usefixtures("channel_layers")
 async def test_revoking_a_token_closes_its_open_sockets_with_4401():
     def setup() -> tuple:
         ann = make("ann")
@@ -194,7 +196,7 @@ async def test_revoking_a_token_closes_its_open_sockets_with_4401():
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-@pytest.mark.usefixtures("ws_world")
+@pytest.mark.usefixtures("channel_layers")
 async def test_logging_out_closes_the_sockets_of_that_session_with_4401():
     def setup() -> tuple:
         ann = make("ann")

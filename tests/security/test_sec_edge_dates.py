@@ -16,13 +16,14 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
-from sec_helpers import PASSWORD, assert_envelope
 
 from api import consumers
+from devtools.accounts import PASSWORD
 from games import clock
 from games.engine import VARIANTS
 from games.models import Deal, Game
 from patience_site.asgi import application
+from tests.security.helpers import assert_envelope
 
 #: Dates that parse but name no daily: the calendar's ends, the day before the first, tomorrow.
 NO_DAILY = ["0001-01-01", "0001-01-02", "9999-12-30", "9999-12-31", "first-1", "tomorrow"]
@@ -96,7 +97,7 @@ async def board_close(path: str) -> int:
 
 
 @pytest.mark.asyncio
-@pytest.mark.usefixtures("ws_world")
+@pytest.mark.usefixtures("channel_layers")
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 async def test_edge_dates_close_the_board_socket_with_4400_or_4404(variant: str) -> None:
     for text in NO_DAILY + NOT_DATES:

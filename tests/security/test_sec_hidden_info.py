@@ -27,22 +27,24 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
-from daily_fixtures import DAY
 from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
-from sec_helpers import PASSWORD, Socket, card_pattern, token_headers, walk
 
+from devtools.accounts import PASSWORD
 from games.engine import Position, deck_order
 from games.models import Deal, Game
 from games.services import accounts as account_services
 from games.services import games as game_services
+from tests.daily_fixtures import DAY
+from tests.helpers import token_headers
+from tests.security.helpers import Socket, card_pattern, walk
 
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [
     pytest.mark.asyncio,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("ws_world", "no_rate_limits", "daily_secret", "isolated_boards"),
+    pytest.mark.usefixtures("channel_layers", "no_rate_limits", "daily_secret", "isolated_boards"),
 ]
 
 DAY_TEXT = DAY.isoformat()

@@ -27,12 +27,13 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from sec_helpers import PASSWORD, assert_envelope
 
+from devtools.accounts import PASSWORD
 from games.models import ApiToken, Game, Move
 from games.services import accounts as account_services
 from games.services import games as game_services
 from patience_site.wsgi import application
+from tests.security.helpers import assert_envelope
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_rate_limits", "raw_wsgi")]
 

@@ -46,8 +46,8 @@ from schemathesis.specs.openapi.checks import (
     response_schema_conformance,
     status_code_conformance,
 )
-from sec_helpers import PASSWORD
 
+from devtools.accounts import PASSWORD
 from games import clock
 from games.engine import VARIANTS
 from games.models import ApiToken, Game, Move
@@ -57,7 +57,7 @@ from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.wsgi import application
 
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [
     pytest.mark.django_db,
     pytest.mark.usefixtures("no_rate_limits", "raw_wsgi", "isolated_boards"),

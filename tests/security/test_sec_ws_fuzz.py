@@ -19,9 +19,9 @@ import pytest_asyncio
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from sec_helpers import PASSWORD, Socket, assert_envelope, token_headers
 
 from api import consumers
+from devtools.accounts import PASSWORD
 from games import clock
 from games.models import Game
 from games.selectors import games as game_selectors
@@ -29,11 +29,13 @@ from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
+from tests.helpers import token_headers
+from tests.security.helpers import Socket, assert_envelope
 
 pytestmark = [
     pytest.mark.asyncio,
     pytest.mark.django_db(transaction=True),
-    pytest.mark.usefixtures("ws_world"),
+    pytest.mark.usefixtures("channel_layers"),
 ]
 
 SEED = 1  # a Bristol deal with legal moves and a deal at the start

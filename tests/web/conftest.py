@@ -2,25 +2,20 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-WEB_PASSWORD = "correct-horse-battery-staple-42"
+
+@pytest.fixture
+def player(make_user: Callable[..., Any]) -> Any:
+    return make_user("ada")
 
 
 @pytest.fixture
-def player(db: None) -> Any:
-    from django.contrib.auth import get_user_model
-
-    return get_user_model().objects.create_user(username="ada", password=WEB_PASSWORD)
-
-
-@pytest.fixture
-def rival(db: None) -> Any:
-    from django.contrib.auth import get_user_model
-
-    return get_user_model().objects.create_user(username="grace", password=WEB_PASSWORD)
+def rival(make_user: Callable[..., Any]) -> Any:
+    return make_user("grace")
 
 
 @pytest.fixture

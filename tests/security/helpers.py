@@ -1,14 +1,11 @@
-"""Helpers of the security tests (imported as ``sec_helpers``: this folder is on sys.path)."""
+"""Helpers of the security tests."""
 
 from __future__ import annotations
 
 import json
 import re
-import uuid
 from collections.abc import Iterator
 from typing import Any
-
-PASSWORD = "correct-horse-battery-staple-42"
 
 #: Rates no test here reaches, for tests that are not about rate limits.
 HIGH_RATE = "1000000/min"
@@ -19,21 +16,6 @@ def raise_rates(settings: Any) -> None:
     conf = dict(settings.REST_FRAMEWORK)
     conf["DEFAULT_THROTTLE_RATES"] = dict.fromkeys(conf["DEFAULT_THROTTLE_RATES"], HIGH_RATE)
     settings.REST_FRAMEWORK = conf
-
-
-def unique_layers(layers: dict[str, Any]) -> dict[str, Any]:
-    """The channel layers with a Redis prefix of this test alone (a shared Redis stays quiet)."""
-    out = {}
-    for name, conf in layers.items():
-        conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
-        if "redis" in conf["BACKEND"].lower():
-            conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
-        out[name] = conf
-    return out
-
-
-def token_headers(key: str) -> list[tuple[bytes, bytes]]:
-    return [(b"authorization", f"Token {key}".encode())]
 
 
 class Socket:

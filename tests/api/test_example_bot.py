@@ -8,12 +8,12 @@ from typing import Any
 
 import httpx
 import pytest
-from daily_fixtures import morning
 
 from games.models import Game
 from patience_site.wsgi import application
+from tests.daily_fixtures import morning
 
-pytest_plugins = ["daily_fixtures"]
+pytest_plugins = ["tests.daily_fixtures"]
 
 
 def load_bot(repo_root: Any) -> Any:
