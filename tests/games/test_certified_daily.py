@@ -46,7 +46,7 @@ def test_an_uncertified_candidate_is_skipped(certify: None) -> None:
     assert first.verdict is not Verdict.WON
     chosen = certified_candidate(VARIANT, DAY)
     assert chosen.index == 1
-    assert chosen.seed == daily_seed(VARIANT, DAY, 1)
+    assert chosen.seed == daily_seed(VARIANT, DAY, 1) and chosen.line is not None
     assert new_position(VARIANT, seed=chosen.seed).play(chosen.line).is_won
 
 
@@ -80,6 +80,7 @@ def test_replacing_takes_the_next_certified_candidate(certify: None, at: Any) ->
     replaced = daily_replace(deal)
     assert replaced.seed_index >= 2
     assert int(replaced.seed) == daily_seed(VARIANT, DAY, replaced.seed_index)
+    assert replaced.par_line is not None
     assert new_position(VARIANT, seed=int(replaced.seed)).play(replaced.par_line).is_won
 
 

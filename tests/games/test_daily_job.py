@@ -130,6 +130,7 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
     jobs.dailies_job_start()
     jobs.dailies_job_start()
     assert len(started) == 1 and started[0][-3:] == ["create_dailies", "--days", "2"]
+    assert isinstance(jobs._job, Running)
     jobs._job.code = 0  # it ended
     jobs.dailies_job_start()
     assert len(started) == 2
