@@ -11,6 +11,7 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY manage.py ./
 COPY patience_site ./patience_site
+COPY accounts ./accounts
 COPY games ./games
 COPY api ./api
 COPY web ./web

@@ -10,8 +10,7 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.request import Request
 
-from games.selectors.accounts import token_user
-from games.services.accounts import token_touch
+from accounts.services import token_authenticate
 
 KEYWORDS = {b"token", b"bearer"}
 
@@ -29,12 +28,10 @@ class ApiTokenAuthentication(BaseAuthentication):
             key = parts[1].decode("ascii")
         except UnicodeDecodeError:
             raise AuthenticationFailed("the token is not valid") from None
-        found = token_user(key)
+        found = token_authenticate(key)
         if found is None:
             raise AuthenticationFailed("the token is not valid or has been revoked")
-        user, token = found
-        token_touch(token)
-        return user, token
+        return found
 
     def authenticate_header(self, request: Request) -> str:
         return "Token"

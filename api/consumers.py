@@ -71,7 +71,6 @@ calls still run in order.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import logging
 import time
@@ -86,11 +85,12 @@ from django.contrib.auth.models import User
 from django.db import close_old_connections
 from rest_framework.utils.encoders import JSONEncoder
 
-from api.daily import parse_day, parse_variant
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
+from games import shapes
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, session_group, token_group
+from games.inputs import day_parse, move_parse, ply_parse, variant_parse
 from games.models import UNDO
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
@@ -107,8 +107,6 @@ CLOSE_NOT_READY = 4503
 
 #: Longest text frame read; anything longer is a ``bad_message`` unread.
 MAX_FRAME = 4096
-#: Longest move notation, as REST's ``MoveInput``.
-MAX_MOVE = 20
 BOARD_LIMIT = 10
 
 T = TypeVar("T")
@@ -207,13 +205,6 @@ class _BadMessage(Exception):
     pass
 
 
-def _ply_field(data: dict[str, Any]) -> int:
-    ply = data.get("ply")
-    if isinstance(ply, bool) or not isinstance(ply, int) or ply < 0:
-        raise _BadMessage("'ply' must be an integer >= 0 (the log entries you have seen)")
-    return ply
-
-
 # -- a game -------------------------------------------------------------------------------
 
 #: What a frame was: (text to send, ply and status of the state it carries or None).
@@ -279,22 +270,17 @@ class GameConsumer(_Consumer):
                 raise _BadMessage(f"'type' must be one of {', '.join(self.REQUESTS)}")
             cause = kind
             if kind == "move":
-                move = data.get("move")
-                if not isinstance(move, str) or not 0 < len(move) <= MAX_MOVE:
-                    raise _BadMessage(f"'move' must be a notation of 1 to {MAX_MOVE} characters")
-                if "\x00" in move or any("\ud800" <= c <= "\udfff" for c in move):
-                    # As REST's CharField: the database takes neither (a retry looks it up).
-                    raise _BadMessage("'move' must not contain NUL or surrogate characters")
-                call: tuple[Any, ...] = (self._apply, cause, move, _ply_field(data))
+                move = move_parse(data.get("move"))
+                call: tuple[Any, ...] = (self._apply, cause, move, ply_parse(data.get("ply")))
             elif kind == "undo":
-                call = (self._apply, cause, UNDO, _ply_field(data))
+                call = (self._apply, cause, UNDO, ply_parse(data.get("ply")))
             elif kind == "resign":
                 call = (self._resign, cause)
             elif kind == "hint":
                 call = (self._hint, cause)
             else:
                 call = (self._current_or_error, cause)
-        except _BadMessage as exc:
+        except (_BadMessage, InvalidInput) as exc:  # a frame's shape: always bad_message
             await self._send((self._error_text(cause, self.sent_ply, _bad(str(exc))), None))
             return
         await self._send(await self.db(*call))
@@ -341,7 +327,7 @@ class GameConsumer(_Consumer):
             "type": "state",
             "cause": cause,
             "ply": game.ply,
-            "state": game_selectors.game_state(game, position),
+            "state": shapes.game_state(game, position),
             **extra,
         }
         return _dumps(message), (game.ply, game.status)
@@ -378,7 +364,7 @@ class GameConsumer(_Consumer):
             hint = game_services.game_hint(game_id=self.game_id, user=self.user)
         except Exception as exc:
             return self._error(cause, exc)
-        return _dumps({"type": "hint", "ply": hint.ply, "hint": dataclasses.asdict(hint)}), None
+        return _dumps({"type": "hint", "ply": hint.ply, "hint": shapes.hint(hint)}), None
 
     def _error(self, cause: str, exc: Exception) -> Frame:
         payload = error_payload(exc)
@@ -412,8 +398,8 @@ class DailyBoardConsumer(_Consumer):
         kwargs = self.scope["url_route"]["kwargs"]
         await self.accept()
         try:
-            self.variant = parse_variant(kwargs["variant"])
-            self.day = parse_day(kwargs["day"])
+            self.variant = variant_parse(kwargs["variant"])
+            self.day = day_parse(kwargs["day"])
             self.limit = self._limit()
         except NotFound as exc:
             await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
@@ -472,7 +458,7 @@ class DailyBoardConsumer(_Consumer):
     def _board(self) -> str:
         deal = daily_selectors.published_deal(self.variant, self.day)
         user = self.scope.get("user")
-        board = board_selectors.day_board(deal=deal, user=user, limit=self.limit)
+        board = shapes.day_board(board_selectors.day_board(deal=deal, user=user, limit=self.limit))
         return _dumps({"type": "board", "variant": self.variant, "date": self.day, "board": board})
 
 

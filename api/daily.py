@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import re
-from datetime import date
-
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
@@ -12,72 +9,26 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import selectors as account_selectors
 from api.authentication import signed_in_user
-from api.serializers import GameStateSerializer, PositionSerializer
 from api.views import errors
-from games import clock
-from games.engine import VARIANTS
-from games.errors import InvalidInput, NotFound
-from games.selectors import accounts as account_selectors
+from games import clock, shapes
+from games.errors import InvalidInput
+from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
-from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
+from games.shapes import (
+    AlltimeSerializer,
+    BoardSerializer,
+    DailyOverviewSerializer,
+    DailySerializer,
+    GameStateSerializer,
+    PlayerRecordSerializer,
+    ReplaySerializer,
+)
 
-# -- serializers (inputs and documented outputs) ------------------------------------------
-
-
-class DailySerializer(serializers.Serializer):
-    variant = serializers.CharField()
-    date = serializers.DateField()
-    commitment = serializers.CharField(help_text="SHA-256 of the seed's decimal text.")
-    seed = serializers.CharField(allow_null=True, help_text="Published once the day is over.")
-    deck = serializers.ListField(
-        child=serializers.CharField(), allow_null=True, help_text="Published once the day is over."
-    )
-    par = serializers.IntegerField(
-        allow_null=True,
-        help_text="Moves in the solver's winning line; published once the day is over "
-        "(null for a deal that was not certified).",
-    )
-    par_line = serializers.ListField(
-        child=serializers.CharField(),
-        allow_null=True,
-        help_text="The solver's winning line in the spec's notation, published with `par`.",
-    )
-    seconds_left = serializers.IntegerField(help_text="Until the day ends (UTC).")
-
-
-class MyDailyGameSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    status = serializers.CharField()
-    score = serializers.IntegerField()
-    ply = serializers.IntegerField()
-    rank = serializers.IntegerField(allow_null=True)
-
-
-class DailyOverviewSerializer(DailySerializer):
-    name = serializers.CharField()
-    my_game = MyDailyGameSerializer(allow_null=True)
-
-
-class BoardEntrySerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    result_id = serializers.IntegerField()
-    player = serializers.CharField()
-    won = serializers.BooleanField()
-    cards_home = serializers.IntegerField()
-    moves = serializers.IntegerField()
-    time_ms = serializers.IntegerField()
-    finished_at = serializers.DateTimeField()
-
-
-class BoardSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
-    results = BoardEntrySerializer(many=True)
-    next = serializers.CharField(allow_null=True, help_text="Cursor for the next page (`after`).")
-    me = BoardEntrySerializer(allow_null=True)
-    around = BoardEntrySerializer(many=True)
+# -- inputs (the outputs are games.shapes) ------------------------------------------------
 
 
 class BoardQuery(serializers.Serializer):
@@ -92,71 +43,8 @@ class AlltimeQuery(serializers.Serializer):
     offset = serializers.IntegerField(min_value=0, default=0)
 
 
-class AlltimeEntrySerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
-    days_won = serializers.IntegerField()
-    played = serializers.IntegerField()
-    best_streak = serializers.IntegerField()
-    current_streak = serializers.IntegerField()
-
-
-class AlltimeSerializer(serializers.Serializer):
-    order = serializers.CharField()
-    results = AlltimeEntrySerializer(many=True)
-    next_offset = serializers.IntegerField(allow_null=True)
-
-
-class BestSerializer(serializers.Serializer):
-    date = serializers.DateField()
-    won = serializers.BooleanField()
-    cards_home = serializers.IntegerField()
-    moves = serializers.IntegerField()
-    time_ms = serializers.IntegerField()
-
-
-class VariantRecordSerializer(serializers.Serializer):
-    variant = serializers.CharField()
-    played = serializers.IntegerField()
-    won = serializers.IntegerField()
-    win_rate = serializers.FloatField()
-    best_streak = serializers.IntegerField()
-    current_streak = serializers.IntegerField()
-    best = BestSerializer(allow_null=True)
-
-
-class PlayerRecordSerializer(serializers.Serializer):
-    player = serializers.CharField()
-    played = serializers.IntegerField()
-    won = serializers.IntegerField()
-    win_rate = serializers.FloatField()
-    variants = VariantRecordSerializer(many=True)
-
-
-class ReplayPositionSerializer(PositionSerializer):
-    status = serializers.CharField()
-    score = serializers.IntegerField()
-
-
-class ReplaySerializer(serializers.Serializer):
-    result_id = serializers.IntegerField()
-    player = serializers.CharField()
-    won = serializers.BooleanField()
-    cards_home = serializers.IntegerField()
-    moves = serializers.ListField(child=serializers.CharField())
-    steps = serializers.IntegerField()
-    deal = serializers.DictField()
-    step = serializers.IntegerField(allow_null=True)
-    position = serializers.DictField(
-        allow_null=True, help_text="Full position (stock included) after `step` log entries."
-    )
-
-
 # -- helpers ------------------------------------------------------------------------------
 
-
-#: The word that stands for the current UTC day wherever a day is asked for.
-TODAY = "today"
 
 #: The path parameter ``variant``: a key of ``VariantEnum``, the enum of the game-start
 #: body's ``variant`` (one enum for generated clients); any other key is 404 ``not_found``.
@@ -167,35 +55,14 @@ VARIANT_PARAMETER = OpenApiParameter(
     description="A variant's key.",
 )
 
-ISO_DAY = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
-
 #: The path parameter ``day`` of every daily route, as the schema documents it.
 DAY_PARAMETER = OpenApiParameter(
     "day",
     str,
     OpenApiParameter.PATH,
-    pattern=r"^([0-9]{4}-[0-9]{2}-[0-9]{2}|today)$",
+    pattern=rf"^({ISO_DAY.pattern}|{TODAY})$",
     description="A UTC day as `YYYY-MM-DD`, or `today` for the current UTC day.",
 )
-
-
-def parse_day(text: str) -> date:
-    """A day of a path: ``YYYY-MM-DD``, or ``today`` (the current UTC day)."""
-    if text == TODAY:
-        return clock.today()
-    try:
-        # fromisoformat alone also takes 20261201 and 2026-W49-2: only the documented form.
-        if not ISO_DAY.fullmatch(text):
-            raise ValueError
-        return date.fromisoformat(text)
-    except ValueError:
-        raise InvalidInput(f"{text!r} is not a date (YYYY-MM-DD or today)") from None
-
-
-def parse_variant(key: str) -> str:
-    if key not in VARIANTS:
-        raise NotFound(f"no variant {key!r}")
-    return key
 
 
 def query(serializer: type[serializers.Serializer], request: Request) -> dict:
@@ -216,7 +83,8 @@ class DailyTodayView(APIView):
         tags=["daily"], responses={200: DailyOverviewSerializer(many=True), **errors(503)}
     )
     def get(self, request: Request) -> Response:
-        return Response(daily_selectors.daily_overview(user=request.user, day=clock.today()))
+        dailies = daily_selectors.dailies_of_day(user=request.user, day=clock.today())
+        return Response(shapes.daily_overview(dailies))
 
 
 class DailyDetailView(APIView):
@@ -230,8 +98,8 @@ class DailyDetailView(APIView):
         responses={200: DailySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
-        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
-        return Response(daily_selectors.deal_public(deal))
+        deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
+        return Response(shapes.daily(deal))
 
 
 class DailyPlayView(APIView):
@@ -249,10 +117,10 @@ class DailyPlayView(APIView):
     )
     def post(self, request: Request, variant: str, day: str) -> Response:
         game, created = daily_services.daily_game_start(
-            user=signed_in_user(request), variant=parse_variant(variant), day=parse_day(day)
+            user=signed_in_user(request), variant=variant_parse(variant), day=day_parse(day)
         )
         return Response(
-            game_selectors.game_state(game),
+            shapes.game_state(game),
             status=status.HTTP_201_CREATED if created else status.HTTP_200_OK,
         )
 
@@ -269,8 +137,9 @@ class DailyBoardView(APIView):
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
         params = query(BoardQuery, request)
-        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
-        return Response(board_selectors.day_board(deal=deal, user=request.user, **params))
+        deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
+        board = board_selectors.day_board(deal=deal, user=request.user, **params)
+        return Response(shapes.day_board(board))
 
 
 class DailyReplayView(APIView):
@@ -288,16 +157,15 @@ class DailyReplayView(APIView):
         responses={200: ReplaySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str, result_id: int) -> Response:
-        deal = daily_selectors.published_deal(parse_variant(variant), parse_day(day))
+        deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
         step = request.query_params.get("step")
         # ASCII digits ("²".isdigit() is true), few of them (int() refuses 4300 and more).
         if step is not None and not (step.isascii() and step.isdigit() and len(step) <= 9):
             raise InvalidInput("step must be a whole number")
-        return Response(
-            daily_selectors.result_replay(
-                deal=deal, result_id=result_id, step=None if step is None else int(step)
-            )
+        replay = daily_selectors.result_replay(
+            deal=deal, result_id=result_id, step=None if step is None else int(step)
         )
+        return Response(shapes.replay(replay))
 
 
 class AlltimeBoardView(APIView):
@@ -312,7 +180,8 @@ class AlltimeBoardView(APIView):
     )
     def get(self, request: Request, variant: str) -> Response:
         params = query(AlltimeQuery, request)
-        return Response(board_selectors.alltime_board(variant=parse_variant(variant), **params))
+        board = board_selectors.alltime_board(variant=variant_parse(variant), **params)
+        return Response(shapes.alltime_board(**board))
 
 
 class PlayerRecordView(APIView):
@@ -323,4 +192,5 @@ class PlayerRecordView(APIView):
     @extend_schema(tags=["leaderboards"], responses={200: PlayerRecordSerializer, **errors(404)})
     def get(self, request: Request, username: str) -> Response:
         user = account_selectors.player_by_name(username)
-        return Response(board_selectors.player_record(user=user))
+        stats = board_selectors.stats_of_player(user=user)
+        return Response(shapes.player_record(user, stats))

@@ -1,6 +1,7 @@
 """One error envelope for every API error: ``{"error": {"code", "message", "details"}}``.
 
-Service and engine errors keep their codes; DRF's own errors use DRF's
+Service and engine errors keep their codes, and their HTTP statuses are set here
+(``STATUSES``): the domain knows nothing of HTTP. DRF's own errors use DRF's
 default codes (``not_authenticated``, ``throttled``, ...) and validation errors
 ``validation_error`` with the field messages in ``details``.
 """
@@ -19,13 +20,42 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games.engine import EngineError
-from games.errors import ServiceError, error_status
+from games import errors as domain
+from games.engine import EngineError, GameOverError
 
 logger = logging.getLogger(__name__)
 
 #: Seconds a client is asked to wait after the database was unreachable (``Retry-After``).
 UNAVAILABLE_RETRY_AFTER = 1
+
+
+#: HTTP status of each service and engine error; an error without an entry of its own
+#: takes its nearest base class's (``bad_ply`` is a ``stale_ply``, ``day_over`` a
+#: ``game_finished``).
+STATUSES: dict[type[Exception], int] = {
+    domain.ServiceError: 400,
+    domain.InvalidInput: 400,
+    domain.NotFound: 404,
+    domain.StalePly: 409,
+    domain.GameFinished: 409,
+    domain.UndoNotAllowed: 409,
+    domain.HintNotAllowed: 409,
+    domain.HintInProgress: 429,
+    domain.NoCertifiedDeal: 503,
+    domain.HintBusy: 503,
+    domain.HintTimeout: 503,
+    domain.DailyNotReady: 503,
+    EngineError: 400,
+    GameOverError: 409,
+}
+
+
+def error_status(exc: Exception) -> int:
+    """HTTP status for a service or engine error (500 for anything else)."""
+    for cls in type(exc).__mro__:
+        if cls in STATUSES:
+            return STATUSES[cls]
+    return 500
 
 
 def database_unavailable(exc: Exception) -> bool:
@@ -54,7 +84,7 @@ def mark_unavailable(response: _Response) -> _Response:
 
 def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
     """Status and envelope for a known error, None for an unexpected one."""
-    if isinstance(exc, ServiceError | EngineError):
+    if isinstance(exc, domain.ServiceError | EngineError):
         details = dict(getattr(exc, "details", {}) or {})
         if hasattr(exc, "index"):
             details["index"] = exc.index

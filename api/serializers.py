@@ -1,11 +1,13 @@
-"""Input and output serializers of the REST API (outputs document the JSON shapes)."""
+"""Input serializers of the REST API, and the outputs of accounts, moves and hints
+(the shapes of games, dailies, boards and replays are ``games.shapes``)."""
 
 from __future__ import annotations
 
 from rest_framework import serializers
 
 from games.engine import SEED_LIMIT, VARIANTS
-from games.models import Deal
+from games.inputs import MOVE_MAX_LENGTH
+from games.shapes import GAME_STATUSES
 
 
 class ErrorBodySerializer(serializers.Serializer):
@@ -78,9 +80,6 @@ class VariantSerializer(serializers.Serializer):
     reversible_last_row = serializers.BooleanField()
 
 
-GAME_STATUSES = ["playing", "won", "lost", "resigned"]
-
-
 class GameListQuery(serializers.Serializer):
     status = serializers.ChoiceField(
         choices=GAME_STATUSES,
@@ -100,7 +99,9 @@ class GameCreateInput(serializers.Serializer):
 
 
 class MoveInput(serializers.Serializer):
-    move = serializers.CharField(max_length=20, help_text="Spec notation, e.g. `t3-f`, `deal`.")
+    move = serializers.CharField(
+        max_length=MOVE_MAX_LENGTH, help_text="Spec notation, e.g. `t3-f`, `deal`."
+    )
     ply = serializers.IntegerField(
         min_value=0, help_text="Number of log entries the client has seen (the game's `ply`)."
     )
@@ -110,62 +111,7 @@ class PlyInput(serializers.Serializer):
     ply = serializers.IntegerField(min_value=0)
 
 
-class PositionSerializer(serializers.Serializer):
-    piles = serializers.DictField(
-        child=serializers.ListField(child=serializers.CharField()),
-        help_text="Every pile but the stock, by the spec's pile ids, cards bottom to top.",
-    )
-    stock = serializers.IntegerField(help_text="Cards left in the stock (never their faces).")
-
-
-class DealRevealSerializer(serializers.Serializer):
-    seed = serializers.CharField()
-    deck = serializers.ListField(child=serializers.CharField())
-
-
-class GameStateSerializer(serializers.Serializer):
-    id = serializers.IntegerField()
-    variant = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Deal.Kind.choices)
-    date = serializers.DateField(allow_null=True)
-    status = serializers.ChoiceField(choices=GAME_STATUSES)
-    score = serializers.IntegerField(help_text="Cards home.")
-    max_score = serializers.IntegerField()
-    ply = serializers.IntegerField(help_text="Log entries so far (moves and undos).")
-    moves_on_board = serializers.IntegerField(help_text="Moves not undone.")
-    ranked = serializers.BooleanField()
-    assisted = serializers.BooleanField()
-    started_at = serializers.DateTimeField()
-    finished_at = serializers.DateTimeField(allow_null=True)
-    elapsed_ms = serializers.IntegerField(help_text="Measured on the server.")
-    position = PositionSerializer()
-    legal_moves = serializers.ListField(child=serializers.CharField())
-    can_undo = serializers.BooleanField()
-    deal = DealRevealSerializer(
-        allow_null=True,
-        help_text="Seed and deck order once the game has ended; for a daily's game, once its "
-        "day is over as well (others are still playing it), so null until then.",
-    )
-
-
-class MoveResultSerializer(GameStateSerializer):
-    duplicate = serializers.BooleanField(
-        help_text="True when this exact move was already applied at that ply (a safe retry)."
-    )
-
-
 class MoveLogSerializer(serializers.Serializer):
     ply = serializers.IntegerField()
     move = serializers.CharField(source="notation")
     at = serializers.DateTimeField(source="created_at")
-
-
-class HintSerializer(serializers.Serializer):
-    ply = serializers.IntegerField(help_text="The game's ply the hint is for.")
-    verdict = serializers.ChoiceField(
-        choices=["won", "lost", "unknown"],
-        help_text="`won`: still winnable (see `move`); `lost`: no longer winnable; "
-        "`unknown`: the solver's limit was reached.",
-    )
-    move = serializers.CharField(allow_null=True, help_text="Next move of a winning line.")
-    nodes = serializers.IntegerField(help_text="Positions the solver generated.")

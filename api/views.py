@@ -5,7 +5,6 @@ They never decide a rule: the engine and ``games.services`` do.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import Any
 
 from django.contrib.auth import authenticate, login
@@ -28,14 +27,15 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from accounts import selectors as account_selectors
+from accounts import services as account_services
 from api import serializers as s
 from api.authentication import ApiTokenAuthentication, signed_in_user
 from api.throttling import AuthThrottle
+from games import shapes
 from games.engine import VARIANTS
 from games.models import UNDO
-from games.selectors import accounts as account_selectors
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import games as game_services
 
 
@@ -356,7 +356,7 @@ class GameListView(APIView):
     @extend_schema(
         tags=["games"],
         parameters=[s.GameListQuery],
-        responses={200: s.GameStateSerializer(many=True), **errors(400, 401)},
+        responses={200: shapes.GameStateSerializer(many=True), **errors(400, 401)},
     )
     def get(self, request: Request) -> Response:
         query = s.GameListQuery(data=request.query_params)
@@ -368,12 +368,12 @@ class GameListView(APIView):
             view=self,
         )
         assert page is not None  # None only without a page size, and the paginator has one
-        return paginator.get_paginated_response([game_selectors.game_state(g) for g in page])
+        return paginator.get_paginated_response(shapes.game_states(page))
 
     @extend_schema(
         tags=["games"],
         request=s.GameCreateInput,
-        responses={201: s.GameStateSerializer, **errors(400, 401, 403, 429)},
+        responses={201: shapes.GameStateSerializer, **errors(400, 401, 403, 429)},
         examples=[
             OpenApiExample("random deal", value={"variant": "bristol"}, request_only=True),
             OpenApiExample(
@@ -387,21 +387,20 @@ class GameListView(APIView):
         game = game_services.practice_game_start(
             user=signed_in_user(request), **data.validated_data
         )
-        return Response(game_selectors.game_state(game), status=status.HTTP_201_CREATED)
+        return Response(shapes.game_state(game), status=status.HTTP_201_CREATED)
 
 
 class GameDetailView(APIView):
     """One of my games: public position, legal moves, status, score, time."""
 
-    @extend_schema(tags=["games"], responses={200: s.GameStateSerializer, **errors(401, 404)})
+    @extend_schema(tags=["games"], responses={200: shapes.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
         game = game_services.game_open(game_id=game_id, user=signed_in_user(request))
-        return Response(game_selectors.game_state(game))
+        return Response(shapes.game_state(game))
 
 
 def move_response(outcome: game_services.MoveOutcome) -> Response:
-    state = game_selectors.game_state(outcome.game, outcome.position)
-    return Response({**state, "duplicate": outcome.duplicate})
+    return Response(shapes.move_result(outcome.game, outcome.position, duplicate=outcome.duplicate))
 
 
 class MoveLogPagination(CursorPagination):
@@ -431,7 +430,7 @@ class GameMovesView(APIView):
         tags=["games"],
         request=s.MoveInput,
         responses={
-            200: s.MoveResultSerializer,
+            200: shapes.MoveResultSerializer,
             **errors(400, 401, 403, 404, 409, 429, conflicts=PLY_CONFLICTS),
         },
         examples=[
@@ -463,7 +462,7 @@ class GameUndoView(APIView):
         tags=["games"],
         request=s.PlyInput,
         responses={
-            200: s.MoveResultSerializer,
+            200: shapes.MoveResultSerializer,
             **errors(400, 401, 403, 404, 409, 429, conflicts=(*PLY_CONFLICTS, "undo_not_allowed")),
         },
     )
@@ -490,13 +489,13 @@ class GameHintView(APIView):
         tags=["games"],
         request=None,
         responses={
-            200: s.HintSerializer,
+            200: shapes.HintSerializer,
             **errors(401, 403, 404, 409, 429, 503, conflicts=("hint_not_allowed", "game_finished")),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
         hint = game_services.game_hint(game_id=game_id, user=signed_in_user(request))
-        return Response(dataclasses.asdict(hint))
+        return Response(shapes.hint(hint))
 
 
 class GameResignView(APIView):
@@ -506,10 +505,10 @@ class GameResignView(APIView):
         tags=["games"],
         request=None,
         responses={
-            200: s.GameStateSerializer,
+            200: shapes.GameStateSerializer,
             **errors(401, 403, 404, 409, 429, conflicts=("game_finished", "day_over")),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
         game = game_services.game_resign(game_id=game_id, user=signed_in_user(request))
-        return Response(game_selectors.game_state(game))
+        return Response(shapes.game_state(game))

@@ -30,8 +30,7 @@ from channels.middleware import BaseMiddleware
 from channels.security.websocket import AllowedHostsOriginValidator
 from django.contrib.auth.models import AnonymousUser
 
-from games.selectors.accounts import token_user
-from games.services.accounts import token_touch
+from accounts.services import token_authenticate
 
 KEYWORDS = {"token", "bearer"}
 
@@ -61,11 +60,10 @@ def presented_token(scope: dict[str, Any]) -> str | None:
 
 @database_sync_to_async
 def _token_user(key: str) -> tuple[Any, int | None]:
-    found = token_user(key) if key else None
+    found = token_authenticate(key) if key else None
     if found is None:
         return None, None
     user, token = found
-    token_touch(token)
     return user, token.pk
 
 

@@ -17,8 +17,7 @@ through both phases, one after the other in the same run: first alone, then
 with the abuse. Printed per phase: the players' moves, p50/p99/max latency,
 errors, the servers' CPU per move (solver workers included); for the abuse, its
 answers by status and code; and the daily rows before and after (the abuse
-must create none). Target (issue 13): the abuse moves the players' p50 by at
-most 20% and creates no daily row.
+must create none; its target is in bench/README.md).
 """
 
 from __future__ import annotations

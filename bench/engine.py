@@ -21,7 +21,7 @@ positions of those games:
 
 Times come from ``time.perf_counter_ns`` with the garbage collector off, each figure
 the mean of several back-to-back repetitions of one position, then the median over
-all positions. The exit status is 1 if any figure misses its target.
+all positions. The exit status is 1 if any figure misses its target (bench/README.md).
 """
 
 from __future__ import annotations

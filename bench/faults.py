@@ -40,7 +40,7 @@ import json
 from django.contrib.auth import get_user_model
 from games import clock
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
+from accounts import services as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.models import Game, Move

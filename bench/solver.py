@@ -10,10 +10,9 @@ the Bristol family, 5 s for the Gallery family) by :func:`games.engine.solver.so
 A row gives the deals, the shares won / lost / unknown, the share decided, and the
 median, p95 and max of the wall-clock time per deal (the time the limit applies to);
 the CPU column is the median CPU time per deal of the solving process, which a busy
-machine disturbs less. Targets (issue 6): Bristol at least 99.5% of deals decided
-within 1 s each and a p95 of at most 100 ms; Picture Gallery at least 95% decided
-within 5 s. Each row with a target prints PASS or FAIL; the exit status is 1 if one
-fails. The header shows the load average: on a busy machine the times grow.
+machine disturbs less. Each row with a target (bench/README.md) prints PASS or FAIL;
+the exit status is 1 if one fails. The header shows the load average: on a busy
+machine the times grow.
 """
 
 from __future__ import annotations

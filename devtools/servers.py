@@ -22,7 +22,7 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 import requests
 
@@ -117,11 +117,16 @@ def redis_answers(url: str) -> bool:
         return False
 
 
+def with_database(url: str, name: str) -> str:
+    """``url`` (a PostgreSQL server, with or without a database) naming database ``name``."""
+    return urlunsplit(urlsplit(url)._replace(path=f"/{name}"))
+
+
 def pg_admin(pg_url: str, sql: str) -> None:
-    """Run one statement on the server's ``postgres`` database (``pg_url`` has no name)."""
+    """Run one statement on the ``postgres`` database of the server ``pg_url`` names."""
     import psycopg
 
-    with psycopg.connect(f"{pg_url}/postgres", autocommit=True) as conn:
+    with psycopg.connect(with_database(pg_url, "postgres"), autocommit=True) as conn:
         conn.execute(sql)
 
 
@@ -154,16 +159,17 @@ def server_env(
     return {**env, **(extra or {})}
 
 
-def migrate(env: dict[str, str]) -> None:
+def migrate(env: dict[str, str], *, timeout: float | None = None) -> None:
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=REPO_ROOT,
         env=env,
         check=True,
+        timeout=timeout,
     )
 
 
-def deal_dailies(env: dict[str, str]) -> float:
+def deal_dailies(env: dict[str, str], *, timeout: float | None = None) -> float:
     """Deal today's and tomorrow's dailies as the compose ``migrate`` job does (requests
     never deal them); the seconds it took."""
     began = time.perf_counter()
@@ -172,6 +178,7 @@ def deal_dailies(env: dict[str, str]) -> float:
         cwd=REPO_ROOT,
         env=env,
         check=True,
+        timeout=timeout,
         stdout=subprocess.DEVNULL,
     )
     return time.perf_counter() - began

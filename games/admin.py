@@ -7,7 +7,7 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from games.errors import ServiceError
-from games.models import ApiToken, Deal, Game, Move, PlayerStats, Result
+from games.models import Deal, Game, Move, PlayerStats, Result
 from games.selectors.games import game_verify
 from games.services.dailies import daily_replace_start
 from games.services.results import result_disqualify, results_remove_for_player
@@ -121,14 +121,6 @@ class MoveAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
-
-
-@admin.register(ApiToken)
-class ApiTokenAdmin(admin.ModelAdmin):
-    list_display = ("name", "user", "prefix", "created_at", "last_used_at", "revoked_at")
-    list_filter = ("revoked_at",)
-    search_fields = ("name", "user__username", "prefix")
-    readonly_fields = ("user", "prefix", "key_hash", "created_at", "last_used_at")
 
 
 @admin.register(Result)

@@ -1,22 +1,19 @@
 """Application errors of the service layer, with the stable codes clients see.
 
 Engine errors (:class:`games.engine.EngineError`) pass through unchanged; both
-kinds carry ``code`` and map to one HTTP status (``status``) and one WebSocket
-error message, so REST and WebSocket clients see the same codes.
+kinds carry a ``code`` and a message, so REST and WebSocket clients see the same
+codes. What each one means in HTTP is the API's business (``api.errors``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from games.engine import EngineError, GameOverError
-
 
 class ServiceError(Exception):
-    """Base of service errors: ``code`` is stable, ``status`` is the HTTP status."""
+    """Base of service errors: ``code`` is stable, the message says what to do."""
 
     code = "error"
-    status = 400
 
     def __init__(self, message: str, *, details: dict[str, Any] | None = None) -> None:
         super().__init__(message)
@@ -27,14 +24,12 @@ class NotFound(ServiceError):
     """Unknown object, or one that belongs to somebody else (not told apart on purpose)."""
 
     code = "not_found"
-    status = 404
 
 
 class StalePly(ServiceError):
     """The client has not seen the latest move; ``details.ply`` is the current ply."""
 
     code = "stale_ply"
-    status = 409
 
 
 class BadPly(StalePly):
@@ -51,7 +46,6 @@ class GameFinished(ServiceError):
     """The game has ended; no more moves, undos or resignations."""
 
     code = "game_finished"
-    status = 409
 
 
 class DayOver(GameFinished):
@@ -65,21 +59,18 @@ class UndoNotAllowed(ServiceError):
     """Undo is not allowed here (nothing to undo, or the game's rules forbid it)."""
 
     code = "undo_not_allowed"
-    status = 409
 
 
 class InvalidInput(ServiceError):
     """Input that fails validation before any rule is applied."""
 
     code = "validation_error"
-    status = 400
 
 
 class NoCertifiedDeal(ServiceError):
     """No seed candidate of a daily could be proven winnable within the limits."""
 
     code = "no_certified_deal"
-    status = 503
 
 
 class HintNotAllowed(ServiceError):
@@ -87,43 +78,27 @@ class HintNotAllowed(ServiceError):
     daily whose day is not over."""
 
     code = "hint_not_allowed"
-    status = 409
 
 
 class HintInProgress(ServiceError):
     """The player already waits for a hint: one at a time per player."""
 
     code = "hint_in_progress"
-    status = 429
 
 
 class HintBusy(ServiceError):
     """Every solver worker of this server is taken; ``details.retry_after`` in seconds."""
 
     code = "hint_busy"
-    status = 503
 
 
 class HintTimeout(ServiceError):
     """No hint within the deadline; ``details.retry_after`` in seconds."""
 
     code = "hint_timeout"
-    status = 503
 
 
 class DailyNotReady(ServiceError):
     """Today's daily is being dealt by the job; ``details.retry_after`` in seconds."""
 
     code = "daily_not_ready"
-    status = 503
-
-
-def error_status(exc: Exception) -> int:
-    """HTTP status for a service or engine error."""
-    if isinstance(exc, ServiceError):
-        return exc.status
-    if isinstance(exc, GameOverError):
-        return 409
-    if isinstance(exc, EngineError):
-        return 400
-    return 500

@@ -74,7 +74,7 @@ def game_changed(*, game_id: int, ply: int, status: str) -> None:
 
 
 def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
-    """Send a new board line (``line`` as ``boards.entry``, rank included) to the day's board."""
+    """Send a new board line (as ``games.shapes.board_line`` renders it) to the day's board."""
     # Round-trip through JSON so datetimes become text the channel layer can carry.
     result = json.loads(DjangoJSONEncoder().encode(line))
     _send(daily_group(variant, day), {"type": "board.result", "result": result})

@@ -1,4 +1,4 @@
-"""Database models: deals, games with their move logs, and personal API tokens.
+"""Database models: deals, games with their move logs, results and players' records.
 
 The models hold data and constraints only; every workflow lives in
 ``games.services`` (writes) and ``games.selectors`` (reads). The move log is the
@@ -195,23 +195,6 @@ class Move(models.Model):
         return f"{self.ply}: {self.notation}"
 
 
-class ApiToken(models.Model):
-    """A personal API token for programs; only its SHA-256 is stored."""
-
-    user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens"
-    )
-    name = models.CharField(max_length=100)
-    prefix = models.CharField(max_length=12)
-    key_hash = models.CharField(max_length=64, unique=True)
-    created_at = models.DateTimeField(auto_now_add=True)
-    last_used_at = models.DateTimeField(null=True, blank=True)
-    revoked_at = models.DateTimeField(null=True, blank=True)
-
-    def __str__(self) -> str:
-        return f"{self.name} ({self.prefix}…) of {self.user}"
-
-
 class Result(models.Model):
     """The outcome of a ranked daily game, computed from its validated log only.
 
@@ -289,23 +272,3 @@ class PlayerStats(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} in {self.variant}: {self.won}/{self.played}"
-
-
-class UsernameSkeleton(models.Model):
-    """The look-alike form of a user's name (``games.usernames``), unique over all users.
-
-    Registration stores it with the account, so a name that reads like a taken
-    one ("аdmin" with a Cyrillic а beside "admin") is refused, also when both
-    are registered at the same moment.
-    """
-
-    user = models.OneToOneField(
-        settings.AUTH_USER_MODEL,
-        on_delete=models.CASCADE,
-        primary_key=True,
-        related_name="username_skeleton",
-    )
-    skeleton = models.TextField(unique=True)
-
-    def __str__(self) -> str:
-        return f"{self.skeleton} ({self.user})"

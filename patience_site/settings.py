@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",  # Swagger UI and Redoc as static files: no CDN
     "channels",
+    "accounts",
     "games",
     "api",
     "web",
@@ -178,8 +179,8 @@ if REDIS_URL:
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
-# Database sessions whose cookie keys are checked before the lookup (see api/sessions.py).
-SESSION_ENGINE = "api.sessions"
+# Database sessions whose cookie keys are checked before the lookup (see accounts/sessions.py).
+SESSION_ENGINE = "accounts.sessions"
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},

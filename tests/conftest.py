@@ -150,7 +150,7 @@ def token_client(db: None) -> Callable[..., Any]:
     """An APIClient that authenticates as ``user`` with a fresh personal token."""
     from rest_framework.test import APIClient
 
-    from games.services.accounts import token_create
+    from accounts.services import token_create
 
     def make(user: Any, *, keyword: str = "Token", **client_kwargs: Any) -> Any:
         _, key = token_create(user=user, name="tests")

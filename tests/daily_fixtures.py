@@ -235,11 +235,11 @@ def refill_move(pos: Position) -> str | None:
 
 def day_where(variant: str, test: Any, *, first: date = DAY, tries: int = 200) -> date:
     """The first day from ``first`` whose daily's start position passes ``test``."""
-    from games.services.dailies import daily_seed
+    from games.services.dailies import daily_seed_derive
 
     for i in range(tries):
         day = first + timedelta(days=i)
-        if test(new_position(variant, seed=daily_seed(variant, day))):
+        if test(new_position(variant, seed=daily_seed_derive(variant, day))):
             return day
     raise AssertionError(f"no {variant} daily in {tries} days fits")
 

@@ -19,10 +19,11 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
-from games import clock
+from accounts import selectors as account_selectors
+from games import clock, shapes
 from games.engine import VARIANTS
-from games.errors import DailyNotReady, NotFound
-from games.selectors import accounts as account_selectors
+from games.errors import DailyNotReady, InvalidInput, NotFound
+from games.inputs import day_parse, variant_parse
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
@@ -49,19 +50,18 @@ def login_required(view: Any) -> Any:
 
 
 def _variant(key: str) -> dict[str, Any]:
-    if key not in VARIANTS:
-        raise Http404("no such variant")
-    return variant_info(key)
+    try:
+        return variant_info(variant_parse(key))
+    except NotFound:
+        raise Http404("no such variant") from None
 
 
 def _day(text: str) -> date:
+    """A day of a page's path, parsed as the API parses it, that has dailies."""
     try:
-        day = date.fromisoformat(text)
-    except ValueError:
-        raise Http404("not a date") from None
-    try:
+        day = day_parse(text)
         daily_selectors.check_day(day)
-    except NotFound:
+    except (InvalidInput, NotFound):
         raise Http404("no daily that day") from None
     return day
 
@@ -100,25 +100,22 @@ def _calendar(user: Any, variant: str, today: date) -> dict[str, Any]:
                 }
             )
         weeks.append(days)
-    record = next(
-        (
-            v
-            for v in board_selectors.player_record(user=user)["variants"]
-            if v["variant"] == variant
-        ),
-        None,
+    stats = next(
+        (s for s in board_selectors.stats_of_player(user=user) if s.variant == variant), None
     )
     return {
         "variant": variant_info(variant),
         "weeks": weeks,
-        "streak": record["current_streak"] if record else 0,
+        "streak": board_selectors.current_streak(stats) if stats else 0,
     }
 
 
 def home(request: HttpRequest) -> HttpResponse:
     today = clock.today()
     try:
-        dailies = daily_selectors.daily_overview(user=request.user, day=today)
+        dailies = shapes.daily_overview(
+            daily_selectors.dailies_of_day(user=request.user, day=today)
+        )
     except DailyNotReady:  # the job is dealing them: the page says so
         dailies = []
     for item in dailies:
@@ -146,8 +143,9 @@ def play(request: AuthenticatedHttpRequest, game_id: int) -> HttpResponse:
         game = game_services.game_open(game_id=game_id, user=request.user)
     except NotFound:
         raise Http404("no such game of yours") from None
-    state = game_selectors.game_state(game)
-    counting = state["ranked"] and state["date"] is not None and state["status"] == "playing"
+    state = shapes.game_state(game)
+    day = game.deal.date
+    counting = game.ranked and day is not None and game.status == "playing"
     return render(
         request,
         "web/play.html",
@@ -157,7 +155,7 @@ def play(request: AuthenticatedHttpRequest, game_id: int) -> HttpResponse:
             "state": state,
             "hints": game_selectors.hints_allowed(game),
             # A ranked daily still open: the page tells the player when its day ends.
-            "seconds_left": clock.seconds_left(state["date"]) if counting else None,
+            "seconds_left": clock.seconds_left(day) if counting and day is not None else None,
         },
     )
 
@@ -172,7 +170,7 @@ def my_games(request: AuthenticatedHttpRequest) -> HttpResponse:
         "web/games.html",
         {
             "page": page,
-            "games": [game_selectors.game_state(g) for g in page],
+            "games": shapes.game_states(page),
             "variants": all_variants(),
         },
     )
@@ -226,8 +224,10 @@ def alltime(request: HttpRequest, variant: str) -> HttpResponse:
         offset = max(0, int(request.GET.get("offset", "0")))
     except ValueError:
         offset = 0
-    board = board_selectors.alltime_board(
-        variant=variant, order=order, limit=ALLTIME_LIMIT, offset=offset
+    board = shapes.alltime_board(
+        **board_selectors.alltime_board(
+            variant=variant, order=order, limit=ALLTIME_LIMIT, offset=offset
+        )
     )
     return render(
         request,
@@ -248,7 +248,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         user = account_selectors.player_by_name(username)
     except NotFound:
         raise Http404("no such player") from None
-    record = board_selectors.player_record(user=user)
+    record = shapes.player_record(user, board_selectors.stats_of_player(user=user))
     for item in record["variants"]:
         item["info"] = variant_info(item["variant"])
     return render(request, "web/player.html", {"record": record})

@@ -1,4 +1,4 @@
-"""Look-alike forms of user names (``games.usernames``), unique, for the existing accounts too.
+"""Look-alike forms of user names (``accounts.usernames``), unique, for the existing accounts too.
 
 Accounts registered before this migration whose names already look alike keep
 their names; the older one gets the skeleton, so further look-alikes are refused.
@@ -9,7 +9,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import migrations, models
 
-from games.usernames import username_skeleton
+from accounts.usernames import username_skeleton
 
 
 def fill(apps, schema_editor):

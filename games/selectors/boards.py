@@ -19,28 +19,14 @@ from games.boards import board_size, rank_of
 from games.models import Deal, PlayerStats, Result
 
 
-def entry(result: Result, rank: int) -> dict[str, Any]:
-    """One line of a day's board."""
-    return {
-        "rank": rank,
-        "result_id": result.pk,
-        "player": result.player.get_username(),
-        "won": result.won,
-        "cards_home": result.cards_home,
-        "moves": result.moves,
-        "time_ms": result.time_ms,
-        "finished_at": result.finished_at,
-    }
-
-
 @cache
 def _board_sql() -> dict[str, str]:
     """The day board's reads as plain SQL, one statement each.
 
     They are the hottest reads of the service, and building them with the ORM
     cost more than running them (about 1 ms per query on the benchmark machine,
-    see bench/leaderboard.py). Rows: id, username, won, cards_home, moves,
-    time_ms, finished_at, sort_key, player_id.
+    see bench/leaderboard.py). Columns: a board line's fields as ``games.shapes``
+    names them (rank aside), then sort_key and player_id.
     """
     User = get_user_model()
     q = connection.ops.quote_name
@@ -49,8 +35,8 @@ def _board_sql() -> dict[str, str]:
     assert isinstance(username, Field) and username.column and pk.column, "concrete fields"
     name = q(username.column)
     line = (
-        f"r.id, u.{name}, r.won, r.cards_home, r.moves, r.time_ms, r.finished_at, "
-        "r.sort_key, r.player_id"
+        f"r.id AS result_id, u.{name} AS player, r.won, r.cards_home, r.moves, r.time_ms, "
+        "r.finished_at, r.sort_key, r.player_id"
     )
     board = (
         f"FROM {result} r JOIN {users} u ON u.{q(pk.column)} = r.player_id "
@@ -63,6 +49,8 @@ def _board_sql() -> dict[str, str]:
         "page": f"SELECT {line} {board} AND r.sort_key > %s ORDER BY r.sort_key LIMIT %s",
         # My line alone.
         "me": f"SELECT {line} {board} AND r.sort_key = {mine}",
+        # One result's line.
+        "one": f"SELECT {line} {board} AND r.id = %s",
         # My line and up to k lines each side: from the k-th key above mine (or the
         # first) to the k-th key below it (or the last). Nothing if I have no line.
         "near": (
@@ -78,23 +66,26 @@ def _board_sql() -> dict[str, str]:
     }
 
 
-def _line(row: tuple[Any, ...], rank: int) -> dict[str, Any]:
-    """A board line (as ``entry``) from a row of ``_board_sql``."""
-    finished = row[6]
-    if isinstance(finished, str):  # SQLite without a declared type
-        finished = parse_datetime(finished)
-    if timezone.is_naive(finished):
-        finished = timezone.make_aware(finished, UTC)
-    return {
-        "rank": rank,
-        "result_id": row[0],
-        "player": row[1],
-        "won": bool(row[2]),
-        "cards_home": row[3],
-        "moves": row[4],
-        "time_ms": row[5],
-        "finished_at": finished,
-    }
+def _lines(cursor: Any) -> list[dict[str, Any]]:
+    """The rows of a ``_board_sql`` statement by column name, times as aware datetimes."""
+    names = [col[0] for col in cursor.description]
+    rows = [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    for row in rows:
+        finished = row["finished_at"]
+        if isinstance(finished, str):  # SQLite without a declared type
+            finished = parse_datetime(finished)
+        if timezone.is_naive(finished):
+            finished = timezone.make_aware(finished, UTC)
+        row["finished_at"] = finished
+    return rows
+
+
+def result_line(result: Result) -> dict[str, Any]:
+    """A counted result's board line (for ``games.shapes.board_line``), ranked now."""
+    with connection.cursor() as cursor:
+        cursor.execute(_board_sql()["one"], [result.deal_id, result.pk])
+        (line,) = _lines(cursor)
+    return {**line, "rank": rank_of(result.deal_id, result.sort_key)}
 
 
 def day_board(
@@ -111,10 +102,10 @@ def day_board(
     two O(log n) rank/size lookups.
     """
     sql = _board_sql()
-    near: list[tuple[Any, ...]] = []
+    near: list[dict[str, Any]] = []
     with connection.cursor() as cursor:
         cursor.execute(sql["page"], [deal.pk, after or "", limit + 1])
-        rows = cursor.fetchall()
+        rows = _lines(cursor)
         if user is not None and user.is_authenticated:
             if around:
                 cursor.execute(
@@ -125,21 +116,23 @@ def day_board(
                 )
             else:
                 cursor.execute(sql["me"], [deal.pk, deal.pk, user.pk])
-            near = cursor.fetchall()
+            near = _lines(cursor)
     more = len(rows) > limit
     rows = rows[:limit]
-    first = 1 if not after or not rows else rank_of(deal.pk, rows[0][7])
+    first = 1 if not after or not rows else rank_of(deal.pk, rows[0]["sort_key"])
     data: dict[str, Any] = {
         "total": board_size(deal),
-        "results": [_line(r, first + i) for i, r in enumerate(rows)],
-        "next": rows[-1][7] if more else None,
+        "results": [{**r, "rank": first + i} for i, r in enumerate(rows)],
+        "next": rows[-1]["sort_key"] if more else None,
         "me": None,
         "around": [],
     }
-    at = next((i for i, r in enumerate(near) if user is not None and r[8] == user.pk), None)
+    at = next(
+        (i for i, r in enumerate(near) if user is not None and r["player_id"] == user.pk), None
+    )
     if at is not None:
-        rank = rank_of(deal.pk, near[at][7])
-        data["around"] = [_line(r, rank + i - at) for i, r in enumerate(near)]
+        rank = rank_of(deal.pk, near[at]["sort_key"])
+        data["around"] = [{**r, "rank": rank + i - at} for i, r in enumerate(near)]
         data["me"] = data["around"][at]
     return data
 
@@ -159,7 +152,8 @@ MAX_OFFSET = 2**31 - 1
 
 
 def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[str, Any]:
-    """All-time board of a variant by days won, best streak or current streak."""
+    """A page of a variant's all-time board by days won, best streak or current streak:
+    the keyword arguments of ``games.shapes.alltime_board``."""
     qs = PlayerStats.objects.filter(variant=variant).select_related("player")
     if order == "days_won":
         qs = qs.filter(won__gt=0).order_by("-won", "-best_streak", "player_id")
@@ -172,51 +166,12 @@ def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[
     rows = list(qs[offset : offset + limit + 1]) if offset <= MAX_OFFSET else []
     return {
         "order": order,
-        "results": [
-            {
-                "rank": offset + i + 1,
-                "player": s.player.get_username(),
-                "days_won": s.won,
-                "played": s.played,
-                "best_streak": s.best_streak,
-                "current_streak": current_streak(s),
-            }
-            for i, s in enumerate(rows[:limit])
-        ],
+        "offset": offset,
+        "stats": rows[:limit],
         "next_offset": offset + limit if len(rows) > limit else None,
     }
 
 
-def player_record(*, user: User) -> dict[str, Any]:
-    """A player's daily record per variant: played, won, win rate, streaks, best result."""
-    variants: list[dict[str, Any]] = []
-    for s in PlayerStats.objects.filter(player=user).select_related("best_result__deal"):
-        best = s.best_result
-        variants.append(
-            {
-                "variant": s.variant,
-                "played": s.played,
-                "won": s.won,
-                "win_rate": round(s.won / s.played, 4) if s.played else 0.0,
-                "best_streak": s.best_streak,
-                "current_streak": current_streak(s),
-                "best": None
-                if best is None
-                else {
-                    "date": best.deal.date,
-                    "won": best.won,
-                    "cards_home": best.cards_home,
-                    "moves": best.moves,
-                    "time_ms": best.time_ms,
-                },
-            }
-        )
-    played = sum(v["played"] for v in variants)
-    won = sum(v["won"] for v in variants)
-    return {
-        "player": user.get_username(),
-        "played": played,
-        "won": won,
-        "win_rate": round(won / played, 4) if played else 0.0,
-        "variants": sorted(variants, key=lambda v: v["variant"]),
-    }
+def stats_of_player(*, user: User) -> list[PlayerStats]:
+    """A player's daily record per variant, with each best result and its deal."""
+    return list(PlayerStats.objects.filter(player=user).select_related("best_result__deal"))

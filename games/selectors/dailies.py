@@ -7,14 +7,14 @@ starts the background job and answers ``daily_not_ready``.
 from __future__ import annotations
 
 from datetime import date
-from typing import Any
+from typing import NamedTuple
 
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 
 from games import clock, jobs
 from games.boards import rank_of
-from games.engine import VARIANTS, deck_order, get_variant
+from games.engine import VARIANTS, Position, get_variant
 from games.errors import DailyNotReady, InvalidInput, NotFound
 from games.models import Deal, Game, Result
 from games.selectors.games import game_log, game_position_after
@@ -63,78 +63,48 @@ def published_deal(variant: str, day: date) -> Deal:
     return daily_get(variant, day)
 
 
-def deal_public(deal: Deal) -> dict[str, Any]:
-    """What anyone may know of a daily: its commitment, and the seed once the day is over."""
-    assert deal.date is not None, "a daily has its day"
-    over = clock.day_over(deal.date)
-    return {
-        "variant": deal.variant,
-        "date": deal.date,
-        "commitment": deal.commitment,
-        "seed": str(deal.seed) if over else None,
-        "deck": deck_order(deal.variant, int(deal.seed)) if over else None,
-        "par": deal.par if over else None,
-        "par_line": deal.par_line if over else None,
-        "seconds_left": clock.seconds_left(deal.date),
-    }
-
-
-def daily_overview(*, user: User | AnonymousUser | None, day: date) -> list[dict[str, Any]]:
-    """Every variant's daily of a day, with the player's ranked game and result if any."""
+def dailies_of_day(
+    *, user: User | AnonymousUser | None, day: date
+) -> list[tuple[Deal, Game | None, int | None]]:
+    """Every variant's daily of a day, with the player's ranked game of it and that game's
+    rank on the day's board (None if none, or disqualified)."""
     deals = [daily_get(key, day) for key in VARIANTS]
     mine: dict[int, Game] = {}
     if user is not None and user.is_authenticated:
         games = Game.objects.filter(player=user, deal__in=deals, ranked=True)
         mine = {g.deal_id: g for g in games.select_related("result")}
-    out = []
+    out: list[tuple[Deal, Game | None, int | None]] = []
     for deal in deals:
         game = mine.get(deal.pk)
         result = getattr(game, "result", None) if game is not None else None
-        out.append(
-            {
-                **deal_public(deal),
-                "name": get_variant(deal.variant).name,
-                "my_game": None
-                if game is None
-                else {
-                    "id": game.pk,
-                    "status": game.status,
-                    "score": game.score,
-                    "ply": game.ply,
-                    "rank": None
-                    if result is None or result.disqualified
-                    else rank_of(deal.pk, result.sort_key),
-                },
-            }
-        )
+        rank = None if result is None or result.disqualified else rank_of(deal.pk, result.sort_key)
+        out.append((deal, game, rank))
     return out
 
 
-def result_replay(*, deal: Deal, result_id: int, step: int | None) -> dict[str, Any]:
+class ResultReplay(NamedTuple):
+    """A finished day's result, its log, and the position after ``step`` entries if asked."""
+
+    result: Result
+    moves: list[str]
+    step: int | None
+    position: Position | None
+
+
+def result_replay(*, deal: Deal, result_id: int, step: int | None) -> ResultReplay:
     """A finished day's result: its log, and the position after ``step`` log entries."""
     assert deal.date is not None, "a daily has its day"
     if not clock.day_over(deal.date):
         raise NotFound("replays are public once the day is over")
     try:
-        result = Result.objects.select_related("game", "player").get(pk=result_id, deal=deal)
+        result = Result.objects.select_related("game", "player", "deal").get(
+            pk=result_id, deal=deal
+        )
     except Result.DoesNotExist:
         raise NotFound(f"no result {result_id} on this board") from None
     log = game_log(result.game)
-    data: dict[str, Any] = {
-        "result_id": result.pk,
-        "player": result.player.get_username(),
-        "won": result.won,
-        "cards_home": result.cards_home,
-        "moves": log,
-        "steps": len(log),
-        "deal": {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))},
-        "step": None,
-        "position": None,
-    }
-    if step is not None:
-        if not 0 <= step <= len(log):
-            raise InvalidInput(f"step must be between 0 and {len(log)}")
-        pos = game_position_after(result.game, step)
-        data["step"] = step
-        data["position"] = {**pos.to_json(), "status": pos.status.value, "score": pos.score}
-    return data
+    if step is None:
+        return ResultReplay(result, log, None, None)
+    if not 0 <= step <= len(log):
+        raise InvalidInput(f"step must be between 0 and {len(log)}")
+    return ResultReplay(result, log, step, game_position_after(result.game, step))

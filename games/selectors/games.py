@@ -1,14 +1,9 @@
-"""Reads: a game's public view, its log and replay, a player's games, tokens.
-
-Everything a player sees of a position comes from the engine's public form,
-where the stock is only a count. The full deal is shown only once a game has
-ended.
-"""
+"""Reads: a game's log and replay, a player's games (what a player sees of them is
+``games.shapes``)."""
 
 from __future__ import annotations
 
 from datetime import date, timedelta
-from typing import Any
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
@@ -18,9 +13,6 @@ from games.engine import (
     EngineError,
     GameLog,
     Position,
-    Status,
-    deck_order,
-    get_variant,
     new_position,
 )
 from games.errors import NotFound
@@ -126,18 +118,6 @@ def elapsed_ms(game: Game) -> int:
     return max(0, (end - game.started_at) // timedelta(milliseconds=1))
 
 
-def deal_reveal(game: Game) -> dict[str, Any] | None:
-    """The full deal (seed and deck order) once the game has ended, else None.
-
-    A daily deal stays hidden until its day is over, even after one game of it
-    ended: others are still playing it.
-    """
-    deal = game.deal
-    if game.status == Status.PLAYING or (deal.date is not None and not clock.day_over(deal.date)):
-        return None
-    return {"seed": str(deal.seed), "deck": deck_order(deal.variant, int(deal.seed))}
-
-
 def hints_allowed(game: Game) -> bool:
     """Whether hints may be given in a game: they use the hidden stock, so never in a
     ranked game, nor in any game of a daily before its day is over (and revealed)."""
@@ -145,31 +125,3 @@ def hints_allowed(game: Game) -> bool:
         return False
     deal = game.deal
     return deal.kind != Deal.Kind.DAILY or (deal.date is not None and clock.day_over(deal.date))
-
-
-def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:
-    """The public view of a game: what its player may see, never the stock's cards."""
-    log = game_current_log(game, position)
-    pos = log.position
-    public = pos.public_json()
-    playing = game.status == Status.PLAYING
-    return {
-        "id": game.pk,
-        "variant": game.deal.variant,
-        "kind": game.deal.kind,
-        "date": game.deal.date,
-        "status": game.status,
-        "score": game.score,
-        "max_score": get_variant(game.deal.variant).card_count,
-        "ply": log.entries,
-        "moves_on_board": log.moves_on_board,
-        "ranked": game.ranked,
-        "assisted": game.assisted,
-        "started_at": game.started_at,
-        "finished_at": game.finished_at,
-        "elapsed_ms": elapsed_ms(game),
-        "position": {"piles": public["piles"], "stock": public["stock"]},
-        "legal_moves": [str(m) for m in pos.legal_moves] if playing else [],
-        "can_undo": playing and log.can_undo(game.ranked),
-        "deal": deal_reveal(game),
-    }

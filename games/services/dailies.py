@@ -39,14 +39,14 @@ from games.selectors.dailies import published_deal
 from games.services.games import game_create
 
 
-def daily_seed(variant: str, day: date, index: int = 0, *, secret: str | None = None) -> int:
+def daily_seed_derive(variant: str, day: date, index: int = 0, *, secret: str | None = None) -> int:
     """Candidate ``index`` of the seed sequence of a variant's daily on ``day``."""
     key = (secret if secret is not None else settings.DAILY_SECRET).encode()
     msg = f"{variant}|{day.isoformat()}|{index}".encode()
     return int.from_bytes(hmac.new(key, msg, hashlib.sha256).digest()[:8], "big")
 
 
-def commitment(seed: int) -> str:
+def commitment_derive(seed: int) -> str:
     """The published commitment to a seed: SHA-256 of its decimal text."""
     return hashlib.sha256(str(seed).encode()).hexdigest()
 
@@ -64,7 +64,7 @@ class Candidate:
     nodes: int | None
 
 
-def certified_candidate(variant: str, day: date, *, start: int = 0) -> Candidate:
+def daily_candidate_certify(variant: str, day: date, *, start: int = 0) -> Candidate:
     """The first seed candidate from ``start`` that the solver proves winnable.
 
     The solver's limit is a node count (``DAILY_SOLVER_NODES``), never a time, so
@@ -74,7 +74,7 @@ def certified_candidate(variant: str, day: date, *, start: int = 0) -> Candidate
     """
     limit = settings.DAILY_SOLVER_NODES
     for index in range(start, start + settings.DAILY_MAX_CANDIDATES):
-        seed = daily_seed(variant, day, index)
+        seed = daily_seed_derive(variant, day, index)
         if not limit:
             return Candidate(index, seed, None, None)
         result = solve(new_position(variant, seed=seed), max_nodes=limit)
@@ -109,7 +109,7 @@ def daily_create(variant: str, day: date) -> Deal:
         deal = Deal.objects.filter(kind=Deal.Kind.DAILY, variant=v.key, date=day).first()
         if deal is not None:
             return deal
-        chosen = certified_candidate(v.key, day)
+        chosen = daily_candidate_certify(v.key, day)
         try:
             with transaction.atomic():
                 return Deal.objects.create(
@@ -118,7 +118,7 @@ def daily_create(variant: str, day: date) -> Deal:
                     date=day,
                     seed=chosen.seed,
                     seed_index=chosen.index,
-                    commitment=commitment(chosen.seed),
+                    commitment=commitment_derive(chosen.seed),
                     par_line=chosen.line,
                     solver_nodes=chosen.nodes,
                 )
@@ -169,10 +169,10 @@ def daily_replace(deal: Deal) -> Deal:
     deal = Deal.objects.select_for_update().get(pk=deal.pk)
     _check_replaceable(deal)
     assert deal.date is not None  # _check_replaceable saw the day
-    chosen = certified_candidate(deal.variant, deal.date, start=deal.seed_index + 1)
+    chosen = daily_candidate_certify(deal.variant, deal.date, start=deal.seed_index + 1)
     deal.seed_index = chosen.index
     deal.seed = chosen.seed
-    deal.commitment = commitment(chosen.seed)
+    deal.commitment = commitment_derive(chosen.seed)
     deal.par_line = chosen.line
     deal.solver_nodes = chosen.nodes
     deal.save(update_fields=["seed_index", "seed", "commitment", "par_line", "solver_nodes"])

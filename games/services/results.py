@@ -14,7 +14,7 @@ from functools import partial
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from games import boards, clock, events
+from games import boards, clock, events, shapes
 from games.engine import Status, get_variant
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
@@ -23,7 +23,7 @@ MAX_MOVES = 999_999
 MAX_TIME_MS = 10**11 - 1
 
 
-def sort_key(
+def sort_key_derive(
     *, won: bool, cards_missing: int, moves: int, time_ms: int, finished_ms: int, game_id: int
 ) -> str:
     """The board order as one fixed-width string (smaller is better)."""
@@ -57,7 +57,7 @@ def result_record(game: Game) -> Result | None:
         moves=game.ply,
         time_ms=time_ms,
         finished_at=game.finished_at,
-        sort_key=sort_key(
+        sort_key=sort_key_derive(
             won=won,
             cards_missing=get_variant(game.deal.variant).card_count - game.score,
             moves=game.ply,
@@ -67,12 +67,13 @@ def result_record(game: Game) -> Result | None:
         ),
     )
     stats_recompute(player=game.player, variant=game.deal.variant)
+
     day = game.deal.date
     assert day is not None, "a ranked game is a daily's"
 
     def publish() -> None:
         boards.board_add(result.deal_id, result.sort_key)
-        line = board_selectors.entry(result, boards.rank_of(result.deal_id, result.sort_key))
+        line = shapes.board_line(board_selectors.result_line(result))
         events.result_entered(variant=game.deal.variant, day=day, line=line)
 
     transaction.on_commit(publish)

@@ -6,7 +6,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from games.models import ApiToken
+from accounts.models import ApiToken
 
 pytestmark = pytest.mark.django_db
 

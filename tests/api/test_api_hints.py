@@ -10,11 +10,11 @@ import pytest
 from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 
+from accounts import services as account_services
 from games import clock, hints
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application

@@ -10,10 +10,10 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from api.daily import parse_day
+from accounts import services as account_services
 from games.engine import VARIANTS, deck_order, new_position
+from games.inputs import day_parse
 from games.models import Deal, Game, Result
-from games.services import accounts as account_services
 from tests.daily_fixtures import (
     DAY,
     NOON,
@@ -165,9 +165,9 @@ def test_today_stands_for_the_current_utc_day(today, ann, daily_clock):
     assert board.status_code == 200 and board.json()["total"] == 0
     # The last microsecond of the day is still today; the next one is the next day.
     daily_clock.set(datetime.combine(today, datetime.max.time(), tzinfo=UTC))
-    assert parse_day("today") == today
+    assert day_parse("today") == today
     daily_clock.advance(microseconds=1)
-    assert parse_day("today") == today + timedelta(days=1)
+    assert day_parse("today") == today + timedelta(days=1)
 
 
 @pytest.mark.parametrize(

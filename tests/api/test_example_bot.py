@@ -31,7 +31,7 @@ def bot(repo_root: Any) -> Any:
 
 @pytest.fixture
 def http(user: Any) -> Iterator[httpx.Client]:
-    from games.services.accounts import token_create
+    from accounts.services import token_create
 
     _, key = token_create(user=user, name="bot")
     transport = httpx.WSGITransport(app=application)

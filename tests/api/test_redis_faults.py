@@ -23,14 +23,15 @@ from django.core.management import call_command
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts import services as account_services
 from devtools.accounts import PASSWORD
 from games import boards
 from games.models import Result
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
 from tests.daily_fixtures import DAY
+from tests.helpers import token_headers
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
 pytest_plugins = ["tests.daily_fixtures", "tests.own_redis"]
@@ -172,7 +173,7 @@ async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily
         user=user, variant="bristol", seed=3
     )
     key = await sync_to_async(account_services.token_create)(user=user, name="ws")
-    headers = [(b"authorization", f"Token {key[1]}".encode())]
+    headers = token_headers(key[1])
     comm = WebsocketCommunicator(application, f"/ws/v1/games/{game.pk}/", headers=headers)
     assert (await comm.connect())[0]
     state = json.loads(await comm.receive_from(5))["state"]

@@ -13,14 +13,15 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
+from accounts import services as account_services
 from api import consumers
 from devtools.accounts import PASSWORD
 from games import boards, clock
 from games.models import Game
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
+from tests.helpers import token_headers
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -176,7 +177,7 @@ async def test_a_signed_in_listener_sees_its_own_line():
         return account_services.token_create(user=user, name="ws")[1]
 
     key = await database_sync_to_async(token)()
-    comm, first = await open_board(board_path(), [(b"authorization", f"Token {key}".encode())])
+    comm, first = await open_board(board_path(), token_headers(key))
     assert first["board"]["me"]["player"] == "hank"
     await comm.disconnect()
 
@@ -192,9 +193,7 @@ async def test_a_program_follows_todays_board_with_only_a_token(monkeypatch):
         return account_services.token_create(user=user, name="bot")[1]
 
     key = await database_sync_to_async(token)()
-    comm, first = await open_board(
-        board_path(day="today"), [(b"authorization", f"Token {key}".encode())]
-    )
+    comm, first = await open_board(board_path(day="today"), token_headers(key))
     assert first["type"] == "board" and first["date"] == today()
     assert first["board"]["me"]["player"] == "ivy" and first["board"]["total"] == 1
     await finish_ranked("jay")

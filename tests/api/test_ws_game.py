@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-import uuid
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -15,11 +15,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts import services as account_services
 from api import consumers
-from devtools.accounts import PASSWORD
 from games.models import Game
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import games as game_services
 from patience_site.asgi import application
 from tests.helpers import token_headers
@@ -36,19 +35,14 @@ SEED = 1  # a Bristol deal whose opening has legal moves and a deal
 # -- fixtures -------------------------------------------------------------------------------
 
 
-def make_player(name: str | None = None) -> Any:
-    name = name or f"p-{uuid.uuid4().hex[:8]}"
-    return get_user_model().objects.create_user(username=name, password=PASSWORD)
+@pytest.fixture
+def player(make_user: Callable[..., Any]) -> Any:
+    return make_user("ann")
 
 
 @pytest.fixture
-def player() -> Any:
-    return make_player("ann")
-
-
-@pytest.fixture
-def rival() -> Any:
-    return make_player("bob")
+def rival(make_user: Callable[..., Any]) -> Any:
+    return make_user("bob")
 
 
 @pytest.fixture

@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from devtools.accounts import PASSWORD
-from devtools.servers import start_daphne, stop, wait_until_up
+from devtools.servers import deal_dailies, migrate, start_daphne, stop, wait_until_up
 from tests.pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -51,16 +51,8 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         PATIENCE_TEST_TMP=str(tmp),
         **pinned_clock_env(),
     )
-    for command in (["migrate", "--noinput"], ["create_dailies", "--days", "2"]):
-        # Dailies are dealt by the job, as in production (requests never deal them).
-        subprocess.run(
-            [sys.executable, "manage.py", *command, "-v", "0"],
-            cwd=REPO,
-            env=env,
-            check=True,
-            timeout=180,
-            stdout=subprocess.DEVNULL,
-        )
+    migrate(env, timeout=180)
+    deal_dailies(env, timeout=180)  # by the job, as in production (requests never deal them)
     return env
 
 
@@ -189,6 +181,7 @@ from games import clock
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games import shapes
 
 user = get_user_model().objects.get(username={username!r})
 yesterday = clock.now() - timedelta(days=1)
@@ -196,7 +189,7 @@ with mock.patch("games.clock.now", lambda: yesterday):
     daily_services.daily_create("bristol", clock.today())  # the job dealt yesterday's daily then
     game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=clock.today())
     for _ in range(5):
-        moves = game_selectors.game_state(game)["legal_moves"]
+        moves = shapes.game_state(game)["legal_moves"]
         cards = [m for m in moves if m != "deal"]
         move = cards[0] if cards else moves[0]
         game = game_services.game_apply_move(

@@ -24,11 +24,10 @@ import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
-from devtools.servers import Daphne, subprocess_json
+from devtools.servers import Daphne, pg_admin, subprocess_json, with_database
 from tests.pinned_clock import pinned_clock_env
 
 #: Accounts with tokens made in the template database (every copy has them).
@@ -40,7 +39,7 @@ import django
 django.setup()
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from games.services.accounts import token_create
+from accounts.services import token_create
 call_command("migrate", interactive=False, verbosity=0)
 call_command("create_dailies", days=2, stdout=io.StringIO())  # as the compose migrate job
 players = []
@@ -49,22 +48,6 @@ for i in range(int(sys.argv[1])):
     players.append([user.username, token_create(user=user, name="e2e")[1]])
 print(json.dumps(players))
 """
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{name}"))
-
-
-def database_name(url: str) -> str:
-    return urlsplit(url).path.lstrip("/")
-
-
-def _admin(url: str, sql: str) -> None:
-    import psycopg
-
-    with psycopg.connect(with_database(url, "postgres"), autocommit=True) as conn:
-        conn.execute(sql)
 
 
 @dataclass
@@ -92,7 +75,7 @@ def e2e_urls() -> tuple[str, str]:
 def e2e_template(e2e_urls: tuple[str, str], pinned_clock: dict[str, str]) -> Iterator[Template]:
     base, _ = e2e_urls
     name = f"patience_e2e_{os.getpid()}_{uuid.uuid4().hex[:6]}"
-    _admin(base, f'CREATE DATABASE "{name}"')
+    pg_admin(base, f'CREATE DATABASE "{name}"')
     env = {
         **os.environ,
         **pinned_clock,  # it deals the pinned day's dailies
@@ -106,7 +89,7 @@ def e2e_template(e2e_urls: tuple[str, str], pinned_clock: dict[str, str]) -> Ite
         players = subprocess_json("-c", _PREPARE, str(PLAYERS), env=env, timeout=300)
         yield Template(name, [tuple(p) for p in players])
     finally:
-        _admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        pg_admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")
@@ -119,7 +102,7 @@ def fresh_database(
 
     def make(label: str) -> str:
         name = f"{e2e_template.name}_{label}"
-        _admin(base, f'CREATE DATABASE "{name}" TEMPLATE "{e2e_template.name}"')
+        pg_admin(base, f'CREATE DATABASE "{name}" TEMPLATE "{e2e_template.name}"')
         made.append(name)
         return with_database(base, name)
 
@@ -127,7 +110,7 @@ def fresh_database(
         yield make
     finally:
         for name in made:
-            _admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+            pg_admin(base, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")

@@ -8,8 +8,9 @@ from django.contrib.messages import ERROR, INFO, get_messages
 from django.db.models import Model
 from django.urls import reverse
 
-from games.models import ApiToken, Deal, Game, Move
-from games.services import accounts as account_services
+from accounts import services as account_services
+from accounts.models import ApiToken
+from games.models import Deal, Game, Move
 from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
@@ -61,8 +62,8 @@ def test_changelist_search_and_filters_load(staff_client, games, model):
         assert response.status_code == 200
 
 
-def test_every_registered_model_of_games_has_a_working_changelist(staff_client, games):
-    models = [m for m in admin.site._registry if m._meta.app_label == "games"]
+def test_every_registered_model_of_games_and_accounts_has_a_working_changelist(staff_client, games):
+    models = [m for m in admin.site._registry if m._meta.app_label in ("games", "accounts")]
     assert {Deal, Game, Move, ApiToken} <= set(models)
     for model in models:
         assert staff_client.get(url(model, "changelist")).status_code == 200, model

@@ -7,12 +7,16 @@ from typing import Any
 
 import pytest
 
-from games import clock
+from games import clock, shapes
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.errors import NoCertifiedDeal
-from games.selectors.dailies import deal_public
-from games.services.dailies import certified_candidate, daily_create, daily_replace, daily_seed
+from games.services.dailies import (
+    daily_candidate_certify,
+    daily_create,
+    daily_replace,
+    daily_seed_derive,
+)
 
 # With this secret, candidate 0 of this day's reversed gallery is not provably winnable
 # within the node limit, and candidate 1 is (found once, pinned here).
@@ -42,16 +46,16 @@ def at(monkeypatch: pytest.MonkeyPatch) -> Any:
 
 
 def test_an_uncertified_candidate_is_skipped(certify: None) -> None:
-    first = solve(new_position(VARIANT, seed=daily_seed(VARIANT, DAY, 0)), max_nodes=NODES)
+    first = solve(new_position(VARIANT, seed=daily_seed_derive(VARIANT, DAY, 0)), max_nodes=NODES)
     assert first.verdict is not Verdict.WON
-    chosen = certified_candidate(VARIANT, DAY)
+    chosen = daily_candidate_certify(VARIANT, DAY)
     assert chosen.index == 1
-    assert chosen.seed == daily_seed(VARIANT, DAY, 1) and chosen.line is not None
+    assert chosen.seed == daily_seed_derive(VARIANT, DAY, 1) and chosen.line is not None
     assert new_position(VARIANT, seed=chosen.seed).play(chosen.line).is_won
 
 
 def test_the_choice_is_reproducible(certify: None) -> None:
-    assert certified_candidate(VARIANT, DAY) == certified_candidate(VARIANT, DAY)
+    assert daily_candidate_certify(VARIANT, DAY) == daily_candidate_certify(VARIANT, DAY)
 
 
 def test_daily_deal_stores_the_winning_line(certify: None, at: Any) -> None:
@@ -65,10 +69,10 @@ def test_daily_deal_stores_the_winning_line(certify: None, at: Any) -> None:
 def test_par_is_published_with_the_seed_after_the_day(certify: None, at: Any) -> None:
     deal = daily_create("belvedere", DAY)
     at(DAY)
-    hidden = deal_public(deal)
+    hidden = shapes.daily(deal)
     assert hidden["par"] is None and hidden["par_line"] is None and hidden["seed"] is None
     at(DAY + timedelta(days=1))
-    shown = deal_public(deal)
+    shown = shapes.daily(deal)
     assert shown["par"] == deal.par and shown["par_line"] == deal.par_line
     assert shown["seed"] == str(deal.seed)
 
@@ -79,7 +83,7 @@ def test_replacing_takes_the_next_certified_candidate(certify: None, at: Any) ->
     assert deal.seed_index == 1
     replaced = daily_replace(deal)
     assert replaced.seed_index >= 2
-    assert int(replaced.seed) == daily_seed(VARIANT, DAY, replaced.seed_index)
+    assert int(replaced.seed) == daily_seed_derive(VARIANT, DAY, replaced.seed_index)
     assert replaced.par_line is not None
     assert new_position(VARIANT, seed=int(replaced.seed)).play(replaced.par_line).is_won
 
@@ -87,5 +91,5 @@ def test_replacing_takes_the_next_certified_candidate(certify: None, at: Any) ->
 def test_no_certified_candidate_is_an_error(certify: None, settings: Any) -> None:
     settings.DAILY_MAX_CANDIDATES = 1
     with pytest.raises(NoCertifiedDeal) as info:
-        certified_candidate(VARIANT, DAY)
+        daily_candidate_certify(VARIANT, DAY)
     assert info.value.code == "no_certified_deal"

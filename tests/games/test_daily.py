@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from games import clock
+from games import clock, shapes
 from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
 from games.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Result
@@ -91,7 +91,7 @@ def start_position(game: Game):
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(daily_secret, variant):
     for index in range(3):
-        assert daily_services.daily_seed(variant, DAY, index) == hmac_seed(
+        assert daily_services.daily_seed_derive(variant, DAY, index) == hmac_seed(
             SECRET, variant, DAY, index
         )
 
@@ -102,7 +102,7 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
     assert int(deal.seed) == hmac_seed(SECRET, "picture-gallery", DAY)
     assert 0 <= int(deal.seed) < SEED_LIMIT
     assert deal.commitment == hashlib.sha256(str(int(deal.seed)).encode()).hexdigest()
-    assert daily_services.commitment(int(deal.seed)) == deal.commitment
+    assert daily_services.commitment_derive(int(deal.seed)) == deal.commitment
     # Found again, not created twice.
     assert daily("picture-gallery", DAY).pk == deal.pk
     assert Deal.objects.filter(kind="daily").count() == 1
@@ -110,13 +110,13 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
 
 def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
     seeds = {
-        daily_services.daily_seed(v, DAY + timedelta(days=d), i)
+        daily_services.daily_seed_derive(v, DAY + timedelta(days=d), i)
         for v in VARIANTS
         for d in range(5)
         for i in range(2)
     }
     assert len(seeds) == len(VARIANTS) * 5 * 2
-    assert daily_services.daily_seed("bristol", DAY) != daily_services.daily_seed(
+    assert daily_services.daily_seed_derive("bristol", DAY) != daily_services.daily_seed_derive(
         "bristol", DAY, secret="another secret"
     )
 
@@ -145,34 +145,40 @@ def test_seed_and_deck_stay_hidden_today_and_are_published_after(
     game, _ = start(ann, "bristol")
     seen = game.position  # what the player was dealt (full JSON, stock included)
     deal = Deal.objects.get(pk=game.deal_id)
-    public = daily_selectors.deal_public(deal)
+    public = shapes.daily(deal)
     assert public["seed"] is None and public["deck"] is None
     assert public["commitment"] == deal.commitment
     assert public["seconds_left"] == 16 * 3600
-    overview = {d["variant"]: d for d in daily_selectors.daily_overview(user=ann, day=day)}
+    overview = {
+        d["variant"]: d
+        for d in shapes.daily_overview(daily_selectors.dailies_of_day(user=ann, day=day))
+    }
     assert overview["bristol"]["seed"] is None and overview["bristol"]["deck"] is None
     assert overview["bristol"]["commitment"] == deal.commitment
 
     # Even the player's own finished ranked game does not reveal it while the day lasts.
     game = resign(game)
-    assert game_selectors.game_state(fresh(game))["deal"] is None
+    assert shapes.game_state(fresh(game))["deal"] is None
     end = datetime.combine(day + timedelta(days=1), datetime.min.time(), tzinfo=UTC)
     daily_clock.set(end - timedelta(milliseconds=1))
-    assert daily_selectors.deal_public(deal)["seed"] is None
-    assert game_selectors.game_state(fresh(game))["deal"] is None
+    assert shapes.daily(deal)["seed"] is None
+    assert shapes.game_state(fresh(game))["deal"] is None
 
     daily_clock.set(end)  # ended: no more ranked results, but the reveal waits the grace
-    assert daily_selectors.deal_public(deal)["seed"] is None
+    assert shapes.daily(deal)["seed"] is None
     daily_clock.advance(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
-    public = daily_selectors.deal_public(deal)
+    public = shapes.daily(deal)
     assert public["seconds_left"] == 0
     assert hashlib.sha256(public["seed"].encode()).hexdigest() == public["commitment"]
     assert public["deck"] == deck_order("bristol", int(public["seed"]))
     # The published deck deals exactly the cards the player was given.
     assert new_position("bristol", deck=public["deck"]).to_json() == seen
-    reveal = game_selectors.game_state(fresh(game))["deal"]
+    reveal = shapes.game_state(fresh(game))["deal"]
     assert reveal == {"seed": public["seed"], "deck": public["deck"]}
-    overview = {d["variant"]: d for d in daily_selectors.daily_overview(user=ann, day=day)}
+    overview = {
+        d["variant"]: d
+        for d in shapes.daily_overview(daily_selectors.dailies_of_day(user=ann, day=day))
+    }
     assert overview["bristol"]["seed"] == public["seed"]
 
 
@@ -294,7 +300,7 @@ def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out
 ):
     game, _ = start(ann)
     daily_clock.next_day()  # the seed and other players' replays are now public
-    assert daily_selectors.deal_public(game.deal)["seed"] is not None
+    assert shapes.daily(game.deal)["seed"] is not None
     with pytest.raises(GameFinished):
         resign(game)
     # It ended at the day's end as it stood, not won (tests/games/test_expired_dailies.py).
@@ -330,7 +336,7 @@ def test_time_runs_from_the_deal_to_the_final_move_on_the_server_clock(
     result = Result.objects.get(game=game)
     assert game.finished_at == t1
     assert result.time_ms == (t1 - t0) // timedelta(milliseconds=1) == 83_001
-    assert game_selectors.game_state(fresh(game))["elapsed_ms"] == 83_001
+    assert shapes.game_state(fresh(game))["elapsed_ms"] == 83_001
 
 
 @pytest.mark.parametrize("ms", [1, 999, 1001, 4001, 60_003, 3_599_999])
@@ -349,7 +355,7 @@ def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann
     game, _ = start(ann)
     assert game.ranked
     game = play(game, "deal")
-    assert not game_selectors.game_state(fresh(game))["can_undo"]
+    assert not shapes.game_state(fresh(game))["can_undo"]
     with pytest.raises(UndoNotAllowed) as exc:
         play(game, UNDO)
     assert exc.value.code == "undo_not_allowed"
@@ -359,7 +365,7 @@ def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann
     # A move that reveals nothing can be undone, and the undo counts as a move.
     after_deal = start_position(game).apply("deal")
     game = play(game, quiet_move(after_deal))
-    assert game_selectors.game_state(fresh(game))["can_undo"]
+    assert shapes.game_state(fresh(game))["can_undo"]
     game = play(game, UNDO)
     assert game.ply == 3 and game_selectors.game_replay(game).position == after_deal
     with pytest.raises(UndoNotAllowed):
@@ -459,7 +465,9 @@ def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, 
         daily_services.daily_replace(future)
     future.refresh_from_db()
     assert future.seed_index == 0
-    assert future.commitment == daily_services.commitment(hmac_seed(SECRET, "bristol", future.date))
+    assert future.commitment == daily_services.commitment_derive(
+        hmac_seed(SECRET, "bristol", future.date)
+    )
 
 
 def test_clock_today_follows_the_server_clock(daily_clock, settings):

@@ -48,13 +48,13 @@ def job(monkeypatch: pytest.MonkeyPatch) -> Job:
     """The job, recorded; the solver may run only inside ``Job.run``, never in a request."""
     recorded = Job()
     monkeypatch.setattr(jobs, "dailies_job_start", lambda: recorded.started.append(1))
-    certify = daily_services.certified_candidate
+    certify = daily_services.daily_candidate_certify
 
     def job_only(*args: Any, **kwargs: Any) -> daily_services.Candidate:
         assert recorded.running, "a request ran the solver"
         return certify(*args, **kwargs)
 
-    monkeypatch.setattr(daily_services, "certified_candidate", job_only)
+    monkeypatch.setattr(daily_services, "daily_candidate_certify", job_only)
     return recorded
 
 
@@ -143,14 +143,14 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
 @pytest.mark.django_db(transaction=True)
 def test_two_jobs_at_once_certify_a_daily_once(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    certify = daily_services.certified_candidate
+    certify = daily_services.daily_candidate_certify
 
     def slow_certify(variant: str, day: Any, **kwargs: Any) -> daily_services.Candidate:
         calls.append(1)
         time.sleep(0.5)  # the other job arrives meanwhile
         return certify(variant, day, **kwargs)
 
-    monkeypatch.setattr(daily_services, "certified_candidate", slow_certify)
+    monkeypatch.setattr(daily_services, "daily_candidate_certify", slow_certify)
     found: list[int] = []
 
     def job() -> None:

@@ -15,7 +15,7 @@ from django.core.management import call_command
 from django.test import TestCase
 from rest_framework.test import APIClient
 
-from games import boards, clock
+from games import boards, clock, shapes
 from games.errors import GameFinished
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
@@ -32,7 +32,7 @@ def started(user, variant: str = "bristol") -> Game:
     """Today's ranked daily, started and one move in."""
     game, created = daily_services.daily_game_start(user=user, variant=variant, day=DAY)
     assert created and game.ranked
-    move = game_selectors.game_state(game)["legal_moves"][0]
+    move = shapes.game_state(game)["legal_moves"][0]
     return committed(
         game_services.game_apply_move, game_id=game.pk, user=user, move=move, ply=0
     ).game
@@ -64,7 +64,7 @@ def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_
     committed(call_command, "create_dailies", days=1, stdout=out)
     assert "1 ranked daily game(s) left unfinished ended as expired" in out.getvalue()
     assert_counted(game)
-    record = board_selectors.player_record(user=user)
+    record = shapes.player_record(user, board_selectors.stats_of_player(user=user))
     assert (record["played"], record["won"], record["win_rate"]) == (2, 1, 0.5)
     assert record["variants"][0]["current_streak"] == 0
     board = board_selectors.day_board(deal=game.deal, user=user)
@@ -95,7 +95,7 @@ def test_opening_the_game_the_next_day_shows_it_expired(user, daily_clock):
 def test_a_move_the_next_day_ends_the_game_and_is_refused(user, daily_clock):
     game = started(user)
     daily_clock.next_day()
-    move = game_selectors.game_state(game)["legal_moves"][0]
+    move = shapes.game_state(game)["legal_moves"][0]
     with pytest.raises(GameFinished, match="day of this ranked daily is over"):
         committed(game_services.game_apply_move, game_id=game.pk, user=user, move=move, ply=1)
     assert_counted(game)

@@ -1,4 +1,4 @@
-"""Selectors on the real database: verification, public views, lists, tokens, accounts."""
+"""Selectors on the real database: verification, public views, lists."""
 
 from __future__ import annotations
 
@@ -6,15 +6,13 @@ import json
 from datetime import timedelta
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.utils import timezone
 
+from games import shapes
 from games.engine import EngineError, GameLog, new_position
-from games.errors import InvalidInput, NotFound
-from games.models import UNDO, ApiToken, Game, Move
-from games.selectors import accounts as account_selectors
+from games.errors import NotFound
+from games.models import UNDO, Game, Move
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
@@ -111,7 +109,7 @@ def test_replay_of_an_undo_with_nothing_to_undo_fails(played):
 
 
 def test_game_state_is_the_public_view(played):
-    state = game_selectors.game_state(played)
+    state = shapes.game_state(played)
     pos = game_selectors.game_position(played)
     assert state["id"] == played.pk
     assert state["variant"] == "bristol"
@@ -176,75 +174,3 @@ def test_snapshot_is_read_whatever_the_key_order(user):
     position["piles"] = dict(sorted(position["piles"].items(), key=lambda kv: (len(kv[0]), kv)))
     Game.objects.filter(pk=game.pk).update(position=position)
     assert game_selectors.game_position(fresh(game)) == new_position("bristol", seed=1)
-
-
-# -- tokens ---------------------------------------------------------------------------------
-
-
-def test_token_is_stored_hashed_and_found_by_its_key(user):
-    token, key = account_services.token_create(user=user, name="bot")
-    assert key.startswith("pt_") and len(key) > 40
-    assert token.key_hash == account_selectors.token_hash(key) != key
-    assert token.prefix == key[:10]
-    assert not ApiToken.objects.filter(key_hash=key).exists()
-    assert account_selectors.token_user(key) == (user, token)
-    assert account_selectors.token_user(key + "x") is None
-
-
-def test_revoked_token_and_inactive_user_do_not_authenticate(user, other_user):
-    token, key = account_services.token_create(user=user, name="bot")
-    account_services.token_revoke(user=user, token_id=token.pk)
-    assert account_selectors.token_user(key) is None
-    assert list(account_selectors.tokens_of_user(user=user)) == []
-    with pytest.raises(NotFound):
-        account_services.token_revoke(user=user, token_id=token.pk)
-
-    other_token, other_key = account_services.token_create(user=other_user, name="bot")
-    with pytest.raises(NotFound):
-        account_services.token_revoke(user=user, token_id=other_token.pk)
-    assert account_selectors.token_user(other_key) is not None
-    other_user.is_active = False
-    other_user.save()
-    assert account_selectors.token_user(other_key) is None
-
-
-def test_token_use_is_recorded_at_most_once_a_minute(user):
-    token, _ = account_services.token_create(user=user, name="bot")
-    account_services.token_touch(token)
-    token.refresh_from_db()
-    first = token.last_used_at
-    assert first is not None
-    account_services.token_touch(token)
-    token.refresh_from_db()
-    assert token.last_used_at == first
-    stale = first - timedelta(minutes=2)
-    ApiToken.objects.filter(pk=token.pk).update(last_used_at=stale)
-    token.refresh_from_db()
-    account_services.token_touch(token)
-    token.refresh_from_db()
-    assert token.last_used_at >= first
-
-
-# -- accounts -------------------------------------------------------------------------------
-
-
-def test_register_creates_a_user_with_a_hashed_password(db, password):
-    user = account_services.user_register(
-        username="carol", password=password, email="c@example.com"
-    )
-    assert user.check_password(password)
-    assert user.password != password
-    assert get_user_model().objects.filter(username="carol").exists()
-
-
-def test_register_refuses_a_weak_password(db):
-    with pytest.raises(InvalidInput) as exc:
-        account_services.user_register(username="carol", password="123")
-    assert "password" in exc.value.details
-    assert not get_user_model().objects.exists()
-
-
-def test_register_refuses_a_taken_username_in_any_case(user, password):
-    with pytest.raises(InvalidInput) as exc:
-        account_services.user_register(username="ANN", password=password)
-    assert exc.value.details == {"username": ["taken"]}

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
+from games import shapes
 from games.engine import (
     SEED_LIMIT,
     BadNotationError,
@@ -296,7 +297,7 @@ def test_undo_pops_the_last_move_still_on_the_board(user, assert_consistent):
         UNDO,
         UNDO,
     ]
-    assert game_selectors.game_state(fresh(game))["moves_on_board"] == 0
+    assert shapes.game_state(fresh(game))["moves_on_board"] == 0
     assert_consistent(game)
 
     with pytest.raises(UndoNotAllowed):
@@ -361,7 +362,7 @@ def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
     with pytest.raises(UndoNotAllowed):
         game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     assert fresh(game).ply == 1
-    assert not game_selectors.game_state(fresh(game))["can_undo"]
+    assert not shapes.game_state(fresh(game))["can_undo"]
     assert_consistent(game)
 
 
@@ -381,7 +382,7 @@ def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
     assert stored.finished_at is not None
     assert (stored.position, stored.ply, stored.score) == before[:3]
     assert stored.moves.count() == 1
-    assert game_selectors.deal_reveal(stored) == {"seed": "3", "deck": deck_order("bristol", 3)}
+    assert shapes.game_state(stored)["deal"] == {"seed": "3", "deck": deck_order("bristol", 3)}
     assert_consistent(game)
     with pytest.raises(GameFinished):
         game_services.game_resign(game_id=game.pk, user=user)
@@ -398,7 +399,7 @@ def test_snapshot_equals_replay_after_every_kind_of_write(user, variant, assert_
     kinds = set()
     for step in range(40):
         g = fresh(game)
-        state = game_selectors.game_state(g)
+        state = shapes.game_state(g)
         undo = state["can_undo"] and step % 4 == 3
         move = UNDO if undo else rng.choice(state["legal_moves"])
         game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=g.ply)
@@ -434,7 +435,7 @@ def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consisten
     game = game_services.practice_game_start(user=user, variant=variant, seed=seed)
     for ply in range(400):
         g = fresh(game)
-        state = game_selectors.game_state(g)
+        state = shapes.game_state(g)
         if state["status"] != "playing":
             break
         assert state["deal"] is None
@@ -460,7 +461,7 @@ def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consisten
         assert end.score < replayed.variant.card_count
         assert replayed.legal_moves == ()
         assert replayed.stock_count == 0
-    state = game_selectors.game_state(end)
+    state = shapes.game_state(end)
     assert state["legal_moves"] == []
     assert state["can_undo"] is False
     assert state["deal"] == {"seed": str(seed), "deck": deck_order(variant, seed)}

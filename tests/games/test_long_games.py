@@ -17,6 +17,7 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
+from games import shapes
 from games.engine import Position
 from games.errors import GameFinished
 from games.models import MOVE_LIMIT, UNDO, Game, Move, Result
@@ -176,7 +177,7 @@ def test_the_entry_that_fills_the_log_ends_the_game(user, settings):
         game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
     game = Game.objects.select_related("deal").get(pk=game.pk)
     assert game_selectors.game_verify(game) is None
-    state = game_selectors.game_state(game)
+    state = shapes.game_state(game)
     assert state["status"] == MOVE_LIMIT and state["legal_moves"] == []
 
 

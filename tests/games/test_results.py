@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from games import boards
+from games import boards, shapes
 from games.engine import new_position
 from games.models import Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
@@ -20,12 +20,19 @@ from games.services.results import (
     result_disqualify,
     result_record,
     results_remove_for_player,
-    sort_key,
+    sort_key_derive,
     stats_recompute,
 )
 from tests.daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
+
+
+def alltime(**kwargs: Any) -> dict[str, Any]:
+    """A page of an all-time board as it is served."""
+    return shapes.alltime_board(**board_selectors.alltime_board(**kwargs))
+
+
 pytest_plugins = ["tests.daily_fixtures"]
 
 ONE_MS = timedelta(milliseconds=1)
@@ -45,7 +52,7 @@ def key(**over) -> str:
         "finished_ms": 1_773_144_000_000,
         "game_id": 500,
     }
-    return sort_key(**{**base, **over})
+    return sort_key_derive(**{**base, **over})
 
 
 # -- the sort key --------------------------------------------------------------------------
@@ -141,7 +148,7 @@ def test_result_comes_from_the_game_on_the_server(daily_clock):
         180_000,
     )
     assert result.finished_at == NOON and result.player == ann and result.deal == deal
-    expected = sort_key(
+    expected = sort_key_derive(
         won=True,
         cards_missing=0,
         moves=417,
@@ -208,7 +215,10 @@ def test_a_disqualified_result_leaves_the_board_and_ranks_follow(board_backend, 
     assert [e["rank"] for e in board["results"]] == [1, 2, 3, 4, 5]
     for i, r in enumerate(results[3:], start=3):
         assert boards.rank_of(deal.pk, r.sort_key) == i  # one up
-    overview = {d["variant"]: d for d in daily_selectors.daily_overview(user=cheat.player, day=DAY)}
+    overview = {
+        d["variant"]: d
+        for d in shapes.daily_overview(daily_selectors.dailies_of_day(user=cheat.player, day=DAY))
+    }
     assert overview["bristol"]["my_game"]["rank"] is None
     stats = PlayerStats.objects.get(player=cheat.player, variant="bristol")
     assert (stats.played, stats.won, stats.best_result) == (0, 0, None)
@@ -261,7 +271,7 @@ def test_removing_an_accounts_results(board_backend, daily_clock):
     assert old_board["total"] == 1
     assert [e["result_id"] for e in old_board["results"]] == [other_old.pk]
     assert not Result.objects.filter(pk=old.pk).exists()
-    assert board_selectors.player_record(user=gone)["played"] == 0
+    assert shapes.player_record(gone, board_selectors.stats_of_player(user=gone))["played"] == 0
 
 
 # -- records: streaks and statistics ----------------------------------------------------------
@@ -291,7 +301,7 @@ def test_streaks_count_consecutive_days_won_and_reset_across_a_missed_day(daily_
     # A day missed: the current streak is 0; the best stays.
     daily_clock.next_day()
     assert board_selectors.current_streak(stats) == 0
-    record = board_selectors.player_record(user=ann)["variants"][0]
+    record = shapes.player_record(ann, board_selectors.stats_of_player(user=ann))["variants"][0]
     assert (record["best_streak"], record["current_streak"]) == (3, 0)
 
 
@@ -330,7 +340,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     res = play_days(daily_clock, ann, {0: False, 1: True, 2: False, 3: True})
     # A better win on day 1 than day 3: fewer moves (100 + offset).
     play_days(daily_clock, ann, {0: False, 1: False}, variant="picture-gallery")
-    record = board_selectors.player_record(user=ann)
+    record = shapes.player_record(ann, board_selectors.stats_of_player(user=ann))
     assert (record["player"], record["played"], record["won"]) == ("ann", 6, 2)
     assert record["win_rate"] == round(2 / 6, 4)
     by = {v["variant"]: v for v in record["variants"]}
@@ -338,7 +348,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     bristol = by["bristol"]
     assert (bristol["played"], bristol["won"], bristol["win_rate"]) == (4, 2, 0.5)
     assert bristol["best"] == {
-        "date": DAY + timedelta(days=1),
+        "date": (DAY + timedelta(days=1)).isoformat(),
         "won": True,
         "cards_home": 52,
         "moves": 101,
@@ -347,7 +357,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     assert PlayerStats.objects.get(player=ann, variant="bristol").best_result_id == res[1].pk
     assert by["picture-gallery"]["won"] == 0 and by["picture-gallery"]["win_rate"] == 0.0
     assert by["picture-gallery"]["best"]["cards_home"] == 10
-    empty = board_selectors.player_record(user=bob)
+    empty = shapes.player_record(bob, board_selectors.stats_of_player(user=bob))
     assert (empty["played"], empty["won"], empty["win_rate"], empty["variants"]) == (0, 0, 0.0, [])
 
 
@@ -380,9 +390,7 @@ def test_alltime_boards_order_and_page(daily_clock):
     daily_clock.set(datetime(2026, 3, 16, 20, 0, tzinfo=UTC))  # day 6
 
     def names(order, **kw):
-        page = board_selectors.alltime_board(
-            variant="bristol", order=order, limit=10, offset=0, **kw
-        )
+        page = alltime(variant="bristol", order=order, limit=10, offset=0, **kw)
         return [(e["rank"], e["player"]) for e in page["results"]], page
 
     days_won, _ = names("days_won")
@@ -396,13 +404,19 @@ def test_alltime_boards_order_and_page(daily_clock):
     assert streak == [(1, "bob"), (2, "ann"), (3, "cid")]
     assert [e["current_streak"] for e in page["results"]] == [4, 1, 1]
 
-    first = board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=0)
+    first = shapes.alltime_board(
+        **board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=0)
+    )
     assert [e["player"] for e in first["results"]] == ["bob", "ann"]
     assert first["next_offset"] == 2
-    second = board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=2)
+    second = shapes.alltime_board(
+        **board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=2)
+    )
     assert [(e["rank"], e["player"]) for e in second["results"]] == [(3, "cid"), (4, "eve")]
     assert second["next_offset"] is None
-    assert board_selectors.alltime_board(variant="mod3", order="days_won", limit=5, offset=0) == {
+    assert shapes.alltime_board(
+        **board_selectors.alltime_board(variant="mod3", order="days_won", limit=5, offset=0)
+    ) == {
         "order": "days_won",
         "results": [],
         "next_offset": None,

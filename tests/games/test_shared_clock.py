@@ -42,10 +42,11 @@ with time_machine.travel(ahead, tick=True):
     from games.selectors import games as game_selectors
     from games.services import games as game_services
     from games.models import Deal, Game
+    from games import shapes
     deal = Deal.objects.get(pk=int(sys.argv[1]))
     ranked = Game.objects.get(pk=int(sys.argv[2]))
     practice = Game.objects.select_related("deal").get(pk=int(sys.argv[3]))
-    public = daily_selectors.deal_public(deal)
+    public = shapes.daily(deal)
     ended = game_services.game_resign(game_id=ranked.pk, user=ranked.player)
     print(json.dumps({
         "process_day": clock.now().date().isoformat(),

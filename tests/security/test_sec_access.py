@@ -19,9 +19,10 @@ from django.test import Client, override_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
+from accounts import services as account_services
+from accounts.models import ApiToken
 from devtools.accounts import PASSWORD
-from games.models import ApiToken, Game
-from games.services import accounts as account_services
+from games.models import Game
 from games.services import games as game_services
 from tests.helpers import token_headers
 from tests.security.helpers import Socket, assert_envelope

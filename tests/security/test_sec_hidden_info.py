@@ -31,10 +31,10 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from rest_framework.test import APIClient
 
+from accounts import services as account_services
 from devtools.accounts import PASSWORD
 from games.engine import Position, deck_order
 from games.models import Deal, Game
-from games.services import accounts as account_services
 from games.services import games as game_services
 from tests.daily_fixtures import DAY
 from tests.helpers import token_headers

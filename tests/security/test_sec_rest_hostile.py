@@ -28,9 +28,10 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from accounts import services as account_services
+from accounts.models import ApiToken
 from devtools.accounts import PASSWORD
-from games.models import ApiToken, Game, Move
-from games.services import accounts as account_services
+from games.models import Game, Move
 from games.services import games as game_services
 from patience_site.wsgi import application
 from tests.security.helpers import assert_envelope, schema_operations

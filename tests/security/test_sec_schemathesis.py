@@ -47,12 +47,12 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
+from accounts import services as account_services
+from accounts.models import ApiToken
 from devtools.accounts import PASSWORD
-from games import clock
+from games import clock, shapes
 from games.engine import VARIANTS
-from games.models import ApiToken, Game, Move
-from games.selectors import games as game_selectors
-from games.services import accounts as account_services
+from games.models import Game, Move
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.wsgi import application
@@ -161,7 +161,7 @@ class World:
             return
         game = Game.objects.select_related("deal").get(pk=self.live.pk)
         if label == "POST /api/v1/games/{game_id}/moves/":
-            legal = game_selectors.game_state(game)["legal_moves"]
+            legal = shapes.game_state(game)["legal_moves"]
             case.body = {"move": legal[pick % len(legal)], "ply": game.ply}
         elif label == "POST /api/v1/games/{game_id}/undo/":
             case.body = {"ply": game.ply}

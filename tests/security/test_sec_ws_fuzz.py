@@ -20,12 +20,12 @@ from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
+from accounts import services as account_services
 from api import consumers
 from devtools.accounts import PASSWORD
 from games import clock
 from games.models import Game
 from games.selectors import games as game_selectors
-from games.services import accounts as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application

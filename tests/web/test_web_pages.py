@@ -228,11 +228,16 @@ def test_day_board_page_of_a_past_day(client: Any) -> None:
     assert "Dieser Tag ist vorbei" in html
 
 
-@pytest.mark.parametrize("day", ["tomorrow", "2020-13-01"])
+@pytest.mark.parametrize("day", ["tomorrow", "2020-13-01", "20260310", "Today"])
 def test_day_board_of_a_bad_or_future_day_is_not_found(client: Any, day: str) -> None:
     if day == "tomorrow":
         day = (clock.today() + timedelta(days=1)).isoformat()
     assert client.get(f"/leaderboards/bristol/{day}/").status_code == 404
+
+
+def test_day_board_takes_today_as_the_api_does(client: Any) -> None:
+    html = get_ok(client, "/leaderboards/bristol/today/", **EN)
+    assert f'data-day="{clock.today().isoformat()}" data-over="0"' in html
 
 
 def test_alltime_board_in_three_orders(client: Any, player: Any) -> None:

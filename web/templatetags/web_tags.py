@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 
 from django import template
+from django.utils.dateparse import parse_date, parse_datetime
 
 from web.variants import all_variants, variant_name
 
@@ -37,6 +38,15 @@ def percent(value: float | None) -> str:
 def variants_data() -> list[dict]:
     """Every variant with its translated name (for json_script)."""
     return all_variants()
+
+
+@register.filter
+def iso(text: str | None) -> date | datetime | None:
+    """An ISO date or date-time of a JSON shape (``games.shapes``) as a value the ``date``
+    filter formats."""
+    if not text:
+        return None
+    return parse_date(text) or parse_datetime(text)
 
 
 @register.filter

@@ -8,8 +8,8 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
+from accounts.models import ApiToken
 from games.errors import NotFound
-from games.models import ApiToken
 
 
 def player_by_name(username: str) -> User:

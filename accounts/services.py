@@ -1,4 +1,4 @@
-"""Writes of accounts: registering, logging out, API tokens."""
+"""Writes of accounts: registering, logging out, API tokens and their use."""
 
 from __future__ import annotations
 
@@ -12,14 +12,14 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 
+from accounts.models import ApiToken, UsernameSkeleton
+from accounts.selectors import token_hash, token_user
+from accounts.usernames import username_skeleton
 from games import clock, events
 from games.errors import (
     InvalidInput,
     NotFound,
 )
-from games.models import ApiToken, UsernameSkeleton
-from games.selectors.accounts import token_hash
-from games.usernames import username_skeleton
 
 
 def _name_taken() -> InvalidInput:
@@ -61,7 +61,7 @@ def user_register(*, username: str, password: str, email: str = "") -> User:
 
 
 def username_skeleton_store(*, user: User) -> None:
-    """Store a new account's look-alike form (on every account creation, see ``games.apps``).
+    """Store a new account's look-alike form (on every account creation, see ``accounts.apps``).
 
     Skipped when a look-alike name holds it already: only staff can create such an
     account (registration refuses it), and the older account keeps the form.
@@ -102,3 +102,14 @@ def token_touch(token: ApiToken) -> None:
     now = clock.now()
     if token.last_used_at is None or now - token.last_used_at > TOKEN_TOUCH_INTERVAL:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+
+
+def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
+    """The active user and token for a presented key, its use recorded; None if refused.
+
+    REST's ``Authorization`` header and a socket's handshake both come here.
+    """
+    found = token_user(key)
+    if found is not None:
+        token_touch(found[1])
+    return found

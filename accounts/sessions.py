@@ -12,7 +12,7 @@ from django.contrib.sessions.backends.db import SessionStore as DatabaseSessionS
 
 
 class SessionStore(DatabaseSessionStore):
-    """``SESSION_ENGINE = "api.sessions"``: Django's database sessions, keys checked."""
+    """``SESSION_ENGINE = "accounts.sessions"``: Django's database sessions, keys checked."""
 
     def _validate_session_key(self, key: str | None) -> bool:
         # A private hook of Django's session stores, absent from django-stubs.

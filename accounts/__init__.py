@@ -1,0 +1,1 @@
+"""Accounts: users' names (look-alikes refused), personal API tokens and sessions."""

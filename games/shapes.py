@@ -1,0 +1,529 @@
+"""Every JSON shape a player may see, defined once: the one place to audit what leaves.
+
+Each shape is a DRF serializer that really renders: REST views, WebSocket
+consumers, board events and pages call the functions below, and the OpenAPI
+schema (drf-spectacular) is generated from the same classes, so the documented
+and the served shapes are one. Selectors hand over model instances and plain
+values; the views below (``GameView``, ``DailyView``) hold the rules of what
+a player may see of them:
+
+- **stock secrecy**: a position is the engine's public form (``public_json``),
+  the stock only counted; a replay step shows a full position only once its
+  day is over (``games.selectors.dailies.result_replay`` refuses earlier);
+- **reveal timing**: a game's deal (seed and deck order) once the game has ended,
+  and for a daily's game once its day is over too (others are still playing
+  it); a daily's seed, deck and par once its day is over.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from decimal import Decimal
+from functools import cache
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth.models import AbstractBaseUser
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from games import clock
+from games.engine import GameLog, Position, Status, deck_order, get_variant
+from games.models import Deal, Game, PlayerStats
+from games.selectors.boards import current_streak
+from games.selectors.dailies import ResultReplay
+from games.selectors.games import elapsed_ms, game_current_log
+
+if TYPE_CHECKING:
+    from games.services.games import Hint
+
+GAME_STATUSES = ["playing", "won", "lost", "resigned"]
+
+
+def _cards(**kwargs: Any) -> serializers.ListField:
+    """A list of card codes or move notations."""
+    return serializers.ListField(child=serializers.CharField(), **kwargs)
+
+
+def _instant(**kwargs: Any) -> serializers.DateTimeField:
+    """A moment in time, always in UTC (`Z`), whatever the server's time zone."""
+    return serializers.DateTimeField(default_timezone=dt.UTC, **kwargs)
+
+
+@cache
+def _renderer(shape: type[serializers.Serializer], many: bool) -> serializers.BaseSerializer:
+    """The one serializer that renders every value of a shape.
+
+    A new serializer copies its declared fields, which costs several times the
+    rendering itself (three quarters of a game state's); ``to_representation``
+    keeps no state, so one instance serves every call and thread.
+    """
+    return shape(many=many)
+
+
+def _render(shape: type[serializers.Serializer], value: Any, *, many: bool = False) -> Any:
+    """``value`` (a list of values if ``many``) rendered as the JSON data of ``shape``."""
+    return _renderer(shape, many).to_representation(value)
+
+
+# -- a game -------------------------------------------------------------------------------
+
+
+def revealed_deal(game: Game) -> Deal | None:
+    """The game's deal if its seed and deck may be shown, else None.
+
+    A daily deal stays hidden until its day is over, even after one game of it
+    ended: others are still playing it.
+    """
+    deal = game.deal
+    if game.status == Status.PLAYING or (deal.date is not None and not clock.day_over(deal.date)):
+        return None
+    return deal
+
+
+class DealRevealSerializer(serializers.Serializer):
+    seed = serializers.CharField()
+    deck = serializers.SerializerMethodField()
+
+    @extend_schema_field(_cards())
+    def get_deck(self, deal: Deal) -> list[str]:
+        return deck_order(deal.variant, int(deal.seed))
+
+
+class PositionSerializer(serializers.Serializer):
+    """A position as its player sees it: the stock is only counted."""
+
+    piles = serializers.DictField(
+        child=_cards(),
+        help_text="Every pile but the stock, by the spec's pile ids, cards bottom to top.",
+    )
+    stock = serializers.IntegerField(help_text="Cards left in the stock (never their faces).")
+
+
+@dataclass(frozen=True)
+class GameView:
+    """A game with its current log: the values its public state shows."""
+
+    game: Game
+    log: GameLog
+
+    @property
+    def playing(self) -> bool:
+        return self.game.status == Status.PLAYING
+
+    @property
+    def max_score(self) -> int:
+        return get_variant(self.game.deal.variant).card_count
+
+    @property
+    def position(self) -> dict[str, Any]:
+        return self.log.position.public_json()
+
+    @property
+    def legal_moves(self) -> list[str]:
+        return [str(m) for m in self.log.position.legal_moves] if self.playing else []
+
+    @property
+    def can_undo(self) -> bool:
+        return self.playing and self.log.can_undo(self.game.ranked)
+
+    @property
+    def elapsed_ms(self) -> int:
+        return elapsed_ms(self.game)
+
+    @property
+    def deal(self) -> Deal | None:
+        return revealed_deal(self.game)
+
+
+class GameStateSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="game.pk")
+    variant = serializers.CharField(source="game.deal.variant")
+    kind = serializers.ChoiceField(choices=Deal.Kind.choices, source="game.deal.kind")
+    date = serializers.DateField(allow_null=True, source="game.deal.date")
+    status = serializers.ChoiceField(choices=GAME_STATUSES, source="game.status")
+    score = serializers.IntegerField(help_text="Cards home.", source="game.score")
+    max_score = serializers.IntegerField()
+    ply = serializers.IntegerField(
+        help_text="Log entries so far (moves and undos).", source="log.entries"
+    )
+    moves_on_board = serializers.IntegerField(
+        help_text="Moves not undone.", source="log.moves_on_board"
+    )
+    ranked = serializers.BooleanField(source="game.ranked")
+    assisted = serializers.BooleanField(source="game.assisted")
+    started_at = _instant(source="game.started_at")
+    finished_at = _instant(allow_null=True, source="game.finished_at")
+    elapsed_ms = serializers.IntegerField(help_text="Measured on the server.")
+    position = PositionSerializer()
+    legal_moves = _cards()
+    can_undo = serializers.BooleanField()
+    deal = DealRevealSerializer(
+        allow_null=True,
+        help_text="Seed and deck order once the game has ended; for a daily's game, once its "
+        "day is over as well (others are still playing it), so null until then.",
+    )
+
+
+class MoveResultSerializer(GameStateSerializer):
+    duplicate = serializers.BooleanField(
+        help_text="True when this exact move was already applied at that ply (a safe retry)."
+    )
+
+
+def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:
+    """The public state of a game (``position``: its snapshot's, when already read)."""
+    return _render(GameStateSerializer, GameView(game, game_current_log(game, position)))
+
+
+def game_states(games: Iterable[Game]) -> list[dict[str, Any]]:
+    """The public states of several games (one serializer for them all)."""
+    views = [GameView(g, game_current_log(g)) for g in games]
+    return _render(GameStateSerializer, views, many=True)
+
+
+def move_result(game: Game, position: Position | None, *, duplicate: bool) -> dict[str, Any]:
+    """The public state after a move or undo, and whether it was a safe retry."""
+    return {**game_state(game, position), "duplicate": duplicate}
+
+
+class HintSerializer(serializers.Serializer):
+    ply = serializers.IntegerField(help_text="The game's ply the hint is for.")
+    verdict = serializers.ChoiceField(
+        choices=["won", "lost", "unknown"],
+        help_text="`won`: still winnable (see `move`); `lost`: no longer winnable; "
+        "`unknown`: the solver's limit was reached.",
+    )
+    move = serializers.CharField(allow_null=True, help_text="Next move of a winning line.")
+    nodes = serializers.IntegerField(help_text="Positions the solver generated.")
+
+
+def hint(given: Hint) -> dict[str, Any]:
+    """A hint, as ``POST .../hint/`` and the game socket answer it."""
+    return _render(HintSerializer, given)
+
+
+# -- a daily ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DailyView:
+    """A daily deal: its commitment now; its seed, deck and par once its day is over."""
+
+    deal: Deal
+
+    @property
+    def over(self) -> bool:
+        return clock.day_over(self.date)
+
+    @property
+    def variant(self) -> str:
+        return self.deal.variant
+
+    @property
+    def date(self) -> dt.date:
+        assert self.deal.date is not None, "a daily has its day"
+        return self.deal.date
+
+    @property
+    def commitment(self) -> str:
+        return self.deal.commitment
+
+    @property
+    def seed(self) -> Decimal | None:
+        return self.deal.seed if self.over else None
+
+    @property
+    def deck(self) -> list[str] | None:
+        return deck_order(self.deal.variant, int(self.deal.seed)) if self.over else None
+
+    @property
+    def par(self) -> int | None:
+        return self.deal.par if self.over else None
+
+    @property
+    def par_line(self) -> list[str] | None:
+        return self.deal.par_line if self.over else None
+
+    @property
+    def seconds_left(self) -> int:
+        return clock.seconds_left(self.date)
+
+
+class DailySerializer(serializers.Serializer):
+    variant = serializers.CharField()
+    date = serializers.DateField()
+    commitment = serializers.CharField(help_text="SHA-256 of the seed's decimal text.")
+    seed = serializers.CharField(allow_null=True, help_text="Published once the day is over.")
+    deck = _cards(allow_null=True, help_text="Published once the day is over.")
+    par = serializers.IntegerField(
+        allow_null=True,
+        help_text="Moves in the solver's winning line; published once the day is over "
+        "(null for a deal that was not certified).",
+    )
+    par_line = _cards(
+        allow_null=True,
+        help_text="The solver's winning line in the spec's notation, published with `par`.",
+    )
+    seconds_left = serializers.IntegerField(help_text="Until the day ends (UTC).")
+
+
+class MyDailyGameSerializer(serializers.Serializer):
+    id = serializers.IntegerField(source="game.pk")
+    status = serializers.CharField(source="game.status")
+    score = serializers.IntegerField(source="game.score")
+    ply = serializers.IntegerField(source="game.ply")
+    rank = serializers.IntegerField(allow_null=True)
+
+
+@dataclass(frozen=True)
+class MyDailyGame:
+    """A player's ranked game of a daily, with its rank on the day's board (None if none)."""
+
+    game: Game
+    rank: int | None
+
+
+@dataclass(frozen=True)
+class DailyOverviewView(DailyView):
+    """A daily with its variant's name and the player's ranked game of it."""
+
+    my_game: MyDailyGame | None = None
+
+    @property
+    def name(self) -> str:
+        return get_variant(self.deal.variant).name
+
+
+class DailyOverviewSerializer(DailySerializer):
+    name = serializers.CharField()
+    my_game = MyDailyGameSerializer(allow_null=True)
+
+
+def daily(deal: Deal) -> dict[str, Any]:
+    """What anyone may know of a daily (see ``DailyView``)."""
+    return _render(DailySerializer, DailyView(deal))
+
+
+def daily_overview(dailies: list[tuple[Deal, Game | None, int | None]]) -> list[dict[str, Any]]:
+    """The dailies of a day, each with the player's ranked game and its rank (or None)."""
+    views = [
+        DailyOverviewView(deal, None if game is None else MyDailyGame(game, rank))
+        for deal, game, rank in dailies
+    ]
+    return _render(DailyOverviewSerializer, views, many=True)
+
+
+# -- boards -------------------------------------------------------------------------------
+
+
+class BoardEntrySerializer(serializers.Serializer):
+    """A line of a day's board, as REST, the board socket and its `board.result` events
+    send it."""
+
+    rank = serializers.IntegerField()
+    result_id = serializers.IntegerField()
+    player = serializers.CharField()
+    won = serializers.BooleanField()
+    cards_home = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    time_ms = serializers.IntegerField()
+    finished_at = _instant()
+
+
+class BoardSerializer(serializers.Serializer):
+    total = serializers.IntegerField()
+    results = BoardEntrySerializer(many=True)
+    next = serializers.CharField(allow_null=True, help_text="Cursor for the next page (`after`).")
+    me = BoardEntrySerializer(allow_null=True)
+    around = BoardEntrySerializer(many=True)
+
+
+def board_line(line: dict[str, Any]) -> dict[str, Any]:
+    """A board line (a row of ``games.selectors.boards``, with its rank)."""
+    return _render(BoardEntrySerializer, line)
+
+
+def day_board(board: dict[str, Any]) -> dict[str, Any]:
+    """A page of a day's board as ``games.selectors.boards.day_board`` reads it."""
+    return _render(BoardSerializer, board)
+
+
+@dataclass(frozen=True)
+class StatsView:
+    """A player's record in one variant, with its rank on an all-time board if any."""
+
+    stats: PlayerStats
+    rank: int | None = None
+
+    @property
+    def player(self) -> str:
+        return self.stats.player.get_username()
+
+    @property
+    def win_rate(self) -> float:
+        return round(self.stats.won / self.stats.played, 4) if self.stats.played else 0.0
+
+    @property
+    def current_streak(self) -> int:
+        return current_streak(self.stats)
+
+
+class AlltimeEntrySerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+    days_won = serializers.IntegerField(source="stats.won")
+    played = serializers.IntegerField(source="stats.played")
+    best_streak = serializers.IntegerField(source="stats.best_streak")
+    current_streak = serializers.IntegerField()
+
+
+class AlltimeSerializer(serializers.Serializer):
+    order = serializers.CharField()
+    results = AlltimeEntrySerializer(many=True)
+    next_offset = serializers.IntegerField(allow_null=True)
+
+
+def alltime_board(
+    *, order: str, offset: int, stats: list[PlayerStats], next_offset: int | None
+) -> dict[str, Any]:
+    """A page of an all-time board from ``offset`` (``stats`` in the board's order)."""
+    results = [StatsView(s, rank=offset + i + 1) for i, s in enumerate(stats)]
+    return _render(
+        AlltimeSerializer, {"order": order, "results": results, "next_offset": next_offset}
+    )
+
+
+class BestSerializer(serializers.Serializer):
+    date = serializers.DateField(source="deal.date")
+    won = serializers.BooleanField()
+    cards_home = serializers.IntegerField()
+    moves = serializers.IntegerField()
+    time_ms = serializers.IntegerField()
+
+
+class VariantRecordSerializer(serializers.Serializer):
+    variant = serializers.CharField(source="stats.variant")
+    played = serializers.IntegerField(source="stats.played")
+    won = serializers.IntegerField(source="stats.won")
+    win_rate = serializers.FloatField()
+    best_streak = serializers.IntegerField(source="stats.best_streak")
+    current_streak = serializers.IntegerField()
+    best = BestSerializer(allow_null=True, source="stats.best_result")
+
+
+@dataclass(frozen=True)
+class RecordView:
+    """A player's daily record: totals over the variants, and each variant's."""
+
+    user: AbstractBaseUser
+    stats: list[PlayerStats]
+
+    @property
+    def player(self) -> str:
+        return self.user.get_username()
+
+    @property
+    def played(self) -> int:
+        return sum(s.played for s in self.stats)
+
+    @property
+    def won(self) -> int:
+        return sum(s.won for s in self.stats)
+
+    @property
+    def win_rate(self) -> float:
+        return round(self.won / self.played, 4) if self.played else 0.0
+
+    @property
+    def variants(self) -> list[StatsView]:
+        return [StatsView(s) for s in sorted(self.stats, key=lambda s: s.variant)]
+
+
+class PlayerRecordSerializer(serializers.Serializer):
+    player = serializers.CharField()
+    played = serializers.IntegerField()
+    won = serializers.IntegerField()
+    win_rate = serializers.FloatField()
+    variants = VariantRecordSerializer(many=True)
+
+
+def player_record(user: AbstractBaseUser, stats: list[PlayerStats]) -> dict[str, Any]:
+    """A player's daily record from their ``PlayerStats`` rows."""
+    return _render(PlayerRecordSerializer, RecordView(user, stats))
+
+
+# -- a replay -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReplayStep:
+    """A full position of a replay, the stock included: shown once the day is over."""
+
+    position: Position
+
+    @property
+    def variant(self) -> str:
+        return self.position.variant.key
+
+    @property
+    def ply(self) -> int:
+        return self.position.ply
+
+    @property
+    def piles(self) -> dict[str, list[str]]:
+        return self.position.to_json()["piles"]
+
+    @property
+    def status(self) -> str:
+        return self.position.status.value
+
+    @property
+    def score(self) -> int:
+        return self.position.score
+
+
+class ReplayPositionSerializer(serializers.Serializer):
+    variant = serializers.CharField()
+    ply = serializers.IntegerField()
+    piles = serializers.DictField(
+        child=_cards(), help_text="Every pile, the stock (`s`) included, cards bottom to top."
+    )
+    status = serializers.CharField()
+    score = serializers.IntegerField()
+
+
+@dataclass(frozen=True)
+class ReplayView:
+    """A finished day's result with its log, and a step of it if asked for."""
+
+    replay: ResultReplay
+
+    @property
+    def steps(self) -> int:
+        return len(self.replay.moves)
+
+    @property
+    def position(self) -> ReplayStep | None:
+        pos = self.replay.position
+        return None if pos is None else ReplayStep(pos)
+
+
+class ReplaySerializer(serializers.Serializer):
+    result_id = serializers.IntegerField(source="replay.result.pk")
+    player = serializers.CharField(source="replay.result.player.get_username")
+    won = serializers.BooleanField(source="replay.result.won")
+    cards_home = serializers.IntegerField(source="replay.result.cards_home")
+    moves = _cards(source="replay.moves")
+    steps = serializers.IntegerField()
+    deal = DealRevealSerializer(source="replay.result.deal")
+    step = serializers.IntegerField(allow_null=True, source="replay.step")
+    position = ReplayPositionSerializer(
+        allow_null=True, help_text="Full position (stock included) after `step` log entries."
+    )
+
+
+def replay(replay: ResultReplay) -> dict[str, Any]:
+    """A finished day's result, as ``games.selectors.dailies.result_replay`` reads it."""
+    return _render(ReplaySerializer, ReplayView(replay))

@@ -1,0 +1,182 @@
+"""The served OpenAPI schema and the rendered shapes cannot drift apart.
+
+Every shape of ``games.shapes`` is rendered from real objects, in the cases
+where its fields change (a game in play and ended, a daily before and after its
+day, a board line with and without a player, a replay with and without a step),
+and validated against its component of the schema ``/api/v1/schema/`` serves,
+with every object closed: a field the schema does not name fails, and so does
+a documented field that is not rendered (every field is required).
+"""
+
+from __future__ import annotations
+
+import inspect
+from datetime import datetime, timedelta
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from jsonschema import Draft202012Validator, FormatChecker
+from rest_framework import serializers
+
+from games import shapes
+from games.engine import new_position
+from games.models import Deal
+from games.selectors import boards as board_selectors
+from games.selectors import dailies as daily_selectors
+from games.services import dailies as daily_services
+from games.services import games as game_services
+from games.services.games import Hint
+from tests.daily_fixtures import DAY, NOON, finished_result
+
+pytest_plugins = ["tests.daily_fixtures"]
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
+
+#: OpenAPI 3.0 keywords that are not JSON Schema's (``nullable`` is rewritten).
+NOT_JSON_SCHEMA = {"nullable", "readOnly", "writeOnly", "example"}
+
+
+#: Formats as the schema uses them; jsonschema checks ``date-time`` only with an extra package.
+FORMATS = FormatChecker()
+
+
+@FORMATS.checks("date-time", raises=ValueError)
+def _date_time(value: object) -> bool:
+    """ISO 8601 with a time zone, as DRF renders an aware datetime."""
+    return not isinstance(value, str) or datetime.fromisoformat(value).tzinfo is not None
+
+
+def json_schema(node: Any) -> Any:
+    """An OpenAPI 3.0 schema as JSON Schema, every object with properties closed."""
+    if isinstance(node, list):
+        return [json_schema(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {key: json_schema(value) for key, value in node.items() if key not in NOT_JSON_SCHEMA}
+    if isinstance(node.get("properties"), dict):
+        out.setdefault("additionalProperties", False)
+    if node.get("nullable"):
+        return {"anyOf": [out, {"type": "null"}]}
+    return out
+
+
+@pytest.fixture(scope="module")
+def components() -> dict[str, Any]:
+    """The component schemas as the server serves them."""
+    response = Client().get("/api/v1/schema/", {"format": "json"})
+    assert response.status_code == 200
+    return response.json()["components"]["schemas"]
+
+
+def shape_names() -> set[str]:
+    """The component names of every serializer in ``games.shapes``."""
+    return {
+        cls.__name__.removesuffix("Serializer")
+        for _, cls in inspect.getmembers(shapes, inspect.isclass)
+        if issubclass(cls, serializers.Serializer) and cls.__module__ == shapes.__name__
+    }
+
+
+@pytest.fixture
+def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
+    """Every shape rendered from real objects, by component name, in its edge cases."""
+    users = get_user_model().objects
+    ann = users.create_user(username="ann", password="x" * 12)
+    bob = users.create_user(username="bob", password="x" * 12)
+    yesterday = DAY - timedelta(days=1)
+    daily_services.dailies_create(first=yesterday, days=2)
+    past = Deal.objects.get(kind=Deal.Kind.DAILY, variant="bristol", date=yesterday)
+    start = new_position("bristol", seed=int(past.seed))
+    past.par_line = [str(start.legal_moves[0])]
+    past.save(update_fields=["par_line"])
+    today = Deal.objects.get(kind=Deal.Kind.DAILY, variant="bristol", date=DAY)
+
+    playing = game_services.practice_game_start(user=ann, variant="bristol", seed=5)
+    outcome = game_services.game_apply_move(game_id=playing.pk, user=ann, move="deal", ply=0)
+    ended = game_services.practice_game_start(user=ann, variant="picture-gallery", seed=6)
+    ended = game_services.game_resign(game_id=ended.pk, user=ann)
+    won = finished_result(past, ann, won=True, finished_at=NOON - timedelta(days=1))
+    lost_today = finished_result(today, ann)
+    board = board_selectors.day_board(deal=past, user=ann, limit=1, around=2)
+    no_line = board_selectors.day_board(deal=past, user=bob)
+    alltime = board_selectors.alltime_board(variant="bristol", order="days_won", limit=1, offset=0)
+
+    out = {
+        "GameState": [
+            shapes.game_state(playing),
+            shapes.game_state(ended),
+            shapes.game_state(lost_today.game),
+        ],
+        "MoveResult": [shapes.move_result(outcome.game, outcome.position, duplicate=False)],
+        "Daily": [shapes.daily(today), shapes.daily(past)],
+        "DailyOverview": [
+            *shapes.daily_overview(daily_selectors.dailies_of_day(user=ann, day=DAY)),
+            *shapes.daily_overview(daily_selectors.dailies_of_day(user=None, day=yesterday)),
+        ],
+        "BoardEntry": [shapes.board_line(board_selectors.result_line(won))],
+        "Board": [shapes.day_board(board), shapes.day_board(no_line)],
+        "Alltime": [shapes.alltime_board(**alltime)],
+        "PlayerRecord": [
+            shapes.player_record(ann, board_selectors.stats_of_player(user=ann)),
+            shapes.player_record(bob, board_selectors.stats_of_player(user=bob)),
+        ],
+        "Replay": [
+            shapes.replay(daily_selectors.result_replay(deal=past, result_id=won.pk, step=None)),
+            shapes.replay(daily_selectors.result_replay(deal=past, result_id=won.pk, step=0)),
+        ],
+        "Hint": [
+            shapes.hint(Hint(ply=3, verdict="won", move="t1-f", nodes=40)),
+            shapes.hint(Hint(ply=3, verdict="lost", move=None, nodes=900)),
+        ],
+    }
+    # The nested shapes, as they appear inside the others.
+    out["DealReveal"] = [s["deal"] for s in out["GameState"] if s["deal"] is not None]
+    out["Position"] = [s["position"] for s in out["GameState"]]
+    out["MyDailyGame"] = [d["my_game"] for d in out["DailyOverview"] if d["my_game"]]
+    out["AlltimeEntry"] = out["Alltime"][0]["results"]
+    out["VariantRecord"] = out["PlayerRecord"][0]["variants"]
+    out["Best"] = [v["best"] for v in out["VariantRecord"] if v["best"]]
+    out["ReplayPosition"] = [r["position"] for r in out["Replay"] if r["position"]]
+    return out
+
+
+def test_every_shape_is_a_served_component_and_is_tested(components, rendered):
+    assert shape_names() <= set(components)
+    assert set(rendered) == shape_names()
+
+
+def test_every_documented_field_is_required(components):
+    for name in shape_names():
+        component = components[name]
+        assert set(component["required"]) == set(component["properties"]), name
+
+
+def test_rendered_shapes_are_their_components(components, rendered):
+    document = {"components": {"schemas": json_schema(components)}}
+    errors = []
+    for name, values in rendered.items():
+        assert values, f"no {name} rendered"
+        validator = Draft202012Validator(
+            {**document, "$ref": f"#/components/schemas/{name}"}, format_checker=FORMATS
+        )
+        for value in values:
+            errors += [f"{name} {list(e.path)}: {e.message}" for e in validator.iter_errors(value)]
+    assert not errors, "\n".join(errors)
+
+
+def test_the_cases_cover_what_is_hidden_and_what_is_shown(rendered):
+    """Each nullable branch is rendered both ways, so both are checked against the schema."""
+    states = rendered["GameState"]
+    assert [s["deal"] is None for s in states] == [True, False, True]  # a daily: not yet
+    assert all("s" not in s["position"]["piles"] for s in states)
+    today, past = rendered["Daily"]
+    assert today["seed"] is None and today["deck"] is None and today["par_line"] is None
+    assert past["seed"] and past["deck"] and past["par"] == 1 and past["par_line"]
+    board, no_line = rendered["Board"]
+    assert board["me"] is not None and board["next"] is None and no_line["me"] is None
+    assert [r["position"] is None for r in rendered["Replay"]] == [True, False]
+    assert "s" in rendered["ReplayPosition"][0]["piles"]  # the day is over: all is shown
+    assert {d["my_game"] is None for d in rendered["DailyOverview"]} == {True, False}
+    assert [v["best"] is None for v in rendered["VariantRecord"]] == [False]
+    assert rendered["PlayerRecord"][1]["variants"] == []
