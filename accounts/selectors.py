@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from accounts.models import ApiToken
 from games.errors import NotFound
 
 
-def player_by_name(username: str) -> AbstractBaseUser:
+def player_by_name(username: str) -> User:
     """An active player by user name; anything else (a NUL included) is not found."""
     User = get_user_model()
     try:
@@ -28,7 +28,7 @@ def token_hash(key: str) -> str:
     return hashlib.sha256(key.encode()).hexdigest()
 
 
-def token_user(key: str) -> tuple[AbstractBaseUser, ApiToken] | None:
+def token_user(key: str) -> tuple[User, ApiToken] | None:
     """The active user and token for a presented key, or None."""
     try:
         token = ApiToken.objects.select_related("user").get(
@@ -41,6 +41,6 @@ def token_user(key: str) -> tuple[AbstractBaseUser, ApiToken] | None:
     return token.user, token
 
 
-def tokens_of_user(*, user: AbstractBaseUser) -> QuerySet[ApiToken]:
+def tokens_of_user(*, user: User) -> QuerySet[ApiToken]:
     """A user's tokens that are not revoked, newest first."""
     return ApiToken.objects.filter(user=user, revoked_at__isnull=True).order_by("-created_at")

@@ -6,7 +6,7 @@ import secrets
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model, logout
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
@@ -32,7 +32,7 @@ def _name_taken() -> InvalidInput:
 TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
 
 
-def user_register(*, username: str, password: str, email: str = "") -> AbstractBaseUser:
+def user_register(*, username: str, password: str, email: str = "") -> User:
     """Create an account after Django's password validation.
 
     A name taken in any case, or one that looks like a taken one (the same
@@ -60,7 +60,7 @@ def user_register(*, username: str, password: str, email: str = "") -> AbstractB
     return user
 
 
-def username_skeleton_store(*, user: AbstractBaseUser) -> None:
+def username_skeleton_store(*, user: User) -> None:
     """Store a new account's look-alike form (on every account creation, see ``accounts.apps``).
 
     Skipped when a look-alike name holds it already: only staff can create such an
@@ -80,14 +80,14 @@ def user_logout(request: HttpRequest) -> None:
         events.session_ended(session_key=session_key)
 
 
-def token_create(*, user: AbstractBaseUser, name: str) -> tuple[ApiToken, str]:
+def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
     """Create a personal API token; the key is returned once and stored only hashed."""
     key = "pt_" + secrets.token_urlsafe(32)
     token = ApiToken.objects.create(user=user, name=name, prefix=key[:10], key_hash=token_hash(key))
     return token, key
 
 
-def token_revoke(*, user: AbstractBaseUser, token_id: int) -> None:
+def token_revoke(*, user: User, token_id: int) -> None:
     """Revoke one of the user's tokens."""
     updated = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(
         revoked_at=clock.now()
@@ -104,7 +104,7 @@ def token_touch(token: ApiToken) -> None:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
 
 
-def token_authenticate(key: str) -> tuple[AbstractBaseUser, ApiToken] | None:
+def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
     """The active user and token for a presented key, its use recorded; None if refused.
 
     REST's ``Authorization`` header and a socket's handshake both come here.

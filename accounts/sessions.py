@@ -15,4 +15,6 @@ class SessionStore(DatabaseSessionStore):
     """``SESSION_ENGINE = "accounts.sessions"``: Django's database sessions, keys checked."""
 
     def _validate_session_key(self, key: str | None) -> bool:
-        return bool(super()._validate_session_key(key)) and key.isascii() and key.isalnum()
+        # A private hook of Django's session stores, absent from django-stubs.
+        valid = super()._validate_session_key(key)  # type: ignore[misc]
+        return bool(valid) and key is not None and key.isascii() and key.isalnum()

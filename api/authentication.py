@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth.models import User
 from drf_spectacular.extensions import OpenApiAuthenticationExtension
 from rest_framework.authentication import BaseAuthentication, get_authorization_header
-from rest_framework.exceptions import AuthenticationFailed
+from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.request import Request
 
 from accounts.services import token_authenticate
@@ -49,3 +50,15 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
             "name": "Authorization",
             "description": "Personal API token: `Token <key>` (see /api/v1/auth/tokens/).",
         }
+
+
+def signed_in_user(request: Request) -> User:
+    """The user of a request to a view that lets only signed-in users through.
+
+    ``request.user`` may be anonymous as far as the types know; the default
+    ``IsAuthenticated`` permission has refused anonymous requests already.
+    """
+    user = request.user
+    if not user.is_authenticated:
+        raise NotAuthenticated()
+    return user

@@ -90,6 +90,7 @@ from typing import Any, TypeVar
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.db import close_old_connections
 from rest_framework.utils.encoders import JSONEncoder
 
@@ -235,19 +236,22 @@ class GameConsumer(_Consumer):
         #: (ply, status) of the last state sent, to skip events already shown.
         self.sent: tuple[int, str] | None = None
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
-        self.user = self.scope.get("user")
+        user = self.scope.get("user")
         await self.accept()
-        if self.user is None or not self.user.is_authenticated:
+        # Signed in: a User (Channels' lazy user stands for one, and isinstance sees through it);
+        # else None or an AnonymousUser.
+        if not isinstance(user, User):
             await self.close(code=CLOSE_UNAUTHENTICATED, reason="not authenticated")
             return
+        self.user: User = user
         if _open_game_sockets[self.user.pk] >= settings.WS_GAME_SOCKETS_PER_PLAYER:
             await self.close(code=CLOSE_TOO_MANY, reason="too many open game sockets")
             return
         _open_game_sockets[self.user.pk] += 1
         self.counted = True
         # Closed when the token it opened with is revoked, or its session signs out.
-        if self.scope.get("token_id") is not None:
-            await self.join(token_group(self.scope["token_id"]))
+        if isinstance(token_id := self.scope.get("token_id"), int):  # set by api.ws_auth
+            await self.join(token_group(token_id))
         elif session_key := getattr(self.scope.get("session"), "session_key", None):
             await self.join(session_group(session_key))
         # Join before reading, so no change between the read and the join is missed.
@@ -278,7 +282,7 @@ class GameConsumer(_Consumer):
             cause = kind
             if kind == "move":
                 move = move_parse(data.get("move"))
-                call = (self._apply, cause, move, ply_parse(data.get("ply")))
+                call: tuple[Any, ...] = (self._apply, cause, move, ply_parse(data.get("ply")))
             elif kind == "undo":
                 call = (self._apply, cause, UNDO, ply_parse(data.get("ply")))
             elif kind == "resign":

@@ -10,6 +10,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from accounts import selectors as account_selectors
+from api.authentication import signed_in_user
 from api.views import errors
 from games import clock, shapes
 from games.errors import InvalidInput
@@ -117,7 +118,7 @@ class DailyPlayView(APIView):
     )
     def post(self, request: Request, variant: str, day: str) -> Response:
         game, created = daily_services.daily_game_start(
-            user=request.user, variant=variant_parse(variant), day=day_parse(day)
+            user=signed_in_user(request), variant=variant_parse(variant), day=day_parse(day)
         )
         return Response(
             shapes.game_state(game),

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import logging
 import math
-from typing import Any
+from typing import Any, TypeVar
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
-from django.http import Http404, HttpResponseBase
+from django.http import Http404, HttpRequest, HttpResponseBase
 from rest_framework import exceptions, status
-from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -82,7 +81,10 @@ def envelope(code: str, message: str, details: Any = None) -> dict[str, Any]:
     return {"error": {"code": code, "message": message, "details": details or {}}}
 
 
-def mark_unavailable(response: HttpResponseBase) -> HttpResponseBase:
+_Response = TypeVar("_Response", bound=HttpResponseBase)
+
+
+def mark_unavailable(response: _Response) -> _Response:
     """Mark a 503 as the answer to a lost database connection: a read may be tried again."""
     response["Retry-After"] = str(UNAVAILABLE_RETRY_AFTER)
     response.database_unavailable = True  # type: ignore[attr-defined]
@@ -128,10 +130,12 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     if isinstance(retry_after, int | float):  # hint_busy, daily_not_ready, ...
         headers["Retry-After"] = str(math.ceil(retry_after))
     if isinstance(exc, exceptions.APIException):
-        if getattr(exc, "auth_header", None):
-            headers["WWW-Authenticate"] = exc.auth_header
-        if getattr(exc, "wait", None) is not None:
-            headers["Retry-After"] = str(math.ceil(exc.wait))
+        auth_header = getattr(exc, "auth_header", None)
+        if auth_header:
+            headers["WWW-Authenticate"] = auth_header
+        wait = getattr(exc, "wait", None)
+        if wait is not None:
+            headers["Retry-After"] = str(math.ceil(wait))
     response = Response(body, status=code, headers=headers)
     return mark_unavailable(response) if database_unavailable(exc) else response
 
@@ -144,14 +148,14 @@ class NotFoundView(APIView):
     throttle_classes: list = []
     schema = None
 
-    def dispatch(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Response:
         # What APIView.dispatch sets up before finalize_response can render.
         self.args, self.kwargs = args, kwargs
-        self.request = request = self.initialize_request(request, *args, **kwargs)
+        self.request = drf_request = self.initialize_request(request, *args, **kwargs)
         self.headers = self.default_response_headers
         response = Response(
-            envelope("not_found", f"no API endpoint at {request.path}"),
+            envelope("not_found", f"no API endpoint at {drf_request.path}"),
             status=status.HTTP_404_NOT_FOUND,
         )
-        self.response = self.finalize_response(request, response, *args, **kwargs)
+        self.response = self.finalize_response(drf_request, response, *args, **kwargs)
         return self.response

@@ -78,17 +78,18 @@ class IndexView(APIView):
         ws_base = f"{'wss' if request.is_secure() else 'ws'}://{request.get_host()}/"
         links = []
         for pattern, path in _routes(urlpatterns):
-            view = pattern.callback.view_class
+            # as_view() sets view_class (as_asgi() consumer_class): the stubs see a plain callable.
+            view = pattern.callback.view_class  # type: ignore[attr-defined]
             links.append(
                 {
                     "name": pattern.name,
                     "href": base + path,
                     "methods": [m.upper() for m in METHODS if hasattr(view, m)],
-                    "description": ABOUT.get(pattern.name) or _summary(view),
+                    "description": ABOUT.get(pattern.name or "") or _summary(view),
                 }
             )
         sockets = [
-            {"href": ws_base + path, "description": _summary(pattern.callback.consumer_class)}
+            {"href": ws_base + path, "description": _summary(pattern.callback.consumer_class)}  # type: ignore[attr-defined]
             for pattern, path in _routes(websocket_urlpatterns)
         ]
         conf = settings.SPECTACULAR_SETTINGS

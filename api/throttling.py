@@ -67,9 +67,15 @@ def _forget_cache(*, setting: str, **kwargs: Any) -> None:
 class _SettingsRateThrottle(SimpleRateThrottle):
     # Not DRF's "throttle_%(scope)s_%(ident)s": those keys hold lists of request times.
     cache_format = "throttle:%(scope)s:%(ident)s"
+    # Set by SimpleRateThrottle.__init__ from the rate (django-stubs leave them out).
+    num_requests: int
+    duration: int
 
     def get_rate(self) -> str | None:
-        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)
+        if self.scope is None:
+            return None
+        # The stubs type the rates as numbers; DRF's are "N/period" strings.
+        return api_settings.DEFAULT_THROTTLE_RATES.get(self.scope)  # type: ignore[return-value]
 
     def allow_request(self, request: Request, view: APIView) -> bool:
         if self.rate is None:
@@ -158,7 +164,8 @@ def account_wait(user_id: int) -> float | None:
 def login_attempt_wait(request: HttpRequest) -> float | None:
     """Count a log-in attempt made outside the API (the admin's) on the API's log-in budget."""
     throttle = AuthThrottle()
-    return _wait(throttle, throttle.get_ident(request))
+    # get_ident reads only request.META, which a Django request has too.
+    return _wait(throttle, throttle.get_ident(request))  # type: ignore[arg-type]
 
 
 class IpThrottle(_SettingsRateThrottle):

@@ -30,7 +30,7 @@ from rest_framework.views import APIView
 from accounts import selectors as account_selectors
 from accounts import services as account_services
 from api import serializers as s
-from api.authentication import ApiTokenAuthentication
+from api.authentication import ApiTokenAuthentication, signed_in_user
 from api.throttling import AuthThrottle
 from games import shapes
 from games.engine import VARIANTS
@@ -302,7 +302,7 @@ class TokenListView(APIView):
     @extend_schema(tags=["accounts"], responses={200: s.TokenSerializer(many=True), **errors(401)})
     def get(self, request: Request) -> Response:
         return Response(
-            [token_data(t) for t in account_selectors.tokens_of_user(user=request.user)]
+            [token_data(t) for t in account_selectors.tokens_of_user(user=signed_in_user(request))]
         )
 
     @extend_schema(
@@ -314,7 +314,7 @@ class TokenListView(APIView):
         data = s.TokenInput(data=request.data)
         data.is_valid(raise_exception=True)
         token, key = account_services.token_create(
-            user=request.user, name=data.validated_data["name"]
+            user=signed_in_user(request), name=data.validated_data["name"]
         )
         return Response({**token_data(token), "token": key}, status=status.HTTP_201_CREATED)
 
@@ -324,7 +324,7 @@ class TokenDetailView(APIView):
 
     @extend_schema(tags=["accounts"], responses={204: None, **errors(401, 403, 404)})
     def delete(self, request: Request, token_id: int) -> Response:
-        account_services.token_revoke(user=request.user, token_id=token_id)
+        account_services.token_revoke(user=signed_in_user(request), token_id=token_id)
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
@@ -378,10 +378,11 @@ class GameListView(APIView):
         query.is_valid(raise_exception=True)
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(
-            game_selectors.games_of_player(user=request.user, **query.validated_data),
+            game_selectors.games_of_player(user=signed_in_user(request), **query.validated_data),
             request,
             view=self,
         )
+        assert page is not None  # None only without a page size, and the paginator has one
         return paginator.get_paginated_response(shapes.game_states(page))
 
     @extend_schema(
@@ -398,7 +399,9 @@ class GameListView(APIView):
     def post(self, request: Request) -> Response:
         data = s.GameCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        game = game_services.practice_game_start(user=request.user, **data.validated_data)
+        game = game_services.practice_game_start(
+            user=signed_in_user(request), **data.validated_data
+        )
         return Response(shapes.game_state(game), status=status.HTTP_201_CREATED)
 
 
@@ -407,7 +410,7 @@ class GameDetailView(APIView):
 
     @extend_schema(tags=["games"], responses={200: shapes.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_open(game_id=game_id, user=request.user)
+        game = game_services.game_open(game_id=game_id, user=signed_in_user(request))
         return Response(shapes.game_state(game))
 
 
@@ -433,7 +436,7 @@ class GameMovesView(APIView):
         tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_selectors.game_for_player(game_id=game_id, user=request.user)
+        game = game_selectors.game_for_player(game_id=game_id, user=signed_in_user(request))
         paginator = self.pagination_class()
         page = paginator.paginate_queryset(game_selectors.game_moves(game), request, view=self)
         return paginator.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
@@ -455,7 +458,9 @@ class GameMovesView(APIView):
         data = s.MoveInput(data=request.data)
         data.is_valid(raise_exception=True)
         return move_response(
-            game_services.game_apply_move(game_id=game_id, user=request.user, **data.validated_data)
+            game_services.game_apply_move(
+                game_id=game_id, user=signed_in_user(request), **data.validated_data
+            )
         )
 
 
@@ -481,7 +486,10 @@ class GameUndoView(APIView):
         data.is_valid(raise_exception=True)
         return move_response(
             game_services.game_apply_move(
-                game_id=game_id, user=request.user, move=UNDO, ply=data.validated_data["ply"]
+                game_id=game_id,
+                user=signed_in_user(request),
+                move=UNDO,
+                ply=data.validated_data["ply"],
             )
         )
 
@@ -501,7 +509,7 @@ class GameHintView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        hint = game_services.game_hint(game_id=game_id, user=request.user)
+        hint = game_services.game_hint(game_id=game_id, user=signed_in_user(request))
         return Response(shapes.hint(hint))
 
 
@@ -524,5 +532,5 @@ class GameResignView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_resign(game_id=game_id, user=request.user)
+        game = game_services.game_resign(game_id=game_id, user=signed_in_user(request))
         return Response(shapes.game_state(game))

@@ -76,7 +76,8 @@ class TokenAuthMiddleware(BaseMiddleware):
     ``scope["token_id"]`` is the token's id (its revocation closes the game sockets).
     """
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+    # scope: an ASGI scope with this module's keys, which Channels' typed scope does not list.
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         key = presented_token(scope)
         if key is not None:
             user, token_id = await _token_user(key)
@@ -96,7 +97,7 @@ class BrowserOriginValidator:
         self.application = application
         self.checked = AllowedHostsOriginValidator(application)
 
-    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> Any:
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> Any:
         if _header(scope, b"origin") is None:
             return await self.application(scope, receive, send)
         return await self.checked(scope, receive, send)

@@ -112,7 +112,9 @@ def daily_rows(database: str, pg_url: str) -> int:
     import psycopg
 
     with psycopg.connect(f"{pg_url}/{database}") as conn:
-        return conn.execute("SELECT count(*) FROM games_deal WHERE kind = 'daily'").fetchone()[0]
+        row = conn.execute("SELECT count(*) FROM games_deal WHERE kind = 'daily'").fetchone()
+    assert row is not None  # count(*) answers one row
+    return row[0]
 
 
 def phase(

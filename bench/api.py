@@ -39,6 +39,7 @@ import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import requests
@@ -159,10 +160,10 @@ def run_clients(
         base_phase = None
         if args.baseline:
             deadline = time.perf_counter() + args.baseline
-            jobs = [lambda s=s: fetch_variants(base, s, deadline) for _, s in sessions]
+            jobs = [partial(fetch_variants, base, s, deadline) for _, s in sessions]
             base_phase = timed(pool, jobs, server_pid)
         deadline = time.perf_counter() + args.seconds if args.seconds else float("inf")
-        jobs = [lambda i=i, s=s: play(base, i, s, args, deadline) for i, s in sessions]
+        jobs = [partial(play, base, i, s, args, deadline) for i, s in sessions]
         phase = timed(pool, jobs, server_pid)
         phase.tallies.append(failed)
     return phase, base_phase

@@ -71,7 +71,8 @@ def random_game(variant: str, seed: int, max_ply: int) -> tuple[list[Position], 
     rng = random.Random(seed)
     pos = new_position(variant, seed=seed)
     seen = {pos.piles}
-    positions, moves = [], []
+    positions: list[Position] = []
+    moves: list[str] = []
     while len(moves) < max_ply and not pos.is_over:
         positions.append(pos)
         legal = [str(m) for m in pos.legal_moves]

@@ -130,6 +130,7 @@ async def rest_player(
     """Read the game, move, read the day's board, again, until the clock runs out."""
     http = Http(base, player["token"], timeout=30)
     game = f"/api/v1/games/{player['game']}/"
+    body: str | dict[str, Any] | None
     while time.monotonic() < until:
         for method, path, body in (
             ("GET", game, None),
@@ -179,9 +180,11 @@ def board_check(
     ).json()
     ranks = [line["rank"] for line in board["results"]]
     with psycopg.connect(f"{pg_url}/{database}") as conn:
-        stored = conn.execute(
+        row = conn.execute(
             "SELECT count(*) FROM games_result WHERE deal_id = %s AND NOT disqualified", [deal]
-        ).fetchone()[0]
+        ).fetchone()
+    assert row is not None  # count(*) answers one row
+    stored = row[0]
     mirror = redis.Redis.from_url(redis_url).zcard(f"patience:{database}:board:{deal}") - 1
     return (
         f"results in PostgreSQL {stored}, in the Redis mirror {mirror} (missing {stored - mirror}),"
@@ -334,10 +337,10 @@ def scenario_longlog(args: argparse.Namespace) -> None:
             until = time.monotonic() + args.phase * 2
             times: list[float] = []
             reads: list[int] = []
-            readers = [] if reader is None else range(4)
+            readers = [] if reader is None else [reader] * 4
             await asyncio.gather(
                 mover(bases[0], player, until, times),
-                *(log_reader(bases[0], reader, until, args.read_rate, reads) for _ in readers),
+                *(log_reader(bases[0], r, until, args.read_rate, reads) for r in readers),
             )
             return sorted(times), reads
 
@@ -378,11 +381,13 @@ def scenario_database(args: argparse.Namespace) -> None:
             killed, end = 0, time.monotonic() + args.phase
             with psycopg.connect(f"{args.pg_url}/postgres", autocommit=True) as conn:
                 while time.monotonic() < end:  # again and again, to hit queries in flight
-                    killed += conn.execute(
+                    row = conn.execute(
                         "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
                         "WHERE datname = %s",
                         [info["database"]],
-                    ).fetchone()[0]
+                    ).fetchone()
+                    assert row is not None  # count() answers one row
+                    killed += row[0]
                     await asyncio.sleep(0.2)
             print(f"  terminated {killed} backends in {args.phase:g} s")
             phases.name = "afterwards"

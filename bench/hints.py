@@ -51,7 +51,7 @@ def positions(variant: str, count: int) -> list[tuple[str, int, list[str]]]:
     """Mid-game positions: the deal of each seed after seeded random legal moves."""
     from games.engine import new_position
 
-    out = []
+    out: list[tuple[str, int, list[str]]] = []
     seed = 0
     while len(out) < count:
         rng = random.Random(seed)

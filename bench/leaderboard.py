@@ -70,7 +70,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from devtools.servers import migrate  # noqa: E402
 
-PG = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
+PG: dict[str, Any] = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
 TARGET_MS = 5.0
 VARIANT = "bristol"
 CARDS = 52
@@ -397,7 +397,9 @@ def fill(
         conn.execute(PLAYER_STATS_SQL, {"variant": VARIANT})
         conn.commit()
         facts["stats_s"] = time.perf_counter() - t1
-        stats_rows = conn.execute("SELECT count(*) FROM games_playerstats").fetchone()[0]
+        row = conn.execute("SELECT count(*) FROM games_playerstats").fetchone()
+        assert row is not None  # count(*) answers one row
+        stats_rows = row[0]
         log(f"player stats: {stats_rows:,} rows computed in SQL ({facts['stats_s']:.1f} s)")
 
         conn.commit()
@@ -505,8 +507,8 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
     board_url = f"/api/v1/daily/{VARIANT}/{day.isoformat()}/board/"
     rows: list[tuple] = []
 
-    def ops(backend: str) -> list[tuple[str, bool, Callable[[int], Any]]]:
-        out: list[tuple[str, bool, Callable[[int], Any]]] = [
+    def ops(backend: str) -> list[tuple[str, bool, Callable[..., Any]]]:
+        out: list[tuple[str, bool, Callable[..., Any]]] = [
             (
                 "top-50 page",
                 True,

@@ -146,6 +146,7 @@ class Http:
         )
         self.writer.write(head.encode() + data)
         reader = self.reader
+        assert reader is not None  # opened with the writer
         status_line = await reader.readuntil(b"\r\n")
         status = int(status_line.split(b" ", 2)[1])
         headers: dict[bytes, bytes] = {}
@@ -425,7 +426,9 @@ class Player:
                 return True, data
             self.error(f"rest {status} {_code(data)}")
             return False, data
-        frame = {"type": "undo", "ply": ply} if move == "undo" else {"type": "move", "move": move}
+        frame: dict[str, Any] = (
+            {"type": "undo", "ply": ply} if move == "undo" else {"type": "move", "move": move}
+        )
         frame["ply"] = ply
         answer = await self.ask(frame, "undo" if move == "undo" else "move")
         if answer["type"] == "state":
@@ -462,7 +465,7 @@ class Player:
                 if self.transport == "ws":
                     answer = await self.ask({"type": "resign"}, "resign")
                     ok = answer["type"] == "state"
-                    data = answer.get("state") if ok else answer
+                    data: Any = answer.get("state") if ok else answer
                     code = None if ok else answer.get("error", {}).get("code")
                 else:
                     status, data = await self.http.request("POST", f"/api/v1/games/{game}/resign/")
@@ -754,9 +757,10 @@ def play(bases: list[str], args: argparse.Namespace, pids: list[int]) -> bool:
     info["client_cpu"] = time.process_time() - client0
     cpu1 = [cpu_times(pid) for pid in pids]
     if pids and None not in cpu0 and None not in cpu1:
+        pairs = [(a, b) for a, b in zip(cpu0, cpu1, strict=True) if a is not None and b is not None]
         info["server_cpu"] = (
-            sum(b[0] - a[0] for a, b in zip(cpu0, cpu1, strict=True)),
-            sum(b[1] - a[1] for a, b in zip(cpu0, cpu1, strict=True)),
+            sum(b[0] - a[0] for a, b in pairs),
+            sum(b[1] - a[1] for a, b in pairs),
         )
     info.update(args.server_info)
     return report(players, stats, wall, info, args)

@@ -39,7 +39,7 @@ import uuid
 from pathlib import Path
 
 import requests
-from websockets.asyncio.client import connect
+from websockets.asyncio.client import ClientConnection, connect
 
 ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
@@ -146,7 +146,7 @@ class Player:
                 self.tally.games_ended[state["status"]] += 1
 
     @staticmethod
-    async def ask(ws: object, request: dict) -> dict:
+    async def ask(ws: ClientConnection, request: dict) -> dict:
         await ws.send(json.dumps(request))
         while True:
             answer = json.loads(await ws.recv())

@@ -335,7 +335,7 @@ def own_servers(
         )
     finally:
         stop(servers)
-        if log is not subprocess.DEVNULL:
+        if not isinstance(log, int):  # a file, not subprocess.DEVNULL
             log.close()
         if not keep_db:
             pg_admin(pg_url, f'DROP DATABASE IF EXISTS "{db}" WITH (FORCE)')

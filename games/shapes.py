@@ -20,6 +20,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC
+from decimal import Decimal
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
@@ -231,7 +232,7 @@ class DailyView:
         return clock.day_over(self.deal.date)
 
     @property
-    def seed(self) -> int | None:
+    def seed(self) -> Decimal | None:
         return self.deal.seed if self.over else None
 
     @property
@@ -248,7 +249,7 @@ class DailyView:
 
     @property
     def seconds_left(self) -> int:
-        return clock.seconds_left(self.deal.date)
+        return clock.seconds_left(self.date)
 
 
 class DailySerializer(serializers.Serializer):

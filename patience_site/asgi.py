@@ -22,6 +22,7 @@ application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # Origin check (browsers), session cookie, then API token: see api/ws_auth.py.
-        "websocket": WebSocketAuthStack(URLRouter(websocket_urlpatterns)),
+        # Django's URLPattern of a consumer, which types-channels cannot see (api/routing.py).
+        "websocket": WebSocketAuthStack(URLRouter(websocket_urlpatterns)),  # type: ignore[arg-type]
     }
 )

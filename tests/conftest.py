@@ -154,7 +154,7 @@ def token_client(db: None) -> Callable[..., Any]:
 
     def make(user: Any, *, keyword: str = "Token", **client_kwargs: Any) -> Any:
         _, key = token_create(user=user, name="tests")
-        client = APIClient(**client_kwargs)
+        client: Any = APIClient(**client_kwargs)  # plus the token's key, for the tests
         client.credentials(HTTP_AUTHORIZATION=f"{keyword} {key}")
         client.token_key = key
         return client

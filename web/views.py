@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import quote
 
 from django.conf import settings
+from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -32,6 +33,12 @@ from games.selectors import races as race_selectors
 from games.services import games as game_services
 from games.services import races as race_services
 from web.variants import FAMILIES, all_variants, variant_info
+
+
+class AuthenticatedHttpRequest(HttpRequest):
+    """For the type checker only: the request of a ``login_required`` view has a User."""
+
+    user: User
 
 
 def login_required(view: Any) -> Any:
@@ -135,7 +142,7 @@ def home(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
-def play(request: HttpRequest, game_id: int) -> HttpResponse:
+def play(request: AuthenticatedHttpRequest, game_id: int) -> HttpResponse:
     try:
         game = game_services.game_open(game_id=game_id, user=request.user)
     except NotFound:
@@ -152,13 +159,13 @@ def play(request: HttpRequest, game_id: int) -> HttpResponse:
             "state": state,
             "hints": game_selectors.hints_allowed(game),
             # A ranked daily still open: the page tells the player when its day ends.
-            "seconds_left": clock.seconds_left(day) if counting else None,
+            "seconds_left": clock.seconds_left(day) if counting and day is not None else None,
         },
     )
 
 
 @login_required
-def my_games(request: HttpRequest) -> HttpResponse:
+def my_games(request: AuthenticatedHttpRequest) -> HttpResponse:
     page = Paginator(game_selectors.games_of_player(user=request.user), 20).get_page(
         request.GET.get("page")
     )

@@ -8,8 +8,9 @@ from functools import cache
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
+from django.db.models import Field
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
@@ -30,13 +31,15 @@ def _board_sql() -> dict[str, str]:
     User = get_user_model()
     q = connection.ops.quote_name
     result, users = q(Result._meta.db_table), q(User._meta.db_table)
-    name = q(User._meta.get_field(User.USERNAME_FIELD).column)
+    username, pk = User._meta.get_field(User.USERNAME_FIELD), User._meta.pk
+    assert isinstance(username, Field) and username.column and pk.column, "concrete fields"
+    name = q(username.column)
     line = (
         f"r.id AS result_id, u.{name} AS player, r.won, r.cards_home, r.moves, r.time_ms, "
         "r.finished_at, r.sort_key, r.player_id"
     )
     board = (
-        f"FROM {result} r JOIN {users} u ON u.{q(User._meta.pk.column)} = r.player_id "
+        f"FROM {result} r JOIN {users} u ON u.{q(pk.column)} = r.player_id "
         "WHERE r.deal_id = %s AND NOT r.disqualified"
     )
     keys = f"SELECT sort_key FROM {result} WHERE deal_id = %s AND NOT disqualified"
@@ -88,7 +91,7 @@ def result_line(result: Result) -> dict[str, Any]:
 def day_board(
     *,
     deal: Deal,
-    user: AbstractBaseUser | None = None,
+    user: AbstractBaseUser | AnonymousUser | None = None,
     limit: int = 50,
     after: str | None = None,
     around: int = 3,
@@ -124,7 +127,9 @@ def day_board(
         "me": None,
         "around": [],
     }
-    at = next((i for i, r in enumerate(near) if r["player_id"] == user.pk), None)
+    at = next(
+        (i for i, r in enumerate(near) if user is not None and r["player_id"] == user.pk), None
+    )
     if at is not None:
         rank = rank_of(deal.pk, near[at]["sort_key"])
         data["around"] = [{**r, "rank": rank + i - at} for i, r in enumerate(near)]
@@ -167,6 +172,6 @@ def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[
     }
 
 
-def stats_of_player(*, user: AbstractBaseUser) -> list[PlayerStats]:
+def stats_of_player(*, user: User) -> list[PlayerStats]:
     """A player's daily record per variant, with each best result and its deal."""
     return list(PlayerStats.objects.filter(player=user).select_related("best_result__deal"))

@@ -10,7 +10,7 @@ from datetime import date
 from typing import NamedTuple
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser, User
 
 from games import clock, jobs
 from games.boards import rank_of
@@ -64,7 +64,7 @@ def published_deal(variant: str, day: date) -> Deal:
 
 
 def dailies_of_day(
-    *, user: AbstractBaseUser | None, day: date
+    *, user: User | AnonymousUser | None, day: date
 ) -> list[tuple[Deal, Game | None, int | None]]:
     """Every variant's daily of a day, with the player's ranked game of it and that game's
     rank on the day's board (None if none, or disqualified)."""
@@ -93,6 +93,7 @@ class ResultReplay(NamedTuple):
 
 def result_replay(*, deal: Deal, result_id: int, step: int | None) -> ResultReplay:
     """A finished day's result: its log, and the position after ``step`` log entries."""
+    assert deal.date is not None, "a daily has its day"
     if not clock.day_over(deal.date):
         raise NotFound("replays are public once the day is over")
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
 from games import clock
@@ -82,7 +82,7 @@ def game_verify(game: Game) -> str | None:
     return None
 
 
-def game_for_player(*, game_id: int, user: AbstractBaseUser) -> Game:
+def game_for_player(*, game_id: int, user: User) -> Game:
     """A game of this player; another player's game is reported as not found."""
     try:
         return Game.objects.select_related("deal").get(pk=game_id, player=user)
@@ -90,18 +90,16 @@ def game_for_player(*, game_id: int, user: AbstractBaseUser) -> Game:
         raise NotFound(f"no game {game_id} of yours") from None
 
 
-def ranked_days_of_player(
-    *, user: AbstractBaseUser, variant: str, first: date, last: date
-) -> dict[date, Game]:
+def ranked_days_of_player(*, user: User, variant: str, first: date, last: date) -> dict[date, Game]:
     """The player's ranked daily games of a variant from ``first`` to ``last``, by day
     (with their results, for a calendar)."""
     games = Game.objects.filter(
         player=user, ranked=True, deal__variant=variant, deal__date__range=(first, last)
     ).select_related("deal", "result")
-    return {g.deal.date: g for g in games}
+    return {g.deal.date: g for g in games if g.deal.date is not None}
 
 
-def games_of_player(*, user: AbstractBaseUser, status: str | None = None) -> QuerySet[Game]:
+def games_of_player(*, user: User, status: str | None = None) -> QuerySet[Game]:
     """A player's games, newest first; only those of one status if given."""
     games = Game.objects.filter(player=user)
     if status is not None:
@@ -126,4 +124,4 @@ def hints_allowed(game: Game) -> bool:
     if game.ranked:
         return False
     deal = game.deal
-    return deal.kind != Deal.Kind.DAILY or clock.day_over(deal.date)
+    return deal.kind != Deal.Kind.DAILY or (deal.date is not None and clock.day_over(deal.date))

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 
 from games import clock, jobs
@@ -132,7 +132,7 @@ def dailies_create(*, first: date, days: int) -> list[Deal]:
 
 
 @transaction.atomic
-def daily_game_start(*, user: AbstractBaseUser, variant: str, day: date) -> tuple[Game, bool]:
+def daily_game_start(*, user: User, variant: str, day: date) -> tuple[Game, bool]:
     """Start or resume a player's game of a daily; returns ``(game, created)``.
 
     The first game of today's daily is the ranked one, and asking again resumes
@@ -168,6 +168,7 @@ def daily_replace(deal: Deal) -> Deal:
     """
     deal = Deal.objects.select_for_update().get(pk=deal.pk)
     _check_replaceable(deal)
+    assert deal.date is not None  # _check_replaceable saw the day
     chosen = daily_candidate_certify(deal.variant, deal.date, start=deal.seed_index + 1)
     deal.seed_index = chosen.index
     deal.seed = chosen.seed

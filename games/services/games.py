@@ -12,7 +12,7 @@ import secrets
 from dataclasses import dataclass
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import clock, events, hints
@@ -65,7 +65,7 @@ def _check_seed(seed: int | None) -> int:
     return seed
 
 
-def game_create(*, user: AbstractBaseUser, deal: Deal, ranked: bool = False) -> Game:
+def game_create(*, user: User, deal: Deal, ranked: bool = False) -> Game:
     """A new game of a deal for a player, timed from now."""
     start = new_position(deal.variant, seed=int(deal.seed))
     return Game.objects.create(
@@ -81,7 +81,7 @@ def game_create(*, user: AbstractBaseUser, deal: Deal, ranked: bool = False) -> 
 
 
 @transaction.atomic
-def practice_game_start(*, user: AbstractBaseUser, variant: str, seed: int | None = None) -> Game:
+def practice_game_start(*, user: User, variant: str, seed: int | None = None) -> Game:
     """Start a practice game of a variant; a random seed when none is given."""
     v = get_variant(variant)
     deal, _ = Deal.objects.get_or_create(
@@ -90,7 +90,7 @@ def practice_game_start(*, user: AbstractBaseUser, variant: str, seed: int | Non
     return game_create(user=user, deal=deal)
 
 
-def _locked_game(game_id: int, user: AbstractBaseUser) -> Game:
+def _locked_game(game_id: int, user: User) -> Game:
     try:
         # Lock the game row only: a bare FOR UPDATE would also lock the joined deal, which
         # every player of a daily shares, and serialize all their moves.
@@ -127,7 +127,7 @@ def _notation_at(game: Game, ply: int) -> str | None:
     return game.moves.filter(ply=ply).values_list("notation", flat=True).first()
 
 
-def game_apply_move(*, game_id: int, user: AbstractBaseUser, move: str, ply: int) -> MoveOutcome:
+def game_apply_move(*, game_id: int, user: User, move: str, ply: int) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
     Resending the entry already stored at that ply is answered without applying
@@ -188,7 +188,7 @@ class Hint:
     nodes: int
 
 
-def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
+def game_hint(*, game_id: int, user: User) -> Hint:
     """The next move of a winning line in a practice game; the game becomes assisted.
 
     The solver knows the stock, so a hint carries hidden information: ranked
@@ -210,7 +210,7 @@ def game_hint(*, game_id: int, user: AbstractBaseUser) -> Hint:
     return Hint(ply=game.ply, verdict=answer.verdict, move=answer.move, nodes=answer.nodes)
 
 
-def game_resign(*, game_id: int, user: AbstractBaseUser) -> Game:
+def game_resign(*, game_id: int, user: User) -> Game:
     """End a game by resignation (a ranked daily whose day is over ends as ``expired``)."""
     with transaction.atomic():
         game = _locked_game(game_id, user)
@@ -255,6 +255,7 @@ def _expired_now(game: Game) -> bool:
     """
     if not _day_over_unfinished(game):
         return False
+    assert game.deal.date is not None  # _day_over_unfinished saw the day
     game.status = EXPIRED
     game.finished_at = clock.day_end(game.deal.date)
     game.save(update_fields=["status", "finished_at"])
@@ -263,7 +264,7 @@ def _expired_now(game: Game) -> bool:
     return True
 
 
-def game_open(*, game_id: int, user: AbstractBaseUser) -> Game:
+def game_open(*, game_id: int, user: User) -> Game:
     """One of the player's games, to show: a ranked daily left unfinished when its day ended
     is ended first (``expired``), so the player sees how it counted."""
     game = game_for_player(game_id=game_id, user=user)

@@ -9,8 +9,9 @@ transaction, so they can never drift from the results.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import transaction
 
 from games import boards, clock, events, shapes
@@ -69,16 +70,19 @@ def result_record(game: Game) -> Result | None:
     )
     stats_recompute(player=game.player, variant=game.deal.variant)
 
+    day = game.deal.date
+    assert day is not None, "a ranked game is a daily's"
+
     def publish() -> None:
         boards.board_add(result.deal_id, result.sort_key)
         line = shapes.board_line(board_selectors.result_line(result))
-        events.result_entered(variant=game.deal.variant, day=game.deal.date, line=line)
+        events.result_entered(variant=game.deal.variant, day=day, line=line)
 
     transaction.on_commit(publish)
     return result
 
 
-def stats_recompute(*, player: AbstractBaseUser, variant: str) -> PlayerStats:
+def stats_recompute(*, player: User, variant: str) -> PlayerStats:
     """Rebuild a player's record in a variant from their counted results."""
     rows = list(
         Result.objects.filter(player=player, deal__variant=variant, disqualified=False)
@@ -93,6 +97,7 @@ def stats_recompute(*, player: AbstractBaseUser, variant: str) -> PlayerStats:
             streak = 0  # a day played and lost ends the run
             continue
         day = r.deal.date
+        assert day is not None, "results are of dailies"
         streak = streak + 1 if last_won is not None and day - last_won == timedelta(days=1) else 1
         last_won = day
         best_streak = max(best_streak, streak)
@@ -125,11 +130,11 @@ def result_disqualify(*, result_id: int, disqualified: bool = True) -> Result:
 
 
 @transaction.atomic
-def results_remove_for_player(*, player: AbstractBaseUser) -> int:
+def results_remove_for_player(*, player: User) -> int:
     """Delete every result of an account (its games stay); returns how many."""
     results = list(Result.objects.filter(player=player).select_related("deal"))
     for r in results:
         r.delete()
-        transaction.on_commit(lambda r=r: boards.board_remove(r.deal_id, r.sort_key))
+        transaction.on_commit(partial(boards.board_remove, r.deal_id, r.sort_key))
     PlayerStats.objects.filter(player=player).delete()
     return len(results)

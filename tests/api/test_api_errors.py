@@ -9,8 +9,8 @@ from games import errors as domain
 from games.engine import EngineError
 
 
-def _subclasses(base: type) -> list[type]:
-    found = []
+def _subclasses(base: type[Exception]) -> list[type[Exception]]:
+    found: list[type[Exception]] = []
     for cls in base.__subclasses__():
         found += [cls, *_subclasses(cls)]
     return found

@@ -45,7 +45,7 @@ def error_of(response, status: int) -> dict:
     return body["error"]
 
 
-def start(client, variant: str = "bristol", seed: int | None = 3) -> dict:
+def start(client, variant: str = "bristol", seed: int | str | None = 3) -> dict:
     data = {"variant": variant} if seed is None else {"variant": variant, "seed": seed}
     response = client.post(GAMES, data, format="json")
     assert response.status_code == 201, response.content

@@ -132,6 +132,7 @@ def test_no_stock_card_in_any_response_before_the_end_bristol(api):
     seed = 42
     rec, state = play_through_every_endpoint(api, "bristol", seed)
     game = rec.game_id
+    assert game is not None
     still_hidden = stock_of(game)
     assert state["status"] == "playing" and still_hidden, "the walk should end mid-game"
     seen_text = "\n".join(rec.bodies)

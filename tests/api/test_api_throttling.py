@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import pytest
 from django.conf import settings
+from django.http import HttpRequest
 from django.test import override_settings
+from rest_framework.request import Request
 from rest_framework.test import APIClient
+from rest_framework.views import APIView
 
 pytestmark = pytest.mark.django_db
 
@@ -119,10 +122,11 @@ def test_overlapping_requests_are_all_counted():
         def get_cache_key(self, request, view):
             return "throttle_test_one_client"
 
+    request, view = Request(HttpRequest()), APIView()  # unread: the key is fixed
     with override_settings(REST_FRAMEWORK=rates(user="30/min")):
 
         def attempt(_: int) -> bool:
-            return OneClient().allow_request(None, None)
+            return OneClient().allow_request(request, view)
 
         with ThreadPoolExecutor(max_workers=8) as pool:
             allowed = list(pool.map(attempt, range(48)))

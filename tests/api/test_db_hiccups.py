@@ -59,10 +59,12 @@ def test_terminated_backends_cost_503s_then_are_replaced(api):
     for name in ("cursor_factory", "context", "prepare_threshold"):
         params.pop(name, None)
     with psycopg.connect(**params, autocommit=True) as admin:
-        killed = admin.execute(
+        row = admin.execute(
             "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
             "WHERE datname = current_database() AND pid <> pg_backend_pid()"
-        ).fetchone()[0]
+        ).fetchone()
+    assert row is not None
+    killed = row[0]
     assert killed >= 1
     answers = []
     for _ in range(killed + 3):

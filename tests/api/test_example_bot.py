@@ -18,6 +18,7 @@ pytest_plugins = ["tests.daily_fixtures"]
 
 def load_bot(repo_root: Any) -> Any:
     spec = importlib.util.spec_from_file_location("bot", repo_root / "examples" / "bot.py")
+    assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module

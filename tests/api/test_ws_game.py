@@ -76,6 +76,8 @@ def illegal_move(state: dict[str, Any]) -> str:
 class Socket:
     """A WebsocketCommunicator that speaks JSON and remembers the last state."""
 
+    first: dict[str, Any]  # the frame it opened with, when a fixture keeps it
+
     def __init__(self, path: str, headers: list[tuple[bytes, bytes]] | None = None) -> None:
         self.comm = WebsocketCommunicator(application, path, headers=headers or [])
 
@@ -484,6 +486,7 @@ async def test_an_event_already_shown_is_not_sent_again(sock, game):
     from games.events import game_group
 
     layer = get_channel_layer()
+    assert layer is not None
     await layer.group_send(
         game_group(game.pk),
         {"type": "game.changed", "game_id": game.pk, "ply": 0, "status": "playing"},

@@ -151,7 +151,9 @@ def mirror(env: dict[str, str], deal: int) -> list[str]:
 
     name = env["DATABASE_URL"].rsplit("/", 1)[1]
     client = redis.Redis.from_url(env["REDIS_URL"])
-    return [m.decode() for m in client.zrange(f"patience:{name}:board:{deal}", 0, -1)]
+    members = client.zrange(f"patience:{name}:board:{deal}", 0, -1)
+    # Bytes here; redis-py's return type also covers withscores and decoded replies.
+    return [m.decode() for m in members]  # type: ignore[union-attr]
 
 
 def board_checks(env: dict[str, str], base: str, token: str, game: int, variant: str) -> None:

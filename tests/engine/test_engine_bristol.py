@@ -367,7 +367,7 @@ def test_a_won_game_from_random_play() -> None:
     for seed in range(50):
         rng = random.Random(seed)
         pos = new_position("bristol", seed=seed)
-        moves = []
+        moves: list[str] = []
         while not pos.is_over and len(moves) < 300:
             move = rng.choice(pos.legal_moves)
             moves.append(str(move))

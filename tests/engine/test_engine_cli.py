@@ -87,7 +87,7 @@ def test_play_a_game_to_its_end() -> None:
     for attempt in range(100):
         rng = random.Random(attempt)
         pos = new_position("bristol", seed=12)
-        moves = []
+        moves: list[str] = []
         while not pos.is_over and len(moves) < 400:
             move = str(rng.choice(pos.legal_moves))
             moves.append(move)

@@ -315,7 +315,7 @@ def test_new_position_needs_exactly_one_source() -> None:
 def random_game(variant: str, seed: int, length: int, rng_seed: int = 0) -> list[str]:
     rng = random.Random(rng_seed)
     pos = new_position(variant, seed=seed)
-    moves = []
+    moves: list[str] = []
     while len(moves) < length and not pos.is_over:
         move = str(rng.choice(pos.legal_moves))
         moves.append(move)

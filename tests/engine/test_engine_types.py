@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +48,8 @@ def test_the_configuration_checks_the_engine_strictly(tmp_path: Path) -> None:
             str(engine / "probe.py"),
         ],
         cwd=tmp_path,
+        # The django-stubs plugin imports the project's settings.
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
         capture_output=True,
         text=True,
     )

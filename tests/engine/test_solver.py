@@ -25,7 +25,7 @@ ALL_VARIANTS = (
     "picture-gallery-reversed",
     "mod3",
 )
-BRISTOL_RULES = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
+BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
 BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first")
 GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends")
 
@@ -372,11 +372,12 @@ def test_bristol_depth_first_decides_what_the_scores_miss() -> None:
         Verdict.UNKNOWN
     )
     assert BestFirst(BristolGame(bristol, RULES)).run(30_000) is None
-    assert DepthFirst(BristolGame(bristol, RULES)).run(30_000).verdict == "won"
+    deep = DepthFirst(BristolGame(bristol, RULES)).run(30_000)
+    assert deep is not None and deep.verdict == "won"
     belvedere = new_position("belvedere", seed=5098)
     assert DepthFirst(BristolGame(belvedere, RULES)).run(30_000) is None
     won = DepthFirst(BristolGame(belvedere, RULES | {"deal-first"})).run(30_000)
-    assert won.verdict == "won" and replays_to_won(belvedere, won.line)
+    assert won is not None and won.verdict == "won" and replays_to_won(belvedere, won.line)
     assert solve(bristol, max_nodes=30_000).verdict is Verdict.WON
 
 
@@ -467,7 +468,8 @@ def test_gallery_real_deals_catch_an_unsafe_rule() -> None:
     # yet the greedy search alone runs out of moves.
     for seed in (2, 15):
         pos = new_position("picture-gallery", seed=seed)
-        assert BestFirst(GalleryGame(pos, RULES | {"greedy"})).run(50_000).verdict == "lost"
+        greedy = BestFirst(GalleryGame(pos, RULES | {"greedy"})).run(50_000)
+        assert greedy is not None and greedy.verdict == "lost"
         assert solve(pos, max_nodes=50_000).verdict is Verdict.WON
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.contrib import admin
 from django.contrib.messages import ERROR, INFO, get_messages
+from django.db.models import Model
 from django.urls import reverse
 
 from accounts import services as account_services
@@ -36,7 +37,7 @@ def games(user):
     return out
 
 
-def url(model: type, view: str, *args: object) -> str:
+def url(model: type[Model], view: str, *args: object) -> str:
     meta = model._meta
     return reverse(f"admin:{meta.app_label}_{meta.model_name}_{view}", args=args)
 
@@ -56,7 +57,7 @@ def test_changelist_search_and_filters_load(staff_client, games, model):
     assert model_admin.search_fields
     assert staff_client.get(url(model, "changelist"), {"q": "ann"}).status_code == 200
     for name in model_admin.list_filter:
-        field = name if isinstance(name, str) else name[0]
+        field = name[0] if isinstance(name, tuple | list) else name
         response = staff_client.get(url(model, "changelist"), {f"{field}__isnull": "False"})
         assert response.status_code == 200
 

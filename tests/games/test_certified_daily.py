@@ -50,7 +50,7 @@ def test_an_uncertified_candidate_is_skipped(certify: None) -> None:
     assert first.verdict is not Verdict.WON
     chosen = daily_candidate_certify(VARIANT, DAY)
     assert chosen.index == 1
-    assert chosen.seed == daily_seed_derive(VARIANT, DAY, 1)
+    assert chosen.seed == daily_seed_derive(VARIANT, DAY, 1) and chosen.line is not None
     assert new_position(VARIANT, seed=chosen.seed).play(chosen.line).is_won
 
 
@@ -84,6 +84,7 @@ def test_replacing_takes_the_next_certified_candidate(certify: None, at: Any) ->
     replaced = daily_replace(deal)
     assert replaced.seed_index >= 2
     assert int(replaced.seed) == daily_seed_derive(VARIANT, DAY, replaced.seed_index)
+    assert replaced.par_line is not None
     assert new_position(VARIANT, seed=int(replaced.seed)).play(replaced.par_line).is_won
 
 

@@ -56,7 +56,8 @@ def fresh(game: Game) -> Game:
     return Game.objects.select_related("deal").get(pk=game.pk)
 
 
-def play(game: Game, move: str) -> Game:
+def play(game: Game, move: str | None) -> Game:
+    assert move is not None, "the deal has no such move"
     out = committed(
         game_services.game_apply_move, game_id=game.pk, user=game.player, move=move, ply=game.ply
     )
@@ -305,6 +306,7 @@ def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out
     # It ended at the day's end as it stood, not won (tests/games/test_expired_dailies.py).
     result = Result.objects.get()
     assert result.game_id == game.pk and not result.won
+    assert game.deal.date is not None
     assert result.finished_at == clock.day_end(game.deal.date)
 
 

@@ -128,7 +128,7 @@ def test_replace_daily_action(staff, daily_clock, settings, monkeypatch):
     assert Deal.objects.get(pk=future.pk).commitment == old
     call_command("create_dailies", replace=[future.pk, played.pk], stdout=io.StringIO())
     future = Deal.objects.get(pk=future.pk)
-    assert future.seed_index == 1 and future.commitment != old
+    assert future.seed_index == 1 and future.commitment != old and future.date is not None
     assert future.commitment == daily_services.commitment_derive(
         daily_services.daily_seed_derive("bristol", future.date, 1)
     )

@@ -42,6 +42,7 @@ def play_hints_only(start: Position) -> tuple[int, list[int]]:
         answer = hints.hint_answer(pos, player=PLAYER)
         assert answer.verdict == Verdict.WON.value, (pos, answer)
         nodes.append(answer.nodes)
+        assert answer.move is not None
         pos = pos.apply(answer.move)
         assert len(nodes) < 2_000, "the hints do not lead to a win"
     return len(nodes), nodes
@@ -68,6 +69,7 @@ def test_hints_alone_win_in_the_moves_of_the_first_line(variant: str) -> None:
 def test_leaving_the_line_solves_again_and_coming_back_does_not() -> None:
     start = new_position("bristol", seed=7)
     first = hints.hint_answer(start, player=PLAYER)
+    assert first.move is not None
     on_line = start.apply(first.move)
     assert hints.hint_answer(on_line, player=PLAYER).nodes == 0  # on the line: from the cache
     off_line = next(
@@ -88,7 +90,7 @@ def test_practice_bristol_deal_7_played_by_hints_ends_won(user: Any) -> None:
     line = solve(new_position("bristol", seed=7), max_nodes=NODES).line
     while game.status == "playing":
         hint = game_services.game_hint(game_id=game.pk, user=user)
-        assert hint.verdict == "won" and hint.ply == game.ply
+        assert hint.verdict == "won" and hint.ply == game.ply and hint.move is not None
         game = game_services.game_apply_move(
             game_id=game.pk, user=user, move=hint.move, ply=game.ply
         ).game

@@ -99,13 +99,13 @@ def work_of_a_turn(game: Game, monkeypatch: Any) -> dict[str, tuple[int, int, in
     api.force_authenticate(game.player)
     base = f"/api/v1/games/{game.pk}/"
     out = {}
+    move = quiet(game_selectors.game_position(game))
     steps = {
         "read": lambda: api.get(base),
         "log page": lambda: api.get(base + "moves/", {"limit": 100}),
         "move": lambda: api.post(base + "moves/", {"move": move, "ply": game.ply}, format="json"),
         "undo": lambda: api.post(base + "undo/", {"ply": game.ply + 1}, format="json"),
     }
-    move = quiet(game_selectors.game_position(game))
     for name, step in steps.items():
         with counted(monkeypatch) as work:
             response = step()

@@ -96,7 +96,7 @@ def test_board_ranks_break_ties_in_the_documented_order(board_backend, daily_clo
     names = ["d", "c", "a", "h", "b", "e", "g", "f"]
     people = dict(zip(names, players(*names), strict=True))
     t = NOON - timedelta(hours=1)
-    spec = {
+    spec: dict[str, dict[str, Any]] = {
         # expected rank order: d c a h b e g f
         "a": {"won": True, "moves": 300, "time_ms": 200_000, "finished_at": t},
         "b": {"won": True, "moves": 300, "time_ms": 200_000, "finished_at": t + ONE_MS},

@@ -9,6 +9,18 @@ from typing import Any
 HIGH_RATE = "1000000/min"
 
 
+def schema_operations(schema: Any) -> list[Any]:
+    """Every operation of a schemathesis schema; one it cannot read fails the tests."""
+    from schemathesis.core.result import Err
+
+    out = []
+    for result in schema.get_all_operations():
+        if isinstance(result, Err):
+            raise result.err()
+        out.append(result.ok())
+    return out
+
+
 def raise_rates(settings: Any) -> None:
     """REST rate limits out of the way."""
     conf = dict(settings.REST_FRAMEWORK)
@@ -18,6 +30,8 @@ def raise_rates(settings: Any) -> None:
 
 class Socket:
     """A WebsocketCommunicator that speaks JSON and records every text frame it receives."""
+
+    first: dict[str, Any]  # the frame it opened with, when a fixture keeps it
 
     def __init__(
         self, path: str, headers: list[tuple[bytes, bytes]] | None = None, log: list | None = None

@@ -36,7 +36,7 @@ def make(name: str, **extra: Any) -> Any:
 
 
 def token_client(user: Any) -> APIClient:
-    client = APIClient()
+    client: Any = APIClient()  # plus the token's key, for the tests
     key = account_services.token_create(user=user, name="t")[1]
     client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
     client.key = key
@@ -106,6 +106,7 @@ def test_a_token_acts_for_its_owner_only(two_players):
     assert client.get(ME).json()["username"] == "ann"
     # Bob cannot revoke or even see ann's tokens.
     token = ApiToken.objects.filter(user=two_players["ann"]).first()
+    assert token is not None
     assert [t["id"] for t in b.get("/api/v1/auth/tokens/").json()] != [token.pk]
     assert b.delete(f"/api/v1/auth/tokens/{token.pk}/").status_code == 404
     assert ApiToken.objects.get(pk=token.pk).revoked_at is None

@@ -58,6 +58,7 @@ from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.services import races as race_services
 from patience_site.wsgi import application
+from tests.security.helpers import schema_operations
 
 pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [
@@ -102,7 +103,7 @@ def _schema() -> dict[str, Any]:
 
 
 SCHEMA = schemathesis.openapi.from_dict(_schema())
-OPERATIONS = sorted(result.ok().label for result in SCHEMA.get_all_operations())
+OPERATIONS = sorted(op.label for op in schema_operations(SCHEMA))
 
 #: Totals over the module, printed at its end.
 TOTALS: Counter = Counter()
@@ -137,7 +138,7 @@ class World:
         self.token, self.key = account_services.token_create(user=self.user, name="fuzz")
         self.spare, _ = account_services.token_create(user=self.user, name="spare")
         rival_token, _ = account_services.token_create(user=self.rival, name="theirs")
-        self.values = {
+        self.values: dict[str, list[Any]] = {
             "game_id": [self.live.pk, finished.pk, rivals.pk, MISSING],
             "token_id": [self.spare.pk, rival_token.pk, MISSING],
             # Real values more often than not, so that the views' logic is reached.

@@ -133,12 +133,13 @@ async def still_usable(sock: Socket, game_id: int) -> None:
 
 @pytest.mark.parametrize("kind", ["move", "undo", "resync", "hint"])
 async def test_every_field_with_every_type_gets_one_clear_answer(sock, game, kind):
-    valid = {
+    valids: dict[str, dict[str, Any]] = {
         "move": {"type": "move", "move": "deal", "ply": 0},
         "undo": {"type": "undo", "ply": 0},
         "resync": {"type": "resync"},
         "hint": {"type": "hint"},
-    }[kind]
+    }
+    valid = valids[kind]
     sent = 0
     for field in ("type", "move", "ply"):
         for value in VALUES:
@@ -158,7 +159,7 @@ async def test_every_field_with_every_type_gets_one_clear_answer(sock, game, kin
 
 
 async def test_the_answers_to_bad_fields_name_the_field(sock):
-    cases = [
+    cases: list[tuple[dict[str, Any], str]] = [
         ({"type": "move", "move": 12, "ply": 0}, "'move'"),
         ({"type": "move", "move": "deal", "ply": "0"}, "'ply'"),
         ({"type": "move", "move": "deal", "ply": -1}, "'ply'"),

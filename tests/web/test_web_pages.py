@@ -129,7 +129,9 @@ def test_play_page_draws_a_bristol_game(logged_in: Any, practice: Any) -> None:
     assert "Practice game" in html
     assert "Move Aces to the foundations automatically" in html
     assert "fans 1 to 8" in html
-    state = json.loads(re.search(r'id="initial-state"[^>]*>(.*?)</script>', html, re.S).group(1))
+    found = re.search(r'id="initial-state"[^>]*>(.*?)</script>', html, re.S)
+    assert found is not None
+    state = json.loads(found.group(1))
     assert state["id"] == practice.id
     assert state["position"]["stock"] == 25
     assert "deal" in state["legal_moves"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import gettext
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -20,7 +21,7 @@ DOMAINS = ["django", "djangojs"]
 def po_entries(path: Path) -> list[dict]:
     """Entries of a .po file: msgctxt, msgid, msgid_plural, msgstr (list), fuzzy."""
     entries: list[dict] = []
-    cur: dict | None = None
+    cur: dict[str, Any] | None = None
     field: tuple[str, int] | None = None
 
     def flush() -> None:
@@ -49,6 +50,7 @@ def po_entries(path: Path) -> list[dict]:
         keyword, _, rest = line.partition(" ")
         if line.startswith('"'):
             value = ast.literal_eval(line)
+            assert field is not None, line
             name, index = field
             if name == "msgstr":
                 cur["msgstr"][index] += value
@@ -91,7 +93,7 @@ def test_compiled_catalog_matches_the_source(domain: str) -> None:
                 got = mo.ngettext(e["msgid"], e["msgid_plural"], n)
                 assert got == e["msgstr"][index], f"{domain}.mo is stale for {e['msgid']!r}"
     # Nothing in the .mo that the .po no longer has (the empty header key aside).
-    keys = {k for k in mo._catalog if k != ""}
+    keys = {k for k in mo._catalog if k != ""}  # type: ignore[attr-defined]  # not in typeshed
     expected = set()
     for e in entries:
         msgid = f"{e['msgctxt']}\x04{e['msgid']}" if e["msgctxt"] else e["msgid"]
