@@ -196,5 +196,7 @@ class PlayerRecordView(APIView):
         user = account_selectors.player_by_name(username)
         stats = board_selectors.stats_of_player(user=user)
         return Response(
-            shapes.player_record(user, stats, race_selectors.player_race_ratings(user=user))
+            shapes.player_record(
+                user, stats, race_ratings=race_selectors.player_race_ratings(user=user)
+            )
         )

@@ -14,6 +14,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.authentication import signed_in_user
 from api.daily import query
 from api.views import errors
 from games.engine import VARIANTS
@@ -146,7 +147,7 @@ class RaceListView(APIView):
     def post(self, request: Request) -> Response:
         data = RaceInput(data=request.data)
         data.is_valid(raise_exception=True)
-        race = race_services.race_create(user=request.user, **data.validated_data)
+        race = race_services.race_create(user=signed_in_user(request), **data.validated_data)
         return race_response(race, request, status.HTTP_201_CREATED)
 
 
@@ -166,7 +167,9 @@ class RaceQuickView(APIView):
     def post(self, request: Request) -> Response:
         data = RaceInput(data=request.data)
         data.is_valid(raise_exception=True)
-        race, created = race_services.race_quick_join(user=request.user, **data.validated_data)
+        race, created = race_services.race_quick_join(
+            user=signed_in_user(request), **data.validated_data
+        )
         return race_response(race, request, status.HTTP_201_CREATED if created else 200)
 
 
@@ -192,7 +195,9 @@ class RaceJoinView(APIView):
         responses={200: RaceSerializer, **errors(401, 403, 404, 409, conflicts=JOIN_CONFLICTS)},
     )
     def post(self, request: Request, code: str) -> Response:
-        return race_response(race_services.race_join(user=request.user, code=code), request)
+        return race_response(
+            race_services.race_join(user=signed_in_user(request), code=code), request
+        )
 
 
 class RaceLeaveView(APIView):
@@ -205,7 +210,9 @@ class RaceLeaveView(APIView):
         responses={200: RaceSerializer, **errors(401, 403, 404, 409, conflicts=("race_started",))},
     )
     def post(self, request: Request, code: str) -> Response:
-        return race_response(race_services.race_leave(user=request.user, code=code), request)
+        return race_response(
+            race_services.race_leave(user=signed_in_user(request), code=code), request
+        )
 
 
 class RaceStartView(APIView):
@@ -223,7 +230,9 @@ class RaceStartView(APIView):
         },
     )
     def post(self, request: Request, code: str) -> Response:
-        return race_response(race_services.race_start(user=request.user, code=code), request)
+        return race_response(
+            race_services.race_start(user=signed_in_user(request), code=code), request
+        )
 
 
 class RaceRematchView(APIView):
@@ -241,7 +250,7 @@ class RaceRematchView(APIView):
         },
     )
     def post(self, request: Request, code: str) -> Response:
-        race, created = race_services.race_rematch(user=request.user, code=code)
+        race, created = race_services.race_rematch(user=signed_in_user(request), code=code)
         return race_response(race, request, status.HTTP_201_CREATED if created else 200)
 
 

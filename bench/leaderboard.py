@@ -496,6 +496,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
 
     from games import boards, shapes
     from games.selectors import boards as board_selectors
+    from games.selectors import races as race_selectors
 
     User = get_user_model()
     depths = {"~100": 100, f"~{n // 2:,}": n // 2, f"~{int(n * 0.999):,}": int(n * 0.999)}
@@ -574,7 +575,9 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 "player record",
                 False,
                 lambda i: shapes.player_record(
-                    regular, board_selectors.stats_of_player(user=regular)
+                    regular,
+                    board_selectors.stats_of_player(user=regular),
+                    race_ratings=race_selectors.player_race_ratings(user=regular),
                 ),
             )
         )

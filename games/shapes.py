@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC
+from datetime import UTC, date
 from decimal import Decimal
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
@@ -30,7 +30,7 @@ from rest_framework import serializers
 
 from games import clock
 from games.engine import GameLog, Position, Status, deck_order, get_variant
-from games.models import Deal, Game, PlayerStats, Race
+from games.models import Deal, Game, PlayerStats, Race, RaceRating
 from games.selectors.boards import current_streak
 from games.selectors.dailies import ResultReplay
 from games.selectors.games import elapsed_ms, game_current_log
@@ -226,10 +226,15 @@ class DailyView:
 
     deal: Deal
 
+    @property
+    def day(self) -> date:
+        assert self.deal.date is not None, "a daily has its day"
+        return self.deal.date
+
     @cached_property
     def over(self) -> bool:
         """Read once: the shared clock may be a query."""
-        return clock.day_over(self.deal.date)
+        return clock.day_over(self.day)
 
     @property
     def seed(self) -> Decimal | None:
@@ -249,7 +254,7 @@ class DailyView:
 
     @property
     def seconds_left(self) -> int:
-        return clock.seconds_left(self.date)
+        return clock.seconds_left(self.day)
 
 
 class DailySerializer(serializers.Serializer):
@@ -422,7 +427,7 @@ class RecordView:
 
     user: AbstractBaseUser
     stats: list[PlayerStats]
-    race_ratings: list[dict[str, Any]]
+    ratings: Iterable[RaceRating]
 
     @property
     def player(self) -> str:
@@ -444,13 +449,36 @@ class RecordView:
     def variants(self) -> list[StatsView]:
         return [StatsView(s) for s in sorted(self.stats, key=lambda s: s.variant)]
 
+    @property
+    def race_ratings(self) -> list[RatingView]:
+        return [RatingView(r) for r in self.ratings]
+
+
+@dataclass(frozen=True)
+class RatingView:
+    """A quick-race rating, rounded as boards and player pages show it."""
+
+    line: RaceRating
+
+    @property
+    def rating(self) -> float:
+        return round(self.line.rating, 2)
+
+    @property
+    def mu(self) -> float:
+        return round(self.line.mu, 4)
+
+    @property
+    def sigma(self) -> float:
+        return round(self.line.sigma, 4)
+
 
 class RaceRatingSerializer(serializers.Serializer):
-    family = serializers.CharField()
+    family = serializers.CharField(source="line.family")
     rating = serializers.FloatField(help_text="mu - 3 sigma (openskill's ordinal).")
     mu = serializers.FloatField()
     sigma = serializers.FloatField()
-    races = serializers.IntegerField()
+    races = serializers.IntegerField(source="line.races")
 
 
 class PlayerRecordSerializer(serializers.Serializer):
@@ -463,9 +491,10 @@ class PlayerRecordSerializer(serializers.Serializer):
 
 
 def player_record(
-    user: AbstractBaseUser, stats: list[PlayerStats], race_ratings: list[dict[str, Any]]
+    user: AbstractBaseUser, stats: list[PlayerStats], *, race_ratings: Iterable[RaceRating]
 ) -> dict[str, Any]:
-    """A player's daily record from their ``PlayerStats`` rows, with their race ratings."""
+    """A player's record: daily totals from their ``PlayerStats`` rows, and their quick-race
+    ratings (one page and one API answer show both)."""
     return _render(PlayerRecordSerializer, RecordView(user, stats, race_ratings))
 
 

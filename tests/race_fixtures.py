@@ -8,7 +8,7 @@ from typing import Any
 import time_machine
 
 from games.engine import Status, new_position
-from games.models import Deal, Race
+from games.models import Deal, Game, Race, RaceEntry
 
 
 def pool(
@@ -28,9 +28,28 @@ def at(moment: datetime) -> time_machine.travel:
     return time_machine.travel(moment, tick=True)
 
 
+def starts(race: Race) -> datetime:
+    """The start of a race that has one (from its countdown on)."""
+    assert race.starts_at is not None, f"{race} has no start yet"
+    return race.starts_at
+
+
+def ends(race: Race) -> datetime:
+    """The time limit of a race that has one (from its countdown on)."""
+    assert race.ends_at is not None, f"{race} has no end yet"
+    return race.ends_at
+
+
+def game_of(race: Race, player: Any) -> Game:
+    """``player``'s game of ``race`` (from its countdown on)."""
+    game = RaceEntry.objects.select_related("game__deal").get(race=race, player=player).game
+    assert game is not None, f"{player} has no game in {race} yet"
+    return game
+
+
 def after_start(race: Race) -> time_machine.travel:
     race.refresh_from_db()
-    return at(race.starts_at + timedelta(milliseconds=50))
+    return at(starts(race) + timedelta(milliseconds=50))
 
 
 def quiet_moves(deal: Deal, count: int) -> list[str]:

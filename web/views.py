@@ -252,13 +252,16 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         user = account_selectors.player_by_name(username)
     except NotFound:
         raise Http404("no such player") from None
-    record = shapes.player_record(user, board_selectors.stats_of_player(user=user))
+    record = shapes.player_record(
+        user,
+        board_selectors.stats_of_player(user=user),
+        race_ratings=race_selectors.player_race_ratings(user=user),
+    )
     for item in record["variants"]:
         item["info"] = variant_info(item["variant"])
-    ratings = race_selectors.player_race_ratings(user=user)
-    for item in ratings:
+    for item in record["race_ratings"]:
         item["name"] = str(FAMILIES[item["family"]])
-    return render(request, "web/player.html", {"record": record, "race_ratings": ratings})
+    return render(request, "web/player.html", {"record": record})
 
 
 def replay(request: HttpRequest, variant: str, day: str, result_id: int) -> HttpResponse:
@@ -311,7 +314,7 @@ def race(request: HttpRequest, code: str) -> HttpResponse:
         raise Http404("no such race") from None
     view = race_selectors.race_view(the_race, request.user)
     state = None
-    if view["you"] and view["you"]["game"]:
+    if request.user.is_authenticated and view["you"] and view["you"]["game"]:
         state = shapes.game_state(
             game_services.game_open(game_id=view["you"]["game"], user=request.user)
         )

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db.models import F, QuerySet
 
 from games import clock
@@ -111,7 +111,7 @@ def race_entries(race: Race) -> list[RaceEntry]:
     return list(race.entries.select_related("player", "game"))
 
 
-def race_view(race: Race, viewer: AbstractBaseUser | None) -> dict[str, Any]:
+def race_view(race: Race, viewer: AbstractBaseUser | AnonymousUser | None) -> dict[str, Any]:
     """A race as every client sees it (``you`` is the viewer's own game, if they race)."""
     now = clock.shared_now()
     status = race_status(race, now)
@@ -171,7 +171,7 @@ def races_open(*, variant: str | None = None) -> QuerySet[Race]:
     )
 
 
-def player_live_entry(user: AbstractBaseUser) -> RaceEntry | None:
+def player_live_entry(user: User) -> RaceEntry | None:
     """The player's entry in a race that has not finished, if any."""
     return RaceEntry.objects.filter(player=user, live=True).select_related("race").first()
 
@@ -189,6 +189,7 @@ def race_replay(*, race: Race, username: str, step: int | None) -> dict[str, Any
     if entry is None:
         raise NotFound(f"no game of {username} in race {race.code}")
     game = entry.game
+    assert game is not None, "the query asked for a game"
     log = game_log(game)
     data: dict[str, Any] = {
         "player": entry.player.get_username(),
@@ -238,6 +239,6 @@ def race_leaderboard(*, family: str, limit: int = 100) -> list[dict[str, Any]]:
     ]
 
 
-def player_race_ratings(*, user: AbstractBaseUser) -> list[dict[str, Any]]:
+def player_race_ratings(*, user: User) -> QuerySet[RaceRating]:
     """A player's quick-race ratings per variant family."""
-    return [rating_line(r) for r in RaceRating.objects.filter(player=user).order_by("family")]
+    return RaceRating.objects.filter(player=user).order_by("family")

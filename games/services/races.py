@@ -26,7 +26,7 @@ import string
 from datetime import datetime, timedelta
 
 from django.conf import settings
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from openskill.models import PlackettLuce
@@ -124,12 +124,12 @@ def _new_code() -> str:
     return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(10))
 
 
-def _not_racing(user: AbstractBaseUser) -> None:
+def _not_racing(user: User) -> None:
     if RaceEntry.objects.filter(player=user, live=True).exists():
         raise AlreadyRacing("you are in another race that has not finished")
 
 
-def _entry_add(race: Race, user: AbstractBaseUser, now: datetime) -> RaceEntry:
+def _entry_add(race: Race, user: User, now: datetime) -> RaceEntry:
     _not_racing(user)
     try:
         with transaction.atomic():
@@ -138,7 +138,7 @@ def _entry_add(race: Race, user: AbstractBaseUser, now: datetime) -> RaceEntry:
         raise AlreadyRacing("you are in another race that has not finished") from None
 
 
-def _race_new(*, user: AbstractBaseUser, variant: str, kind: str, now: datetime) -> Race:
+def _race_new(*, user: User, variant: str, kind: str, now: datetime) -> Race:
     _not_racing(user)
     race = Race.objects.create(
         code=_new_code(),
@@ -155,10 +155,12 @@ def _race_new(*, user: AbstractBaseUser, variant: str, kind: str, now: datetime)
 def _games_deal(race: Race) -> None:
     """Give every player of a race in countdown their game of the deal, timed from the
     start (also after the start moved nearer)."""
-    Game.objects.filter(race_entry__race=race).update(started_at=race.starts_at)
+    starts_at = race.starts_at
+    assert starts_at is not None, "a race in countdown has its start"
+    Game.objects.filter(race_entry__race=race).update(started_at=starts_at)
     for entry in race.entries.filter(game__isnull=True).select_related("player"):
         game = game_services.game_create(user=entry.player, deal=race.deal, ranked=True)
-        game.started_at = race.starts_at
+        game.started_at = starts_at
         game.save(update_fields=["started_at"])
         entry.game = game
         entry.save(update_fields=["game"])
@@ -201,7 +203,7 @@ def _joinable(race: Race, now: datetime) -> bool:
 
 
 @transaction.atomic
-def race_quick_join(*, user: AbstractBaseUser, variant: str) -> tuple[Race, bool]:
+def race_quick_join(*, user: User, variant: str) -> tuple[Race, bool]:
     """Join the open public race of a variant that starts soonest, or open one; returns
     ``(race, created)``."""
     key = get_variant(variant).key
@@ -220,14 +222,14 @@ def race_quick_join(*, user: AbstractBaseUser, variant: str) -> tuple[Race, bool
 
 
 @transaction.atomic
-def race_create(*, user: AbstractBaseUser, variant: str) -> Race:
+def race_create(*, user: User, variant: str) -> Race:
     """Create a private race of a variant with its creator in it; others join by its link."""
     key = get_variant(variant).key
     return _race_new(user=user, variant=key, kind=Race.Kind.PRIVATE, now=clock.shared_now())
 
 
 @transaction.atomic
-def race_join(*, user: AbstractBaseUser, code: str) -> Race:
+def race_join(*, user: User, code: str) -> Race:
     """Join a race before its start (joining again changes nothing)."""
     race = _locked(code)
     if race.entries.filter(player=user).exists():
@@ -243,7 +245,7 @@ def race_join(*, user: AbstractBaseUser, code: str) -> Race:
 
 
 @transaction.atomic
-def race_leave(*, user: AbstractBaseUser, code: str) -> Race:
+def race_leave(*, user: User, code: str) -> Race:
     """Leave a race before its start. A quick race left with one player waits for another;
     a private race's creator hands it on; a race left by everyone is over."""
     race = _locked(code)
@@ -270,7 +272,7 @@ def race_leave(*, user: AbstractBaseUser, code: str) -> Race:
 
 
 @transaction.atomic
-def race_start(*, user: AbstractBaseUser, code: str) -> Race:
+def race_start(*, user: User, code: str) -> Race:
     """The creator starts a private race: a countdown of ``COUNTDOWN_SECONDS``."""
     race = _locked(code)
     if race.kind != Race.Kind.PRIVATE:
@@ -287,7 +289,7 @@ def race_start(*, user: AbstractBaseUser, code: str) -> Race:
 
 
 @transaction.atomic
-def race_rematch(*, user: AbstractBaseUser, code: str) -> tuple[Race, bool]:
+def race_rematch(*, user: User, code: str) -> tuple[Race, bool]:
     """Offer a finished race's players a new private race on a new deal; returns
     ``(race, created)``. The first to ask creates it (and is its creator), the others
     asking join it."""
@@ -296,7 +298,7 @@ def race_rematch(*, user: AbstractBaseUser, code: str) -> tuple[Race, bool]:
         raise NotFound(f"you were not in race {code}")
     if race.status != Race.Status.FINISHED:
         raise RaceNotFinished(f"race {code} has not finished")
-    if race.rematch_id is not None:
+    if race.rematch is not None:
         return race_join(user=user, code=race.rematch.code), False
     rematch = _race_new(
         user=user, variant=race.variant, kind=Race.Kind.PRIVATE, now=clock.shared_now()

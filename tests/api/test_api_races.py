@@ -3,14 +3,13 @@ rematch, ratings on the boards and the player's page; and the error envelope."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
-from django.utils.dateparse import parse_datetime
-from race_fixtures import at, pool
 
 from games.models import Race
+from tests.race_fixtures import at, pool
 
 pytestmark = pytest.mark.django_db
 
@@ -78,7 +77,9 @@ def test_quick_race_opens_then_joins_with_a_countdown(settings, clients) -> None
     assert second["code"] == body["code"] and second["status"] == "countdown"
     assert [p["username"] for p in second["players"]] == ["ann", "bob"]
     assert all(set(p) == PROGRESS_KEYS and p["status"] == "waiting" for p in second["players"])
-    wait = parse_datetime(second["starts_at"]) - parse_datetime(second["server_time"])
+    wait = datetime.fromisoformat(second["starts_at"]) - datetime.fromisoformat(
+        second["server_time"]
+    )
     assert timedelta(seconds=19) < wait <= timedelta(seconds=20)
     assert isinstance(second["you"]["game"], int)
 
@@ -93,7 +94,7 @@ def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
     url = f"/api/v1/games/{game['id']}/moves/"
     refused = clients[0].post(url, {"move": move, "ply": 0}, format="json")
     assert error_of(refused, 409)["code"] == "race_not_started"
-    with at(parse_datetime(race["starts_at"])):
+    with at(datetime.fromisoformat(race["starts_at"])):
         assert clients[0].post(url, {"move": move, "ply": 0}, format="json").status_code == 200
         hint = clients[0].post(f"/api/v1/games/{game['id']}/hint/")
         assert error_of(hint, 409)["code"] == "hint_not_allowed"
@@ -101,7 +102,7 @@ def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
     assert view["status"] == "running" and view["you"] is None
     ann = next(p for p in view["players"] if p["username"] == "ann")
     assert ann["moves"] == 1 and ann["status"] == "playing"
-    with at(parse_datetime(race["ends_at"])):
+    with at(datetime.fromisoformat(race["ends_at"])):
         late = clients[1].post(
             f"/api/v1/games/{game_of(clients[1], race)['id']}/moves/",
             {"move": move, "ply": 0},
@@ -132,7 +133,7 @@ def test_errors_of_joining_starting_and_leaving(settings, clients) -> None:
     assert clients[1].post(f"{RACES}{code}/join/").status_code == 200
     started = clients[0].post(f"{RACES}{code}/start/")
     assert started.status_code == 200 and started.json()["status"] == "countdown"
-    with at(parse_datetime(started.json()["starts_at"])):
+    with at(datetime.fromisoformat(started.json()["starts_at"])):
         assert error_of(clients[2].post(f"{RACES}{code}/join/"), 409)["code"] == "race_started"
         assert error_of(clients[1].post(f"{RACES}{code}/leave/"), 409)["code"] == "race_started"
     assert error_of(clients[2].get(f"{RACES}nosuchrace/"), 404)["code"] == "not_found"
@@ -165,7 +166,7 @@ def test_replay_rematch_leaderboard_and_player_stats(
     code = race["code"]
     replay_url = f"{RACES}{code}/players/ann/replay/"
     assert error_of(client.get(replay_url), 409)["code"] == "race_not_finished"
-    with at(parse_datetime(race["starts_at"])):
+    with at(datetime.fromisoformat(race["starts_at"])):
         game = game_of(clients[0], race)
         move = next(m for m in game["legal_moves"] if m != "deal")
         clients[0].post(

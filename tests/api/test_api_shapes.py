@@ -22,9 +22,10 @@ from rest_framework import serializers
 
 from games import shapes
 from games.engine import new_position
-from games.models import Deal
+from games.models import Deal, RaceRating
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
+from games.selectors import races as race_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.services.games import Hint
@@ -100,6 +101,7 @@ def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
     lost_today = finished_result(today, ann)
     board = board_selectors.day_board(deal=past, user=ann, limit=1, around=2)
     no_line = board_selectors.day_board(deal=past, user=bob)
+    RaceRating.objects.create(player=ann, family="bristol", mu=27.123456, sigma=7.5, rating=4.6234)
     alltime = board_selectors.alltime_board(variant="bristol", order="days_won", limit=1, offset=0)
 
     out = {
@@ -118,8 +120,12 @@ def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
         "Board": [shapes.day_board(board), shapes.day_board(no_line)],
         "Alltime": [shapes.alltime_board(**alltime)],
         "PlayerRecord": [
-            shapes.player_record(ann, board_selectors.stats_of_player(user=ann)),
-            shapes.player_record(bob, board_selectors.stats_of_player(user=bob)),
+            shapes.player_record(
+                ann,
+                board_selectors.stats_of_player(user=ann),
+                race_ratings=race_selectors.player_race_ratings(user=ann),
+            ),
+            shapes.player_record(bob, board_selectors.stats_of_player(user=bob), race_ratings=()),
         ],
         "Replay": [
             shapes.replay(daily_selectors.result_replay(deal=past, result_id=won.pk, step=None)),
@@ -136,6 +142,7 @@ def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
     out["MyDailyGame"] = [d["my_game"] for d in out["DailyOverview"] if d["my_game"]]
     out["AlltimeEntry"] = out["Alltime"][0]["results"]
     out["VariantRecord"] = out["PlayerRecord"][0]["variants"]
+    out["RaceRating"] = out["PlayerRecord"][0]["race_ratings"]
     out["Best"] = [v["best"] for v in out["VariantRecord"] if v["best"]]
     out["ReplayPosition"] = [r["position"] for r in out["Replay"] if r["position"]]
     return out

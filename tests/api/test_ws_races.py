@@ -12,40 +12,32 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
-from asgiref.sync import SyncToAsync
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
-from django.db import connections
-from race_fixtures import at, pool
-from test_ws_game import token_headers, unique_layer
 
+from accounts import services as account_services
 from games.engine import new_position
-from games.models import RaceEntry
-from games.services import accounts as account_services
 from games.services import games as game_services
 from games.services import races as race_services
 from patience_site.asgi import application
+from tests.helpers import token_headers
+from tests.race_fixtures import at, game_of, pool, starts
 
-pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytestmark = [
+    pytest.mark.asyncio,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.usefixtures("channel_layers"),
+]
 
 #: A card as the engine writes it (rank and suit, e.g. "10H", "QS"): never on a race socket.
 CARD = re.compile(r"\b(?:[2-9]|10|[AJQK])[CDHS]\b")
 
 
-@pytest.fixture(autouse=True)
-def _channel_layer(settings: Any) -> Any:
-    settings.CHANNEL_LAYERS = unique_layer(settings.CHANNEL_LAYERS)
-    yield
-    SyncToAsync.single_thread_executor.submit(connections.close_all).result()
-
-
 def _race(settings: Any) -> tuple[Any, list[Any], list[str]]:
     pool(settings)
     users = [get_user_model().objects.create_user(n, password="x" * 20) for n in ("ann", "bob")]
-    race = None
-    for user in users:
-        race, _ = race_services.race_quick_join(user=user, variant="bristol")
+    race = [race_services.race_quick_join(user=u, variant="bristol")[0] for u in users][-1]
     race.refresh_from_db()
     keys = [account_services.token_create(user=u, name="ws")[1] for u in users]
     return race, users, keys
@@ -53,6 +45,7 @@ def _race(settings: Any) -> tuple[Any, list[Any], list[str]]:
 
 async def receive(communicator: WebsocketCommunicator, texts: list[str]) -> dict[str, Any]:
     text = await communicator.receive_from(timeout=5)
+    assert isinstance(text, str)
     texts.append(text)
     return json.loads(text)
 
@@ -74,7 +67,7 @@ async def test_players_and_spectators_see_progress_standings_and_no_card(setting
     assert watched["race"]["you"] is None
 
     def bob_plays() -> list[str]:
-        game = RaceEntry.objects.get(race=race, player=users[1]).game
+        game = game_of(race, users[1])
         pos = new_position("bristol", seed=int(race.deal.seed))
         played = []
         for ply in range(2):
@@ -84,7 +77,7 @@ async def test_players_and_spectators_see_progress_standings_and_no_card(setting
             played.append(move)
         return played
 
-    with at(race.starts_at + timedelta(milliseconds=10)):
+    with at(starts(race) + timedelta(milliseconds=10)):
         await database_sync_to_async(bob_plays)()
         for socket in (ann, spectator):
             for moves in (1, 2):
@@ -99,10 +92,10 @@ async def test_players_and_spectators_see_progress_standings_and_no_card(setting
 
     def everyone_resigns() -> None:
         for user in users:
-            game = RaceEntry.objects.get(race=race, player=user).game
+            game = game_of(race, user)
             game_services.game_resign(game_id=game.pk, user=user)
 
-    with at(race.starts_at + timedelta(seconds=3)):
+    with at(starts(race) + timedelta(seconds=3)):
         await database_sync_to_async(everyone_resigns)()
         seen: list[str] = []
         while "race.finished" not in seen:

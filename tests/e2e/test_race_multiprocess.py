@@ -69,9 +69,10 @@ def ok(response: requests.Response, status: int = 200) -> dict[str, Any]:
 
 def until_finished(ws: ClientConnection, texts: list[str]) -> list[dict[str, Any]]:
     """Every message of a race socket up to and with ``race.finished``."""
-    messages = []
+    messages: list[dict[str, Any]] = []
     while not messages or messages[-1]["type"] != "race.finished":
         text = ws.recv(timeout=TIMEOUT)
+        assert isinstance(text, str), "a race socket sends text frames"
         texts.append(text)
         messages.append(json.loads(text))
     return messages

@@ -116,10 +116,12 @@ async def test_a_board_socket_of_a_missing_daily_closes_with_not_ready(job, dail
 
 def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     started: list[list[str]] = []
+    running: list[Running] = []
 
     class Running:
         def __init__(self, args: list[str], **kwargs: Any) -> None:
             started.append(args)
+            running.append(self)
             self.code: int | None = None
 
         def poll(self) -> int | None:
@@ -130,7 +132,7 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
     jobs.dailies_job_start()
     jobs.dailies_job_start()
     assert len(started) == 1 and started[0][-3:] == ["create_dailies", "--days", "2"]
-    jobs._jobs["create_dailies"].code = 0  # it ended
+    running[0].code = 0  # it ended
     jobs.dailies_job_start()
     assert len(started) == 2
 

@@ -64,7 +64,7 @@ def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_
     committed(call_command, "create_dailies", days=1, stdout=out)
     assert "1 ranked daily game(s) left unfinished ended as expired" in out.getvalue()
     assert_counted(game)
-    record = shapes.player_record(user, board_selectors.stats_of_player(user=user))
+    record = shapes.player_record(user, board_selectors.stats_of_player(user=user), race_ratings=())
     assert (record["played"], record["won"], record["win_rate"]) == (2, 1, 0.5)
     assert record["variants"][0]["current_streak"] == 0
     board = board_selectors.day_board(deal=game.deal, user=user)

@@ -11,7 +11,6 @@ from typing import Any
 
 import pytest
 from django.db import IntegrityError, transaction
-from race_fixtures import after_start, at, pool, quiet_moves, won_after
 
 from games import clock, events
 from games.engine import Status
@@ -29,9 +28,19 @@ from games.errors import (
 )
 from games.models import EXPIRED, Game, Race, RaceEntry, RaceRating
 from games.selectors import races as race_selectors
-from games.selectors.games import game_state
 from games.services import games as game_services
 from games.services import races as race_services
+from games.shapes import game_state
+from tests.race_fixtures import (
+    after_start,
+    at,
+    ends,
+    game_of,
+    pool,
+    quiet_moves,
+    starts,
+    won_after,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -51,15 +60,10 @@ def players(make_user) -> list[Any]:
 
 def quick_race(settings, players: list[Any], n: int = 2) -> Race:
     pool(settings)
-    race = None
-    for p in players[:n]:
-        race, _ = race_services.race_quick_join(user=p, variant="bristol")
+    joined = [race_services.race_quick_join(user=p, variant="bristol")[0] for p in players[:n]]
+    race = joined[-1]
     race.refresh_from_db()
     return race
-
-
-def game_of(race: Race, player: Any) -> Game:
-    return RaceEntry.objects.select_related("game__deal").get(race=race, player=player).game
 
 
 def test_a_quick_race_counts_down_once_a_second_player_joins(settings, players) -> None:
@@ -72,9 +76,9 @@ def test_a_quick_race_counts_down_once_a_second_player_joins(settings, players) 
     assert not created and joined.pk == race.pk
     race.refresh_from_db()
     assert race.status == Race.Status.COUNTDOWN
-    wait = (race.starts_at - now).total_seconds()
+    wait = (starts(race) - now).total_seconds()
     assert race_selectors.QUICK_START_SECONDS - 1 < wait <= race_selectors.QUICK_START_SECONDS + 1
-    assert race.ends_at - race.starts_at == timedelta(seconds=300)
+    assert ends(race) - starts(race) == timedelta(seconds=300)
     games = [game_of(race, p) for p in players[:2]]
     assert all(g.ranked and g.started_at == race.starts_at and g.deal == race.deal for g in games)
 
@@ -82,9 +86,9 @@ def test_a_quick_race_counts_down_once_a_second_player_joins(settings, players) 
 def test_a_full_quick_race_starts_after_the_short_countdown(settings, players) -> None:
     race = quick_race(settings, players, 8)
     now = clock.shared_now()
-    wait = (race.starts_at - now).total_seconds()
+    wait = (starts(race) - now).total_seconds()
     assert wait <= race_selectors.COUNTDOWN_SECONDS
-    assert Game.objects.filter(race_entry__race=race, started_at=race.starts_at).count() == 8
+    assert Game.objects.filter(race_entry__race=race, started_at=starts(race)).count() == 8
     # A ninth quick racer opens a new race instead.
     outsider = players[0].__class__.objects.create_user("ninth")
     other, created = race_services.race_quick_join(user=outsider, variant="bristol")
@@ -165,7 +169,7 @@ def test_the_time_limit_ends_the_race_and_its_unfinished_games(
     with after_start(race):
         for ply, move in enumerate(moves):
             game_services.game_apply_move(game_id=first.pk, user=players[0], move=move, ply=ply)
-    with at(race.ends_at + timedelta(milliseconds=10)):
+    with at(ends(race) + timedelta(milliseconds=10)):
         with pytest.raises(RaceOver):
             game_services.game_apply_move(game_id=second.pk, user=players[1], move=moves[0], ply=0)
         assert second.moves.count() == 0
@@ -185,9 +189,9 @@ def test_the_time_limit_ends_the_race_and_its_unfinished_games(
 
 def test_the_countdown_ends_at_starts_at_on_the_server_clock(settings, players) -> None:
     race = quick_race(settings, players)
-    with at(race.starts_at - timedelta(milliseconds=100)):
+    with at(starts(race) - timedelta(milliseconds=100)):
         assert race_selectors.race_view(race, None)["status"] == "countdown"
-    with at(race.starts_at):
+    with at(starts(race)):
         view = race_selectors.race_view(race, players[0])
         assert view["status"] == "running" and view["you"] == {"game": game_of(race, players[0]).pk}
         assert view["players"][0]["status"] == "playing"
@@ -213,7 +217,7 @@ def test_standings_winners_by_time_then_cards_home_then_moves_then_earlier_finis
     _end(g[3], status="won", score=52, ply=300, seconds=80)  # 1st: fastest win
     _end(g[4], status="lost", score=31, ply=90, seconds=200)  # 3rd: most cards of losers
     _end(g[5], status="lost", score=30, ply=40, seconds=110)  # ... before g[2]: earlier
-    with at(race.starts_at + timedelta(seconds=1)):
+    with at(starts(race) + timedelta(seconds=1)):
         race_services.race_finish(race_id=race.pk)
     order = list(race.entries.order_by("place").values_list("player__username", flat=True))
     assert order == ["racer3", "racer1", "racer4", "racer5", "racer2", "racer0"]
@@ -228,7 +232,7 @@ def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> 
     _end(g[0], status="lost", score=10, ply=50, seconds=100)
     _end(g[1], status="won", score=52, ply=200, seconds=90)
     _end(g[2], status="lost", score=20, ply=40, seconds=120)
-    with at(race.starts_at + timedelta(seconds=1)):
+    with at(starts(race) + timedelta(seconds=1)):
         race_services.race_finish(race_id=race.pk)
         race_services.race_finish(race_id=race.pk)  # idempotent: rated once
     ratings = {r.player.username: r for r in RaceRating.objects.select_related("player")}
@@ -257,11 +261,11 @@ def test_a_private_race_is_started_by_its_creator_and_is_not_rated(settings, pla
     now = clock.shared_now()
     race = race_services.race_start(user=players[0], code=race.code)
     assert race.status == Race.Status.COUNTDOWN
-    wait = (race.starts_at - now).total_seconds()
+    wait = (starts(race) - now).total_seconds()
     assert race_selectors.COUNTDOWN_SECONDS <= wait < race_selectors.COUNTDOWN_SECONDS + 1
     with pytest.raises(RaceStarted):
         race_services.race_start(user=players[0], code=race.code)
-    with at(race.ends_at):
+    with at(ends(race)):
         race_services.races_tick()
     assert not RaceRating.objects.exists()
     assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
@@ -309,7 +313,7 @@ def test_rematch_offers_the_players_a_new_race_on_a_new_deal(settings, players, 
     race = quick_race(settings, players)
     with pytest.raises(Exception, match="not finished"):
         race_services.race_rematch(user=players[0], code=race.code)
-    with at(race.ends_at):
+    with at(ends(race)):
         race_services.races_tick()
     rematch, created = race_services.race_rematch(user=players[0], code=race.code)
     assert created and rematch.kind == Race.Kind.PRIVATE and rematch.deal_id != race.deal_id
@@ -336,7 +340,7 @@ def test_the_pool_job_deals_certified_winnable_deals(settings) -> None:
 def test_a_won_race_game_counts_its_time_from_the_start(settings, players) -> None:
     race = quick_race(settings, players)
     game = game_of(race, players[0])
-    with at(race.starts_at + timedelta(seconds=42)):
+    with at(starts(race) + timedelta(seconds=42)):
         game_services.game_resign(game_id=game.pk, user=players[0])
     game.refresh_from_db()
     progress = race_selectors.progress(username="racer0", game=game, started=True)

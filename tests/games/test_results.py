@@ -271,7 +271,12 @@ def test_removing_an_accounts_results(board_backend, daily_clock):
     assert old_board["total"] == 1
     assert [e["result_id"] for e in old_board["results"]] == [other_old.pk]
     assert not Result.objects.filter(pk=old.pk).exists()
-    assert shapes.player_record(gone, board_selectors.stats_of_player(user=gone))["played"] == 0
+    assert (
+        shapes.player_record(gone, board_selectors.stats_of_player(user=gone), race_ratings=())[
+            "played"
+        ]
+        == 0
+    )
 
 
 # -- records: streaks and statistics ----------------------------------------------------------
@@ -301,7 +306,9 @@ def test_streaks_count_consecutive_days_won_and_reset_across_a_missed_day(daily_
     # A day missed: the current streak is 0; the best stays.
     daily_clock.next_day()
     assert board_selectors.current_streak(stats) == 0
-    record = shapes.player_record(ann, board_selectors.stats_of_player(user=ann))["variants"][0]
+    record = shapes.player_record(ann, board_selectors.stats_of_player(user=ann), race_ratings=())[
+        "variants"
+    ][0]
     assert (record["best_streak"], record["current_streak"]) == (3, 0)
 
 
@@ -340,7 +347,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     res = play_days(daily_clock, ann, {0: False, 1: True, 2: False, 3: True})
     # A better win on day 1 than day 3: fewer moves (100 + offset).
     play_days(daily_clock, ann, {0: False, 1: False}, variant="picture-gallery")
-    record = shapes.player_record(ann, board_selectors.stats_of_player(user=ann))
+    record = shapes.player_record(ann, board_selectors.stats_of_player(user=ann), race_ratings=())
     assert (record["player"], record["played"], record["won"]) == ("ann", 6, 2)
     assert record["win_rate"] == round(2 / 6, 4)
     by = {v["variant"]: v for v in record["variants"]}
@@ -357,7 +364,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     assert PlayerStats.objects.get(player=ann, variant="bristol").best_result_id == res[1].pk
     assert by["picture-gallery"]["won"] == 0 and by["picture-gallery"]["win_rate"] == 0.0
     assert by["picture-gallery"]["best"]["cards_home"] == 10
-    empty = shapes.player_record(bob, board_selectors.stats_of_player(user=bob))
+    empty = shapes.player_record(bob, board_selectors.stats_of_player(user=bob), race_ratings=())
     assert (empty["played"], empty["won"], empty["win_rate"], empty["variants"]) == (0, 0, 0.0, [])
 
 

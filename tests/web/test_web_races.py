@@ -14,6 +14,7 @@ import time_machine
 
 from games import clock
 from games.selectors import races as race_selectors
+from tests.race_fixtures import ends, game_of, starts
 
 pytestmark = pytest.mark.django_db
 
@@ -167,7 +168,7 @@ def test_the_countdown_mounts_the_players_board_held_until_the_start(
 
 def test_a_running_race_lets_the_board_play(logged_in: Any, player: Any, rival: Any) -> None:
     race = countdown_race(player, rival)
-    with time_machine.travel(race.starts_at + timedelta(seconds=1), tick=False):
+    with time_machine.travel(starts(race) + timedelta(seconds=1), tick=False):
         html = page(logged_in, f"/races/{race.code}/", **EN)
     assert initial_race(html)["status"] == "running"
     assert not re.search(r'id="board"[^>]* inert', html)
@@ -175,12 +176,11 @@ def test_a_running_race_lets_the_board_play(logged_in: Any, player: Any, rival: 
 
 
 def test_the_page_never_carries_an_opponents_cards(client: Any, player: Any, rival: Any) -> None:
-    from games.models import RaceEntry
 
     race = countdown_race(player, rival)
-    theirs = RaceEntry.objects.get(race=race, player=rival).game
+    theirs = game_of(race, rival)
     client.force_login(player)
-    with time_machine.travel(race.starts_at + timedelta(seconds=1), tick=False):
+    with time_machine.travel(starts(race) + timedelta(seconds=1), tick=False):
         html = page(client, f"/races/{race.code}/", **EN)
     data = initial_race(html)
     assert data["you"]["game"] != theirs.pk
@@ -199,7 +199,7 @@ def test_a_finished_race_offers_standings_and_replays(
 ) -> None:
     race = countdown_race(player, rival)
     # Past the time limit: showing the race finishes it (its games end out of time).
-    with time_machine.travel(race.ends_at + timedelta(seconds=1), tick=False):
+    with time_machine.travel(ends(race) + timedelta(seconds=1), tick=False):
         html = page(logged_in, f"/races/{race.code}/", **EN)
         data = initial_race(html)
         assert data["status"] == "finished"
@@ -235,7 +235,7 @@ def rated_quick_race(player: Any, rival: Any) -> Any:
     race, _ = race_quick_join(user=player, variant="bristol")
     race_quick_join(user=rival, variant="bristol")
     race.refresh_from_db()
-    with time_machine.travel(race.ends_at + timedelta(seconds=1), tick=False):
+    with time_machine.travel(ends(race) + timedelta(seconds=1), tick=False):
         return race_settle(code=race.code)
 
 
