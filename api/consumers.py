@@ -104,7 +104,6 @@ from games.models import UNDO
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
-from games.selectors import races as race_selectors
 from games.services import games as game_services
 from games.services import races as race_services
 
@@ -524,7 +523,7 @@ class RaceConsumer(_Consumer):
 
     def _race(self) -> str:
         race = race_services.race_settle(code=self.code)
-        view = race_selectors.race_view(race, self.scope.get("user"))
+        view = shapes.race(race, self.scope.get("user"))
         kind = "race.finished" if view["status"] == "finished" else "race.state"
         return _dumps({"type": kind, "race": view})
 

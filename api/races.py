@@ -17,58 +17,12 @@ from rest_framework.views import APIView
 from api.authentication import signed_in_user
 from api.daily import query
 from api.views import errors
+from games import shapes
 from games.engine import VARIANTS
 from games.models import Race
 from games.selectors import races as race_selectors
 from games.services import races as race_services
-
-PROGRESS_STATUSES = ["waiting", "playing", "won", "lost", "resigned", "expired"]
-
-
-class ProgressSerializer(serializers.Serializer):
-    username = serializers.CharField()
-    status = serializers.ChoiceField(
-        choices=PROGRESS_STATUSES,
-        help_text="`waiting` before the start; `expired`: still playing at the time limit.",
-    )
-    cards_home = serializers.IntegerField()
-    moves = serializers.IntegerField(help_text="Log entries (moves and undos).")
-    finished_at = serializers.DateTimeField(allow_null=True)
-    time_ms = serializers.IntegerField(allow_null=True, help_text="From the start to the end.")
-
-
-class RatingChangeSerializer(serializers.Serializer):
-    before = serializers.FloatField()
-    after = serializers.FloatField()
-
-
-class StandingSerializer(ProgressSerializer):
-    place = serializers.IntegerField()
-    rating = RatingChangeSerializer(allow_null=True, help_text="Quick races only.")
-
-
-class YouSerializer(serializers.Serializer):
-    game = serializers.IntegerField(
-        allow_null=True, help_text="Your game of the race (from the countdown on)."
-    )
-
-
-class RaceSerializer(serializers.Serializer):
-    code = serializers.CharField()
-    variant = serializers.CharField()
-    kind = serializers.ChoiceField(choices=Race.Kind.choices)
-    status = serializers.ChoiceField(choices=Race.Status.choices)
-    creator = serializers.CharField()
-    max_players = serializers.IntegerField()
-    min_players = serializers.IntegerField()
-    time_limit_seconds = serializers.IntegerField()
-    starts_at = serializers.DateTimeField(allow_null=True)
-    ends_at = serializers.DateTimeField(allow_null=True)
-    server_time = serializers.DateTimeField(help_text="Now, on the clock the race runs on.")
-    rematch = serializers.CharField(allow_null=True, help_text="Code of the rematch, if any.")
-    players = ProgressSerializer(many=True)
-    you = YouSerializer(allow_null=True, help_text="Null unless you are in the race.")
-    standings = StandingSerializer(many=True, allow_null=True, help_text="Once finished.")
+from games.shapes import RaceReplaySerializer, RaceSerializer, RatingLineSerializer
 
 
 class RaceInput(serializers.Serializer):
@@ -77,29 +31,6 @@ class RaceInput(serializers.Serializer):
 
 class LobbyQuery(serializers.Serializer):
     variant = serializers.ChoiceField(choices=sorted(VARIANTS), required=False)
-
-
-class RaceReplaySerializer(serializers.Serializer):
-    player = serializers.CharField()
-    won = serializers.BooleanField()
-    cards_home = serializers.IntegerField()
-    moves = serializers.ListField(child=serializers.CharField())
-    steps = serializers.IntegerField()
-    deal = serializers.DictField(help_text="`seed` and `deck` order of the race's deal.")
-    step = serializers.IntegerField(allow_null=True)
-    position = serializers.DictField(
-        allow_null=True, help_text="Full position (stock included) after `step` log entries."
-    )
-
-
-class RatingLineSerializer(serializers.Serializer):
-    rank = serializers.IntegerField()
-    player = serializers.CharField()
-    family = serializers.CharField()
-    rating = serializers.FloatField(help_text="mu - 3 sigma (openskill's ordinal).")
-    mu = serializers.FloatField()
-    sigma = serializers.FloatField()
-    races = serializers.IntegerField()
 
 
 class ReplayQuery(serializers.Serializer):
@@ -117,7 +48,7 @@ JOIN_CONFLICTS = ("race_full", "race_started", "already_racing")
 
 
 def race_response(race: Race, request: Request, code: int = status.HTTP_200_OK) -> Response:
-    return Response(race_selectors.race_view(race, request.user), status=code)
+    return Response(shapes.race(race, request.user), status=code)
 
 
 class RaceListView(APIView):
@@ -134,7 +65,7 @@ class RaceListView(APIView):
     def get(self, request: Request) -> Response:
         params = query(LobbyQuery, request)
         races = race_selectors.races_open(**params)[:50]
-        return Response([race_selectors.race_view(r, request.user) for r in races])
+        return Response(shapes.races(races, request.user))
 
     @extend_schema(
         tags=["races"],
@@ -271,9 +202,8 @@ class RaceReplayView(APIView):
     def get(self, request: Request, code: str, username: str) -> Response:
         params = query(ReplayQuery, request)
         race = race_services.race_settle(code=code)
-        return Response(
-            race_selectors.race_replay(race=race, username=username, step=params.get("step"))
-        )
+        replay = race_selectors.race_replay(race=race, username=username, step=params.get("step"))
+        return Response(shapes.race_replay(replay))
 
 
 class RaceLeaderboardView(APIView):
@@ -287,4 +217,4 @@ class RaceLeaderboardView(APIView):
         responses={200: RatingLineSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, family: str) -> Response:
-        return Response(race_selectors.race_leaderboard(family=family))
+        return Response(shapes.race_leaderboard(race_selectors.race_leaderboard(family=family)))

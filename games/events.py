@@ -9,14 +9,12 @@ board event carries the public board line with its rank at send time.
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from datetime import date
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import transaction
 
 logger = logging.getLogger(__name__)
@@ -91,8 +89,9 @@ def race_changed(*, code: str) -> None:
 
 
 def race_progress(*, code: str, player: dict[str, Any]) -> None:
-    """After commit: one player's progress (counts only, never cards) to the race."""
-    message = {"type": "race.progress", "player": json.loads(DjangoJSONEncoder().encode(player))}
+    """After commit: one player's progress to the race: JSON data, as
+    ``games.shapes.progress`` renders it (counts only, never cards)."""
+    message = {"type": "race.progress", "player": player}
     transaction.on_commit(lambda: _send(race_group(code), message))
 
 

@@ -12,25 +12,31 @@ a player may see of them:
   day is over (``games.selectors.dailies.result_replay`` refuses earlier);
 - **reveal timing**: a game's deal (seed and deck order) once the game has ended,
   and for a daily's game once its day is over too (others are still playing
-  it); a daily's seed, deck and par once its day is over.
+  it); a daily's seed, deck and par once its day is over;
+- **race counts**: a race (``RaceView``) shows each player's progress and standing
+  as counts and times only, never a card of anyone's game, so one view goes to
+  every player and spectator while the race runs; a race game's deal and a race
+  replay only once the race has finished (``games.selectors.races.race_replay``
+  refuses earlier).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, date
+from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any
 
-from django.contrib.auth.models import AbstractBaseUser
+from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games import clock
 from games.engine import GameLog, Position, Status, deck_order, get_variant
-from games.models import Deal, Game, PlayerStats, Race, RaceRating
+from games.models import EXPIRED, Deal, Game, PlayerStats, Race, RaceEntry, RaceRating
+from games.selectors import races as race_selectors
 from games.selectors.boards import current_streak
 from games.selectors.dailies import ResultReplay
 from games.selectors.games import elapsed_ms, game_current_log
@@ -571,3 +577,247 @@ class ReplaySerializer(serializers.Serializer):
 def replay(replay: ResultReplay) -> dict[str, Any]:
     """A finished day's result, as ``games.selectors.dailies.result_replay`` reads it."""
     return _render(ReplaySerializer, ReplayView(replay))
+
+
+# -- a race -------------------------------------------------------------------------------
+
+PROGRESS_STATUSES = ["waiting", "playing", "won", "lost", "resigned", "expired"]
+
+
+@dataclass(frozen=True)
+class ProgressView:
+    """A racer's progress: counts and times of their game, never a card of it.
+
+    ``game`` is None before the start (the player is ``waiting``).
+    """
+
+    player: AbstractBaseUser
+    game: Game | None
+
+    @property
+    def username(self) -> str:
+        return self.player.get_username()
+
+    @property
+    def status(self) -> str:
+        if self.game is None:
+            return "waiting"
+        status = self.game.status
+        if status not in (Status.PLAYING, Status.WON, Status.RESIGNED, EXPIRED):
+            return Status.LOST.value  # lost, or ended by the move limit
+        return str(status)
+
+    @property
+    def cards_home(self) -> int:
+        return 0 if self.game is None else self.game.score
+
+    @property
+    def moves(self) -> int:
+        return 0 if self.game is None else self.game.ply
+
+    @property
+    def finished_at(self) -> datetime | None:
+        return None if self.game is None else self.game.finished_at
+
+    @property
+    def time_ms(self) -> int | None:
+        return None if self.game is None else race_selectors.race_time_ms(self.game)
+
+
+class ProgressSerializer(serializers.Serializer):
+    username = serializers.CharField()
+    status = serializers.ChoiceField(
+        choices=PROGRESS_STATUSES,
+        help_text="`waiting` before the start; `expired`: still playing at the time limit.",
+    )
+    cards_home = serializers.IntegerField()
+    moves = serializers.IntegerField(help_text="Log entries (moves and undos).")
+    finished_at = _instant(allow_null=True)
+    time_ms = serializers.IntegerField(allow_null=True, help_text="From the start to the end.")
+
+
+@dataclass(frozen=True)
+class StandingView(ProgressView):
+    """A racer's place in a finished race, with their rating change (quick races)."""
+
+    entry: RaceEntry
+
+    @property
+    def place(self) -> int | None:
+        return self.entry.place
+
+    @property
+    def rating(self) -> dict[str, float] | None:
+        if self.entry.rating_after is None:
+            return None
+        return {
+            "before": round(self.entry.rating_before or 0.0, 2),
+            "after": round(self.entry.rating_after, 2),
+        }
+
+
+class RatingChangeSerializer(serializers.Serializer):
+    before = serializers.FloatField()
+    after = serializers.FloatField()
+
+
+class StandingSerializer(ProgressSerializer):
+    place = serializers.IntegerField()
+    rating = RatingChangeSerializer(allow_null=True, help_text="Quick races only.")
+
+
+class YouSerializer(serializers.Serializer):
+    game = serializers.IntegerField(
+        allow_null=True, help_text="Your game of the race (from the countdown on)."
+    )
+
+
+@dataclass(frozen=True)
+class RaceView:
+    """A race as every client sees it, at ``server_time`` on the shared clock.
+
+    Progress and standings are counts only, so the one view goes to every player
+    and spectator while the race runs; ``you`` names the viewer's own game.
+    """
+
+    race: Race
+    entries: list[RaceEntry]
+    viewer_id: int | None
+    server_time: datetime
+    max_players: int = race_selectors.MAX_PLAYERS
+    min_players: int = race_selectors.MIN_PLAYERS
+
+    @property
+    def status(self) -> str:
+        return race_selectors.race_status(self.race, self.server_time)
+
+    @property
+    def time_limit_seconds(self) -> int:
+        return race_selectors.time_limit(self.race.variant)
+
+    @property
+    def rematch(self) -> str | None:
+        return None if self.race.rematch is None else self.race.rematch.code
+
+    @property
+    def players(self) -> list[ProgressView]:
+        started = self.status in (Race.Status.RUNNING, Race.Status.FINISHED)
+        return [ProgressView(e.player, e.game if started else None) for e in self.entries]
+
+    @property
+    def you(self) -> dict[str, int | None] | None:
+        for e in self.entries:
+            if self.viewer_id is not None and e.player_id == self.viewer_id:
+                return {"game": e.game_id}
+        return None
+
+    @property
+    def standings(self) -> list[StandingView] | None:
+        if self.race.status != Race.Status.FINISHED:
+            return None
+        ranked = sorted(self.entries, key=lambda e: e.place or 0)
+        return [StandingView(e.player, e.game, e) for e in ranked]
+
+
+class RaceSerializer(serializers.Serializer):
+    code = serializers.CharField(source="race.code")
+    variant = serializers.CharField(source="race.variant")
+    kind = serializers.ChoiceField(choices=Race.Kind.choices, source="race.kind")
+    status = serializers.ChoiceField(choices=Race.Status.choices)
+    creator = serializers.CharField(source="race.creator.get_username")
+    max_players = serializers.IntegerField()
+    min_players = serializers.IntegerField()
+    time_limit_seconds = serializers.IntegerField()
+    starts_at = _instant(allow_null=True, source="race.starts_at")
+    ends_at = _instant(allow_null=True, source="race.ends_at")
+    server_time = _instant(help_text="Now, on the clock the race runs on.")
+    rematch = serializers.CharField(allow_null=True, help_text="Code of the rematch, if any.")
+    players = ProgressSerializer(many=True)
+    you = YouSerializer(allow_null=True, help_text="Null unless you are in the race.")
+    standings = StandingSerializer(many=True, allow_null=True, help_text="Once finished.")
+
+
+def _race_view(race: Race, viewer: AbstractBaseUser | AnonymousUser | None) -> RaceView:
+    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
+    entries = race_selectors.race_entries(race)
+    return RaceView(race, entries, viewer_id, clock.shared_now())
+
+
+def race(race: Race, viewer: AbstractBaseUser | AnonymousUser | None) -> dict[str, Any]:
+    """A race as ``viewer`` sees it: the same for all, but ``you``."""
+    return _render(RaceSerializer, _race_view(race, viewer))
+
+
+def races(races: Iterable[Race], viewer: AbstractBaseUser | AnonymousUser | None) -> list[Any]:
+    """Races (the lobby) as ``viewer`` sees them."""
+    return _render(RaceSerializer, [_race_view(r, viewer) for r in races], many=True)
+
+
+def progress(player: AbstractBaseUser, game: Game) -> dict[str, Any]:
+    """A racer's progress after a move of their game (a race socket's message)."""
+    return _render(ProgressSerializer, ProgressView(player, game))
+
+
+@dataclass(frozen=True)
+class RaceReplayView:
+    """A racer's game of a finished race with its log, and a step of it if asked for."""
+
+    replay: race_selectors.RaceReplay
+
+    @property
+    def player(self) -> str:
+        return self.replay.entry.player.get_username()
+
+    @property
+    def won(self) -> bool:
+        return self.replay.game.status == Status.WON
+
+    @property
+    def steps(self) -> int:
+        return len(self.replay.moves)
+
+    @property
+    def position(self) -> ReplayStep | None:
+        pos = self.replay.position
+        return None if pos is None else ReplayStep(pos)
+
+
+class RaceReplaySerializer(serializers.Serializer):
+    player = serializers.CharField()
+    won = serializers.BooleanField()
+    cards_home = serializers.IntegerField(source="replay.game.score")
+    moves = _cards(source="replay.moves")
+    steps = serializers.IntegerField()
+    deal = DealRevealSerializer(source="replay.game.deal")
+    step = serializers.IntegerField(allow_null=True, source="replay.step")
+    position = ReplayPositionSerializer(
+        allow_null=True, help_text="Full position (stock included) after `step` log entries."
+    )
+
+
+def race_replay(replay: race_selectors.RaceReplay) -> dict[str, Any]:
+    """A racer's game of a finished race, as ``games.selectors.races.race_replay`` reads it."""
+    return _render(RaceReplaySerializer, RaceReplayView(replay))
+
+
+@dataclass(frozen=True)
+class RatingLineView(RatingView):
+    """A rating on a family's board, with its rank."""
+
+    rank: int
+
+    @property
+    def player(self) -> str:
+        return self.line.player.get_username()
+
+
+class RatingLineSerializer(RaceRatingSerializer):
+    rank = serializers.IntegerField()
+    player = serializers.CharField()
+
+
+def race_leaderboard(ratings: Iterable[RaceRating]) -> list[Any]:
+    """A family's best quick-race ratings, best first, as
+    ``games.selectors.races.race_leaderboard`` reads them."""
+    lines = [RatingLineView(r, rank) for rank, r in enumerate(ratings, start=1)]
+    return _render(RatingLineSerializer, lines, many=True)

@@ -312,7 +312,7 @@ def race(request: HttpRequest, code: str) -> HttpResponse:
         the_race = race_services.race_settle(code=code)  # one past its time is finished
     except NotFound:
         raise Http404("no such race") from None
-    view = race_selectors.race_view(the_race, request.user)
+    view = shapes.race(the_race, request.user)
     state = None
     if request.user.is_authenticated and view["you"] and view["you"]["game"]:
         state = shapes.game_state(
@@ -365,7 +365,7 @@ def race_board(request: HttpRequest, family: str) -> HttpResponse:
             "family": family,
             "families": [{"key": k, "name": str(v)} for k, v in FAMILIES.items()],
             "family_name": str(FAMILIES[family]),
-            "board": race_selectors.race_leaderboard(family=family),
+            "board": shapes.race_leaderboard(race_selectors.race_leaderboard(family=family)),
         },
     )
 

@@ -31,7 +31,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, QuerySet
 from openskill.models import PlackettLuce
 
-from games import clock, events, jobs
+from games import clock, events, jobs, shapes
 from games.engine import SEED_LIMIT, VARIANTS, Status, get_variant, new_position
 from games.engine.solver import Verdict, solve
 from games.errors import (
@@ -326,12 +326,7 @@ def race_game_moved(game: Game) -> None:
         raise RaceNotStarted("the race has not started yet", details={"starts_at": race.starts_at})
     if race.status == Race.Status.FINISHED or (race.ends_at is not None and now >= race.ends_at):
         raise RaceOver("the race is over: its time is up")
-    events.race_progress(
-        code=race.code,
-        player=race_selectors.progress(
-            username=entry.player.get_username(), game=game, started=True
-        ),
-    )
+    events.race_progress(code=race.code, player=shapes.progress(entry.player, game))
     if game.status != Status.PLAYING:
         # robust: the move stands whatever happens here; the job finishes the race then.
         transaction.on_commit(lambda: race_finish(race_id=race.pk), robust=True)

@@ -11,6 +11,8 @@ a documented field that is not rendered (every field is required).
 from __future__ import annotations
 
 import inspect
+import json
+import re
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -22,14 +24,16 @@ from rest_framework import serializers
 
 from games import shapes
 from games.engine import new_position
-from games.models import Deal, RaceRating
+from games.models import Deal, Race, RaceRating
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import races as race_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games.services import races as race_services
 from games.services.games import Hint
-from tests.daily_fixtures import DAY, NOON, finished_result
+from tests.daily_fixtures import DAY, NOON, FakeClock, finished_result
+from tests.race_fixtures import game_of, pool, starts
 
 pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
@@ -79,8 +83,52 @@ def shape_names() -> set[str]:
     }
 
 
+def _finished_race(clock: FakeClock, players: list[Any], *, quick: bool) -> Race:
+    """A Bristol race of ``players`` that ended with every game resigned."""
+    if quick:
+        race = [race_services.race_quick_join(user=p, variant="bristol")[0] for p in players][-1]
+    else:
+        race = race_services.race_create(user=players[0], variant="bristol")
+        for p in players[1:]:
+            race_services.race_join(user=p, code=race.code)
+        race = race_services.race_start(user=players[0], code=race.code)
+    race.refresh_from_db()
+    clock.set(starts(race) + timedelta(seconds=1))
+    for p in players:
+        game_services.game_resign(game_id=game_of(race, p).pk, user=p)
+    return race_services.race_finish(race_id=race.pk)
+
+
+def race_shapes(clock: FakeClock, settings: Any, ann: Any, bob: Any) -> dict[str, list[Any]]:
+    """The race shapes: open, counting down, running and finished (quick and private)."""
+    pool(settings, size=4)
+    cy = get_user_model().objects.create_user(username="cy", password="x" * 12)
+    quick = _finished_race(clock, [ann, bob], quick=True)
+    private = _finished_race(clock, [ann, bob], quick=False)
+    rematch, _ = race_services.race_rematch(user=ann, code=private.code)
+    counting = [race_services.race_quick_join(user=p, variant="bristol")[0] for p in (bob, cy)][-1]
+    counting.refresh_from_db()
+    views = [shapes.race(r, ann) for r in (quick, race_services.race_settle(code=private.code))]
+    views += [shapes.race(rematch, None), shapes.race(counting, bob)]
+    clock.set(starts(counting) + timedelta(seconds=1))
+    moved = game_services.game_apply_move(
+        game_id=game_of(counting, cy).pk, user=cy, move="deal", ply=0
+    ).game
+    views += shapes.races([counting], None)
+    replays = [race_selectors.race_replay(race=quick, username="ann", step=s) for s in (None, 0)]
+    return {
+        "Race": views,
+        "Progress": [shapes.progress(cy, moved), *(p for v in views for p in v["players"])],
+        "Standing": [s for v in views for s in v["standings"] or ()],
+        "RatingChange": [s["rating"] for v in views for s in v["standings"] or () if s["rating"]],
+        "You": [v["you"] for v in views if v["you"]],
+        "RaceReplay": [shapes.race_replay(r) for r in replays],
+        "RatingLine": shapes.race_leaderboard(race_selectors.race_leaderboard(family="bristol")),
+    }
+
+
 @pytest.fixture
-def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
+def rendered(daily_clock: FakeClock, daily_secret: str, settings: Any) -> dict[str, list[Any]]:
     """Every shape rendered from real objects, by component name, in its edge cases."""
     users = get_user_model().objects
     ann = users.create_user(username="ann", password="x" * 12)
@@ -143,8 +191,10 @@ def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
     out["AlltimeEntry"] = out["Alltime"][0]["results"]
     out["VariantRecord"] = out["PlayerRecord"][0]["variants"]
     out["RaceRating"] = out["PlayerRecord"][0]["race_ratings"]
+    out |= race_shapes(daily_clock, settings, ann, bob)
     out["Best"] = [v["best"] for v in out["VariantRecord"] if v["best"]]
-    out["ReplayPosition"] = [r["position"] for r in out["Replay"] if r["position"]]
+    replays = [*out["Replay"], *out["RaceReplay"]]
+    out["ReplayPosition"] = [r["position"] for r in replays if r["position"]]
     return out
 
 
@@ -187,3 +237,15 @@ def test_the_cases_cover_what_is_hidden_and_what_is_shown(rendered):
     assert {d["my_game"] is None for d in rendered["DailyOverview"]} == {True, False}
     assert [v["best"] is None for v in rendered["VariantRecord"]] == [False]
     assert rendered["PlayerRecord"][1]["variants"] == []
+
+
+def test_the_race_cases_cover_every_status_and_show_counts_only(rendered):
+    races = rendered["Race"]
+    assert [r["status"] for r in races] == ["finished", "finished", "open", "countdown", "running"]
+    assert [r["rematch"] is None for r in races] == [True, False, True, True, True]
+    assert {s["rating"] is None for s in rendered["Standing"]} == {True, False}
+    assert {p["status"] for p in rendered["Progress"]} >= {"waiting", "playing", "resigned"}
+    assert [r["you"] is None for r in races] == [False, False, True, False, True]
+    # Counts only: no pile, position, log or deal in any race, while it runs or after.
+    text = json.dumps(races)
+    assert not {"piles", "position", "deal", "seed"} & set(re.findall(r'"(\w+)":', text))

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, transaction
 
-from games import clock, events
+from games import clock, events, shapes
 from games.engine import Status
 from games.errors import (
     AlreadyRacing,
@@ -30,7 +30,6 @@ from games.models import EXPIRED, Game, Race, RaceEntry, RaceRating
 from games.selectors import races as race_selectors
 from games.services import games as game_services
 from games.services import races as race_services
-from games.shapes import game_state
 from tests.race_fixtures import (
     after_start,
     at,
@@ -190,9 +189,9 @@ def test_the_time_limit_ends_the_race_and_its_unfinished_games(
 def test_the_countdown_ends_at_starts_at_on_the_server_clock(settings, players) -> None:
     race = quick_race(settings, players)
     with at(starts(race) - timedelta(milliseconds=100)):
-        assert race_selectors.race_view(race, None)["status"] == "countdown"
+        assert shapes.race(race, None)["status"] == "countdown"
     with at(starts(race)):
-        view = race_selectors.race_view(race, players[0])
+        view = shapes.race(race, players[0])
         assert view["status"] == "running" and view["you"] == {"game": game_of(race, players[0]).pk}
         assert view["players"][0]["status"] == "playing"
 
@@ -221,7 +220,7 @@ def test_standings_winners_by_time_then_cards_home_then_moves_then_earlier_finis
         race_services.race_finish(race_id=race.pk)
     order = list(race.entries.order_by("place").values_list("player__username", flat=True))
     assert order == ["racer3", "racer1", "racer4", "racer5", "racer2", "racer0"]
-    view = race_selectors.race_view(Race.objects.get(pk=race.pk), None)
+    view = shapes.race(Race.objects.get(pk=race.pk), None)
     assert [s["username"] for s in view["standings"]] == order
     assert [s["place"] for s in view["standings"]] == [1, 2, 3, 4, 5, 6]
 
@@ -244,7 +243,7 @@ def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> 
     assert entry.rating_before == 0.0 and entry.rating_after == pytest.approx(
         ratings["racer1"].rating
     )
-    board = race_selectors.race_leaderboard(family="bristol")
+    board = shapes.race_leaderboard(race_selectors.race_leaderboard(family="bristol"))
     assert [line["player"] for line in board] == ["racer1", "racer2", "racer0"]
 
 
@@ -303,10 +302,10 @@ def test_a_race_deal_is_hidden_until_the_race_finished(settings, players) -> Non
     game = game_of(race, players[0])
     with after_start(race):
         game = game_services.game_resign(game_id=game.pk, user=players[0])
-        assert game_state(game)["deal"] is None  # the other player still plays it
+        assert shapes.game_state(game)["deal"] is None  # the other player still plays it
         game_services.game_resign(game_id=game_of(race, players[1]).pk, user=players[1])
         race_services.race_finish(race_id=race.pk)
-    assert game_state(game_of(race, players[0]))["deal"]["seed"] == str(race.deal.seed)
+    assert shapes.game_state(game_of(race, players[0]))["deal"]["seed"] == str(race.deal.seed)
 
 
 def test_rematch_offers_the_players_a_new_race_on_a_new_deal(settings, players, sent) -> None:
@@ -343,6 +342,6 @@ def test_a_won_race_game_counts_its_time_from_the_start(settings, players) -> No
     with at(starts(race) + timedelta(seconds=42)):
         game_services.game_resign(game_id=game.pk, user=players[0])
     game.refresh_from_db()
-    progress = race_selectors.progress(username="racer0", game=game, started=True)
+    progress = shapes.progress(players[0], game)
     assert progress["status"] == Status.RESIGNED.value
     assert 42_000 <= progress["time_ms"] < 43_000
