@@ -684,8 +684,8 @@ class RaceView:
     entries: list[RaceEntry]
     viewer_id: int | None
     server_time: datetime
-    max_players: int = race_selectors.MAX_PLAYERS
-    min_players: int = race_selectors.MIN_PLAYERS
+    max_players = race_selectors.MAX_PLAYERS
+    min_players = race_selectors.MIN_PLAYERS
 
     @property
     def status(self) -> str:
