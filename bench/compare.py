@@ -51,7 +51,6 @@ from bench._server import (  # noqa: E402
     redis_answers,
     server_env,
     stop,
-    tree_cpu,
     wait_until_up,
 )
 
