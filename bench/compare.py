@@ -301,6 +301,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def print_report(out: dict[str, Any], trees: list[Tree], transports: list[str]) -> None:
     old, new = (t.label for t in trees)
+    cores = os.cpu_count() or 1
     print(f"\nload {out['load_before']} -> {out['load_after']}, {os.cpu_count()} CPUs")
     print(f"{'':22}{old:>24}{new:>24}   new/old")
     for transport in transports:
@@ -314,6 +315,11 @@ def print_report(out: dict[str, Any], trees: list[Tree], transports: list[str]) 
             k: v["server"] / v["postgres"] if v["postgres"] else math.nan for k, v in cpu.items()
         }
         print(f"{transport:4}{'server / postgres':18}{ratio[old]:24.2f}{ratio[new]:24.2f}")
+        # What the cores could serve doing only this (no client): independent of other load.
+        ceiling = {k: 1000 * cores / (v["server"] + v["postgres"]) for k, v in cpu.items()}
+        gain = ceiling[new] / ceiling[old]
+        row = f"{ceiling[old]:24.0f}{ceiling[new]:24.0f}   {gain:7.2f}"
+        print(f"{transport:4}{'CPU ceiling /s':18}{row}")
         cap = {label: figures[label]["capacity"] for label in (old, new)}
         if cap[old] is not None:
             fail = {label: figures[label]["capacity_failed_at"] for label in (old, new)}
