@@ -58,7 +58,7 @@ def start_games(base: str, tokens: list[str], count: int) -> list[tuple[str, int
             f"{base}/api/v1/games/",
             json={"variant": "bristol"},
             headers={"Authorization": f"Token {token}"},
-            timeout=60,
+            timeout=600,
         )
         r.raise_for_status()
         return token, r.json()["id"]
@@ -107,7 +107,7 @@ def peak_during(pid: int, work: threading.Thread) -> int:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sockets", type=int, default=2000, help="idle sockets (2,000)")
-    parser.add_argument("--per-player", type=int, default=100, help="sockets per player (100)")
+    parser.add_argument("--per-player", type=int, default=400, help="sockets per player (400)")
     parser.add_argument("--rate", type=float, default=100.0, help="moves/s of the load phase")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of the load phase")
     server_arguments(parser, redis_db=12)
@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         base, pid = bases[0], info["pids"][0]
         with ThreadPoolExecutor(max_workers=4) as pool:
             names = [f"sockbench-{uuid.uuid4().hex[:12]}" for _ in range(players)]
-            tokens = list(pool.map(lambda n: register(base, n), names))
+            tokens = list(pool.map(lambda n: register(base, n, timeout=600), names))
         games = start_games(base, tokens, args.sockets)
         # Warm up: one socket opened and closed, so lazily imported code is in.
         asyncio.run(hold_sockets(base, games[:1], pid))
