@@ -32,7 +32,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench import ws  # noqa: E402
-from bench._server import register, server_arguments, servers_for  # noqa: E402
+from bench._server import own_servers, register, server_arguments  # noqa: E402
 
 
 def rss_kb(pid: int) -> int:
@@ -114,7 +114,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     players = -(-args.sockets // args.per_player)
     extra = {"WS_GAME_SOCKETS_PER_PLAYER": str(args.per_player)}
-    with servers_for(args, db_prefix="patience_sockbench", extra_env=extra) as (bases, info):
+    with own_servers(
+        db_prefix="patience_sockbench",
+        pg_url=args.pg_url,
+        redis_url=args.redis_url,
+        settings=args.settings,
+        server_log=args.server_log,
+        keep_db=args.keep_db,
+        start_timeout=600,  # a busy machine imports Django slowly
+        extra_env=extra,
+    ) as (bases, info):
         base, pid = bases[0], info["pids"][0]
         with ThreadPoolExecutor(max_workers=4) as pool:
             names = [f"sockbench-{uuid.uuid4().hex[:12]}" for _ in range(players)]
@@ -140,7 +149,7 @@ def main(argv: list[str] | None = None) -> int:
         peak = peak_during(pid, threading.Thread(target=play))
         end = settle(pid)
     per_socket = (held["idle_kb"] - empty) * 1024 / args.sockets
-    print(f"daphne memory ({info['server']})")
+    print(f"daphne memory (1 daphne process, database {info['database']})")
     print(f"  no socket (warmed up)     {empty / 1024:8.1f} MiB")
     print(f"  {args.sockets} idle sockets     {held['idle_kb'] / 1024:8.1f} MiB")
     print(f"  per socket                {per_socket / 1024:8.1f} KiB")
