@@ -183,16 +183,18 @@ def _held_at(game_id: int, ply: int, user: AbstractBaseUser) -> _Held | None:
 def _guarded_move_sql() -> str:
     """One statement: the game moves on only from the expected ply while playing (and, for
     a ranked daily, while its day lasts on the database's clock), and the log entry is
-    inserted from the updated row, so it exists exactly when the game moved."""
+    inserted from the updated row, so it exists exactly when the game moved. It returns
+    the game's ``assisted`` flag, the one field a hint (elsewhere) changes without a ply."""
     q = connection.ops.quote_name
     game, entry = q(Game._meta.db_table), q(Move._meta.db_table)
     return (
         f"WITH moved AS (UPDATE {game} SET ply = %s, undo_floor = %s, score = %s, "
         "position = %s::jsonb WHERE id = %s AND player_id = %s AND ply = %s "
         "AND status = 'playing' AND (%s::date IS NULL OR %s::date >= "
-        "(now() AT TIME ZONE 'UTC')::date) RETURNING id, position) "
+        "(now() AT TIME ZONE 'UTC')::date) RETURNING id, position, assisted) "
         f"INSERT INTO {entry} (game_id, ply, notation, created_at, position, depth) "
-        "SELECT id, %s, %s, %s, position, %s FROM moved"
+        "SELECT id, %s, %s, %s, position, %s FROM moved "
+        "RETURNING (SELECT assisted FROM moved)"
     )
 
 
@@ -218,8 +220,9 @@ def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
             [log.entries, log.undo_floor, pos.score, json.dumps(stored), game.pk]
             + [game.player_id, ply, day, day, ply, move, timezone.now(), log.moves_on_board],
         )
-        if cursor.rowcount != 1:
-            return None
+        row = cursor.fetchone()
+    if row is None:
+        return None
     game = copy.copy(game)
     game.ply, game.undo_floor, game.score, game.position = (
         log.entries,
@@ -227,6 +230,7 @@ def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
         pos.score,
         stored,
     )
+    game.assisted = row[0]  # a hint served by another process marks the game meanwhile
     transaction.on_commit(lambda: _hold(game, pos))
     events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
     return MoveOutcome(game, pos)

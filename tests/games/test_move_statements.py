@@ -98,3 +98,16 @@ def test_a_held_game_resigned_meanwhile_takes_no_move(user: Any) -> None:
     with pytest.raises(game_services.GameFinished):
         game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
     assert Game.objects.get(pk=game.pk).moves.count() == 1
+
+
+@needs_postgres
+def test_a_hint_given_elsewhere_shows_in_the_next_move(user: Any) -> None:
+    first, second = playable(moves=2)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    game_services.game_apply_move(game_id=game.pk, user=user, move=first, ply=0)
+    Game.objects.filter(pk=game.pk).update(assisted=True)  # another process's hint
+
+    with CaptureQueriesContext(connection) as captured:
+        out = game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
+    assert len(statements(captured)[0]) == 1  # still the held path
+    assert out.game.assisted is True
