@@ -1,24 +1,36 @@
 """Writes: accounts, tokens, starting games, moves, undo, resign.
 
-One function applies a move for every door (REST and WebSocket): it locks the
-game row, lets the engine decide, appends the log entry and updates the
-snapshot in one transaction. Events (added by later features) go out only after
-commit, through ``transaction.on_commit``.
+One function applies a move for every door (REST and WebSocket). When this
+process holds the game as it is at the ply the client sent (it served the
+game's last move), the move costs one statement on PostgreSQL: an ``UPDATE`` of
+the game guarded by that ply and the game still playing (optimistic
+concurrency), feeding the ``INSERT`` of the log entry. Otherwise, and whenever
+that guard fails, it locks the game row, lets the engine decide, appends the
+log entry and updates the snapshot in one transaction; every refusal
+(``stale_ply``, duplicates, finished games, day over) comes from that path
+alone. Events go out only after commit, through ``transaction.on_commit``.
 """
 
 from __future__ import annotations
 
+import copy
+import json
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cache
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import transaction
+from django.db import connection, transaction
+from django.utils import timezone
 
 from games import clock, events, hints
 from games.engine import (
     SEED_LIMIT,
     UNDO,
+    EngineError,
     GameLog,
     Position,
     Status,
@@ -66,9 +78,9 @@ def _check_seed(seed: int | None) -> int:
 
 
 def game_create(*, user: User, deal: Deal, ranked: bool = False) -> Game:
-    """A new game of a deal for a player, timed from now."""
+    """A new game of a deal for a player, timed from now; held for its first move."""
     start = new_position(deal.variant, seed=int(deal.seed))
-    return Game.objects.create(
+    game = Game.objects.create(
         player=user,
         deal=deal,
         ranked=ranked,
@@ -78,6 +90,8 @@ def game_create(*, user: User, deal: Deal, ranked: bool = False) -> Game:
         status=start.status.value,
         finished_at=None if start.status == Status.PLAYING else clock.now(),
     )
+    transaction.on_commit(lambda: _hold(game, start))
+    return game
 
 
 @transaction.atomic
@@ -127,6 +141,106 @@ def _notation_at(game: Game, ply: int) -> str | None:
     return game.moves.filter(ply=ply).values_list("notation", flat=True).first()
 
 
+# -- games this process holds --------------------------------------------------------------
+
+#: Games whose latest state this process knows (LRU): a socket's or a client's next move
+#: then needs neither a read of the game nor a parse of its stored position.
+HELD_GAMES = 1024
+
+
+@dataclass(frozen=True)
+class _Held:
+    """A game as committed at its ``game.ply``, with its position parsed (never mutated)."""
+
+    game: Game
+    position: Position
+
+
+_held: OrderedDict[int, _Held] = OrderedDict()
+_held_lock = threading.Lock()
+
+
+def _hold(game: Game, position: Position) -> None:
+    """Remember a committed game state for the next move; a finished game is forgotten."""
+    with _held_lock:
+        if game.status != Status.PLAYING:
+            _held.pop(game.pk, None)
+            return
+        _held[game.pk] = _Held(game, position)
+        _held.move_to_end(game.pk)
+        while len(_held) > HELD_GAMES:
+            _held.popitem(last=False)
+
+
+def _held_at(game_id: int, ply: int, user: User) -> _Held | None:
+    with _held_lock:
+        held = _held.get(game_id)
+    if held is None or held.game.ply != ply or held.game.player_id != user.pk:
+        return None
+    return held
+
+
+@cache
+def _guarded_move_sql() -> str:
+    """One statement: the game moves on only from the expected ply while playing (and, for
+    a ranked daily, while its day lasts on the database's clock), and the log entry is
+    inserted from the updated row, so it exists exactly when the game moved. It returns
+    the game's ``assisted`` flag, the one field a hint (elsewhere) changes without a ply."""
+    q = connection.ops.quote_name
+    game, entry = q(Game._meta.db_table), q(Move._meta.db_table)
+    return (
+        f"WITH moved AS (UPDATE {game} SET ply = %s, undo_floor = %s, score = %s, "
+        "position = %s::jsonb WHERE id = %s AND player_id = %s AND ply = %s "
+        "AND status = 'playing' AND (%s::date IS NULL OR %s::date >= "
+        "(now() AT TIME ZONE 'UTC')::date) RETURNING id, position, assisted) "
+        f"INSERT INTO {entry} (game_id, ply, notation, created_at, position, depth) "
+        "SELECT id, %s, %s, %s, position, %s FROM moved "
+        "RETURNING (SELECT assisted FROM moved)"
+    )
+
+
+def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
+    """The move in one statement from a held state; None when only the locked path can
+    answer (another process moved the game on, an illegal move or undo, a move that ends
+    the game, a ranked daily on the process clock)."""
+    game = held.game
+    day = game.deal.date if game.ranked else None
+    if move == UNDO or (day is not None and settings.SHARED_CLOCK == "process"):
+        return None
+    if game.deal.kind == Deal.Kind.RACE:
+        return None  # a race's clock and progress are checked on the locked path
+    try:
+        log = GameLog(held.position, entries=ply, undo_floor=game.undo_floor).play(move)
+    except EngineError:
+        return None
+    pos = log.position
+    if pos.status != Status.PLAYING or log.entries >= settings.GAME_MAX_LOG:
+        return None  # the result is entered in the game's transaction, on the locked path
+    stored = pos.to_json()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            _guarded_move_sql(),
+            [
+                *(log.entries, log.undo_floor, pos.score, json.dumps(stored), game.pk),
+                *(game.player_id, ply, day, day, ply, move, timezone.now(), log.moves_on_board),
+            ],
+        )
+        row = cursor.fetchone()
+    if row is None:
+        return None
+    game = copy.copy(game)
+    game.ply, game.undo_floor, game.score, game.position = (
+        log.entries,
+        log.undo_floor,
+        pos.score,
+        stored,
+    )
+    game.assisted = row[0]  # a hint served by another process marks the game meanwhile
+    transaction.on_commit(lambda: _hold(game, pos))
+    events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+    return MoveOutcome(game, pos)
+
+
 def game_apply_move(*, game_id: int, user: User, move: str, ply: int) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
@@ -138,6 +252,11 @@ def game_apply_move(*, game_id: int, user: User, move: str, ply: int) -> MoveOut
     (``move_limit``; a ranked game then counts as not won). A ranked daily whose
     day has ended is ended as ``expired`` (committed) and the move refused.
     """
+    held = _held_at(game_id, ply, user) if connection.vendor == "postgresql" else None
+    if held is not None:
+        outcome = _apply_held(held, move, ply)
+        if outcome is not None:
+            return outcome
     with transaction.atomic():
         game = _locked_game(game_id, user)
         if not _expired_now(game):
@@ -174,6 +293,7 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
     race_services.race_game_moved(game)
     result_record(game)
+    transaction.on_commit(lambda: _hold(game, pos))
     events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
     return MoveOutcome(game, pos)
 
