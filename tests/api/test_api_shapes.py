@@ -100,6 +100,8 @@ def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
     lost_today = finished_result(today, ann)
     board = board_selectors.day_board(deal=past, user=ann, limit=1, around=2)
     no_line = board_selectors.day_board(deal=past, user=bob)
+    line = board_selectors.result_line(won)
+    assert line is not None
     alltime = board_selectors.alltime_board(variant="bristol", order="days_won", limit=1, offset=0)
 
     out = {
@@ -114,7 +116,7 @@ def rendered(daily_clock: Any, daily_secret: str) -> dict[str, list[Any]]:
             *shapes.daily_overview(daily_selectors.dailies_of_day(user=ann, day=DAY)),
             *shapes.daily_overview(daily_selectors.dailies_of_day(user=None, day=yesterday)),
         ],
-        "BoardEntry": [shapes.board_line(board_selectors.result_line(won))],
+        "BoardEntry": [shapes.board_line(line)],
         "Board": [shapes.day_board(board), shapes.day_board(no_line)],
         "Alltime": [shapes.alltime_board(**alltime)],
         "PlayerRecord": [
