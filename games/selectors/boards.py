@@ -80,12 +80,15 @@ def _lines(cursor: Any) -> list[dict[str, Any]]:
     return rows
 
 
-def result_line(result: Result) -> dict[str, Any]:
-    """A counted result's board line (for ``games.shapes.board_line``), ranked now."""
+def result_line(result: Result) -> dict[str, Any] | None:
+    """A result's board line (for ``games.shapes.board_line``), ranked now; None if it is
+    not on the board (disqualified since)."""
     with connection.cursor() as cursor:
         cursor.execute(_board_sql()["one"], [result.deal_id, result.pk])
-        (line,) = _lines(cursor)
-    return {**line, "rank": rank_of(result.deal_id, result.sort_key)}
+        lines = _lines(cursor)
+    if not lines:
+        return None
+    return {**lines[0], "rank": rank_of(result.deal_id, result.sort_key)}
 
 
 def day_board(

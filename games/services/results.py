@@ -75,8 +75,9 @@ def result_record(game: Game) -> Result | None:
 
     def publish() -> None:
         boards.board_add(result.deal_id, result.sort_key)
-        line = shapes.board_line(board_selectors.result_line(result))
-        events.result_entered(variant=game.deal.variant, day=day, line=line)
+        line = board_selectors.result_line(result)
+        if line is not None:  # disqualified meanwhile: nothing to announce
+            events.result_entered(variant=game.deal.variant, day=day, line=shapes.board_line(line))
 
     transaction.on_commit(publish)
     return result

@@ -150,6 +150,8 @@ def rendered(daily_clock: FakeClock, daily_secret: str, settings: Any) -> dict[s
     board = board_selectors.day_board(deal=past, user=ann, limit=1, around=2)
     no_line = board_selectors.day_board(deal=past, user=bob)
     RaceRating.objects.create(player=ann, family="bristol", mu=27.123456, sigma=7.5, rating=4.6234)
+    line = board_selectors.result_line(won)
+    assert line is not None
     alltime = board_selectors.alltime_board(variant="bristol", order="days_won", limit=1, offset=0)
 
     out = {
@@ -164,7 +166,7 @@ def rendered(daily_clock: FakeClock, daily_secret: str, settings: Any) -> dict[s
             *shapes.daily_overview(daily_selectors.dailies_of_day(user=ann, day=DAY)),
             *shapes.daily_overview(daily_selectors.dailies_of_day(user=None, day=yesterday)),
         ],
-        "BoardEntry": [shapes.board_line(board_selectors.result_line(won))],
+        "BoardEntry": [shapes.board_line(line)],
         "Board": [shapes.day_board(board), shapes.day_board(no_line)],
         "Alltime": [shapes.alltime_board(**alltime)],
         "PlayerRecord": [
