@@ -27,7 +27,7 @@ ALL_VARIANTS = (
 )
 BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
 BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first")
-GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends")
+GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends", "depth-first")
 
 
 def code(rank: int, suit: int) -> str:
@@ -461,6 +461,36 @@ def test_gallery_each_rule_keeps_verdicts_on_real_deals(rule: str) -> None:
                 assert without.verdict is full.verdict, (variant, seed)
                 verdicts.append(full.verdict)
     assert Verdict.LOST in verdicts and Verdict.WON in verdicts
+
+
+@pytest.mark.parametrize("order", [frozenset(), frozenset({"deal-first"})])
+def test_gallery_depth_first_search_alone_is_complete(order: frozenset[str]) -> None:
+    # Either move order, on its own: a "lost" only when every reachable state was seen.
+    outcomes = set()
+    late = [random_gallery(random.Random(seed), GALLERY_CASES[seed % 4][0]) for seed in range(40)]
+    deals = [new_position("royal-parade", seed=seed) for seed in (0, 1, 2, 8, 9, 10)]
+    for seed, pos in enumerate(late + deals):
+        truth = solve(pos, max_nodes=10_000, rules=RULES - {"depth-first"})
+        out = DepthFirst(GalleryGame(pos, RULES | order)).run(10_000)
+        if truth.decided and out is not None:
+            assert out.verdict == truth.verdict.value, seed
+            outcomes.add(out.verdict)
+            if out.verdict == "won":
+                assert replays_to_won(pos, out.line)
+    assert outcomes == {"won", "lost"}
+
+
+def test_gallery_depth_first_decides_what_the_scores_miss() -> None:
+    # Royal Parade 54: the best-first searches stay undecided for 300,000 states, while
+    # following the moves in order wins within hundreds; 138 needs the deal tried first.
+    deal = new_position("royal-parade", seed=54)
+    assert solve(deal, max_nodes=30_000, rules=RULES - {"depth-first"}).verdict is (Verdict.UNKNOWN)
+    assert DepthFirst(GalleryGame(deal, RULES)).run(2_000).verdict == "won"
+    assert solve(deal, max_nodes=30_000).verdict is Verdict.WON
+    other = new_position("royal-parade", seed=138)
+    assert DepthFirst(GalleryGame(other, RULES)).run(30_000) is None
+    won = DepthFirst(GalleryGame(other, RULES | {"deal-first"})).run(30_000)
+    assert won.verdict == "won" and replays_to_won(other, won.line)
 
 
 def test_gallery_real_deals_catch_an_unsafe_rule() -> None:

@@ -29,9 +29,9 @@ first pass that plays far more moves at once than is safe, and is therefore inco
 (its wins are real, its failures mean nothing), and the complete search, whose rules
 are all proven safe below, each with its share of slices a round (``SHARES``: Bristol
 family 3 and 3, 2 for the second complete search of ``dig-score`` and 1 for each
-depth-first search of ``depth-first``; Gallery family 1 and 2). Many won deals fall
-to the greedy pass within
-a few hundred states; only a complete search can answer ``lost``.
+depth-first search of ``depth-first``; Gallery family 1 and 2, and 1 for each
+depth-first search where it runs). Many won deals fall to the greedy pass within a few hundred
+states; only a complete search can answer ``lost``.
 
 ``dig-score`` (Bristol family)
     A second complete search takes turns with the greedy pass and the first complete
@@ -44,17 +44,22 @@ a few hundred states; only a complete search can answer ``lost``.
     deals in the same time. The Gallery family has no second score (none tried helped
     there). ``SHARES`` sets how many slices of states each search gets a round.
 
-``depth-first`` (Bristol family)
+``depth-first``
     Two depth-first searches take turns with the others: each follows its first new
     child at once, so it plays a line on deep where a best-first search keeps weighing
     the alternatives of its whole frontier. Some deals that every score misleads fall to
     them within hundreds of states (Bristol 8586: won after about 300 states depth first,
-    unknown after 400,000 best first). They differ in the choice between dealing and
-    playing on: one tries the moves in the family's order (cards home, reserve cards,
-    the deal, fan cards), the other deals first (Belvedere 5098 falls to it only). Both
-    are complete under the same rules: every state they see is expanded before they
-    give up, so either can answer ``lost``. The Gallery family has none (tried on its
-    hard deals, they decided nothing more).
+    unknown after 400,000 best first; Royal Parade 54, 103 and 112 within 600). They
+    differ in the choice between dealing and playing on: one tries the moves in the
+    family's order (Bristol: cards home, reserve cards, the deal, fan cards; Gallery:
+    Aces, builds, parks, the deal, unbuilds), the other deals first (Belvedere 5098 and
+    Royal Parade 138 fall to it only). Both are complete under the same rules: every
+    state they see is expanded before they give up, so either can answer ``lost``.
+    In the Gallery family they run only in the variants without refills (Royal Parade,
+    Mod3): in Picture Gallery and last row reversed they decided nothing more, and the
+    states they take from the best-first searches left Picture Gallery 74 (won at
+    612,000 states) unknown at 1,000,000. Shuffled move orders with restarts were tried
+    on Royal Parade's hard deals and won none of them.
 
 Every rule has a name; ``solve(..., rules=...)`` takes any subset of :data:`RULES`
 (the tests compare the verdicts with rules on and off). With ``rules=frozenset()`` the
@@ -319,10 +324,11 @@ def solve(
 #: Each search's share of a round, in slices, by what it adds to the rules (see
 #: ``_passes``). The first three were chosen on Bristol seeds 0..5999 (no other split
 #: tried decided more deals within 1 s on each third of them, bench/README.md); the
-#: depth-first searches got one slice each, not tuned further.
+#: depth-first searches got one slice each (here and in the Gallery family), not tuned.
 SHARES = {"greedy": 3, "dig": 2, "plain": 3, "deep": 1, "deep-deal": 1}
-#: The same for the Gallery family, which has no second order.
-GALLERY_SHARES = {"greedy": 1, "plain": 2}
+#: The same for the Gallery family, which has no second score (the depth-first searches
+#: only in the variants without refills, see ``depth-first``).
+GALLERY_SHARES = {"greedy": 1, "plain": 2, "deep": 1, "deep-deal": 1}
 
 
 def _passes(position: Position, rules: frozenset[str]) -> list[tuple[frozenset[str], int]]:
@@ -334,7 +340,7 @@ def _passes(position: Position, rules: frozenset[str]) -> list[tuple[frozenset[s
     if bristol and "dig-score" in rules:
         out.append((frozenset({"dig"}), shares["dig"]))
     out.append((frozenset(), shares["plain"]))
-    if bristol and "depth-first" in rules:
+    if "depth-first" in rules and (bristol or not position.variant.refill_reserves):
         out.append((frozenset({"deep"}), shares["deep"]))
         out.append((frozenset({"deep", "deal-first"}), shares["deep-deal"]))
     return out

@@ -121,6 +121,7 @@ class GalleryGame:
         self.safe_aces = "safe-aces" in rules
         self.null_moves = "null-moves" in rules
         self.dead_ends = "dead-ends" in rules
+        self.deal_first = "deal-first" in rules  # a depth-first search's other move order
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
         self.greedy = "greedy" in rules
@@ -237,12 +238,14 @@ class GalleryGame:
                 for d in empty_res:
                     if d != s:
                         into.append((s, d))
-        out = aces + builds + parks
+        deals: list[Move] = []
         if stock_left:
-            out.append(DEAL)
+            deals.append(DEAL)
             if self.reversible and stock_left <= LAST_ROW:
-                out.append(DEAL_REVERSE)
-        return out + unbuilds
+                deals.append(DEAL_REVERSE)
+        if self.deal_first:
+            return deals + aces + builds + parks + unbuilds
+        return aces + builds + parks + deals + unbuilds
 
     def _slot_targets(
         self, piles: tuple[bytes, ...] | list[bytes]
