@@ -485,12 +485,13 @@ def test_gallery_depth_first_decides_what_the_scores_miss() -> None:
     # following the moves in order wins within hundreds; 138 needs the deal tried first.
     deal = new_position("royal-parade", seed=54)
     assert solve(deal, max_nodes=30_000, rules=RULES - {"depth-first"}).verdict is (Verdict.UNKNOWN)
-    assert DepthFirst(GalleryGame(deal, RULES)).run(2_000).verdict == "won"
+    found = DepthFirst(GalleryGame(deal, RULES)).run(2_000)
+    assert found is not None and found.verdict == "won"
     assert solve(deal, max_nodes=30_000).verdict is Verdict.WON
     other = new_position("royal-parade", seed=138)
     assert DepthFirst(GalleryGame(other, RULES)).run(30_000) is None
     won = DepthFirst(GalleryGame(other, RULES | {"deal-first"})).run(30_000)
-    assert won.verdict == "won" and replays_to_won(other, won.line)
+    assert won is not None and won.verdict == "won" and replays_to_won(other, won.line)
 
 
 def test_gallery_real_deals_catch_an_unsafe_rule() -> None:
