@@ -289,7 +289,11 @@ class Race(models.Model):
         RUNNING = "running", "Running"
         FINISHED = "finished", "Finished"
 
-    code = models.CharField(max_length=10, unique=True)
+    #: A race's code: ``CODE_LENGTH`` characters of ``CODE_ALPHABET``, random.
+    CODE_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
+    CODE_LENGTH = 10
+
+    code = models.CharField(max_length=CODE_LENGTH, unique=True)
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
     deal = models.OneToOneField(Deal, on_delete=models.PROTECT, related_name="race")
     kind = models.CharField(max_length=8, choices=Kind.choices)

@@ -37,7 +37,9 @@ def time_limit(variant: str) -> int:
 
 
 def race_by_code(code: str) -> Race:
-    """The race named ``code``; ``not_found`` if none."""
+    """The race named ``code``; ``not_found`` if none (or if ``code`` could not be one)."""
+    if len(code) != Race.CODE_LENGTH or not set(code) <= set(Race.CODE_ALPHABET):
+        raise NotFound(f"no race {code!r}")
     try:
         return Race.objects.select_related("creator", "rematch").get(code=code)
     except Race.DoesNotExist:

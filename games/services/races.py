@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import logging
 import secrets
-import string
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -59,7 +58,6 @@ from games.services import games as game_services
 
 logger = logging.getLogger(__name__)
 
-_CODE_ALPHABET = string.ascii_lowercase + string.digits
 _MODEL = PlackettLuce()
 
 
@@ -121,7 +119,7 @@ def _pool_deal(variant: str) -> Deal:
 
 
 def _new_code() -> str:
-    return "".join(secrets.choice(_CODE_ALPHABET) for _ in range(10))
+    return "".join(secrets.choice(Race.CODE_ALPHABET) for _ in range(Race.CODE_LENGTH))
 
 
 def _not_racing(user: User) -> None:

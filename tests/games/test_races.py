@@ -17,6 +17,7 @@ from games.engine import Status
 from games.errors import (
     AlreadyRacing,
     HintNotAllowed,
+    NotFound,
     NotRaceCreator,
     RaceFull,
     RaceNotStarted,
@@ -345,3 +346,11 @@ def test_a_won_race_game_counts_its_time_from_the_start(settings, players) -> No
     progress = shapes.progress(players[0], game)
     assert progress["status"] == Status.RESIGNED.value
     assert 42_000 <= progress["time_ms"] < 43_000
+
+
+@pytest.mark.parametrize("code", ["\x00", "ABCDEFGHIJ", "short", "abcdefghijk", "abc/efghij"])
+def test_a_text_that_cannot_be_a_race_code_is_not_found_without_a_query(
+    code: str, django_assert_num_queries: Any
+) -> None:
+    with django_assert_num_queries(0), pytest.raises(NotFound):
+        race_selectors.race_by_code(code)

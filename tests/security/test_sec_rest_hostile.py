@@ -74,6 +74,8 @@ def world() -> dict[str, Any]:
         "day": "2020-01-01",
         "result_id": 1,
         "username": "ann",
+        "family": "bristol",
+        "code": "nosuchrace",
     }
     return {"user": me, "game": game, "key": key, "params": params}
 
