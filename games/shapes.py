@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import cache, cached_property
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
 from drf_spectacular.utils import extend_schema_field
@@ -544,11 +544,20 @@ class ReplayPositionSerializer(serializers.Serializer):
     score = serializers.IntegerField()
 
 
-@dataclass(frozen=True)
-class ReplayView:
-    """A finished day's result with its log, and a step of it if asked for."""
+class _Logged(Protocol):
+    """A replay as a selector reads it: the log's moves and the position at a step."""
 
-    replay: ResultReplay
+    @property
+    def moves(self) -> list[str]: ...
+
+    @property
+    def position(self) -> Position | None: ...
+
+
+class _ReplaySteps:
+    """The steps of a replay's log, and the full position at the asked-for step."""
+
+    replay: _Logged
 
     @property
     def steps(self) -> int:
@@ -558,6 +567,13 @@ class ReplayView:
     def position(self) -> ReplayStep | None:
         pos = self.replay.position
         return None if pos is None else ReplayStep(pos)
+
+
+@dataclass(frozen=True)
+class ReplayView(_ReplaySteps):
+    """A finished day's result with its log, and a step of it if asked for."""
+
+    replay: ResultReplay
 
 
 class ReplaySerializer(serializers.Serializer):
@@ -759,7 +775,7 @@ def progress(player: AbstractBaseUser, game: Game) -> dict[str, Any]:
 
 
 @dataclass(frozen=True)
-class RaceReplayView:
+class RaceReplayView(_ReplaySteps):
     """A racer's game of a finished race with its log, and a step of it if asked for."""
 
     replay: race_selectors.RaceReplay
@@ -771,15 +787,6 @@ class RaceReplayView:
     @property
     def won(self) -> bool:
         return self.replay.game.status == Status.WON
-
-    @property
-    def steps(self) -> int:
-        return len(self.replay.moves)
-
-    @property
-    def position(self) -> ReplayStep | None:
-        pos = self.replay.position
-        return None if pos is None else ReplayStep(pos)
 
 
 class RaceReplaySerializer(serializers.Serializer):
