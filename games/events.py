@@ -71,8 +71,8 @@ def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
 
     Outside an ASGI server's loop (gunicorn's threads, commands) ``async_to_sync`` starts
     an event loop in a new thread for every call, and the Redis layer, which keeps its
-    connections per event loop, then connects to Redis for every event: about 5 ms of
-    CPU a send. One loop per process, started once, serves every send to Redis instead.
+    connections per event loop, then connects to Redis for every event (its CPU cost is
+    in bench/README.md). One loop per process, started once, serves every send to Redis instead.
     The in-memory layer (development, tests) is bound to its caller's loop: as before.
     """
     if not type(layer).__module__.startswith("channels_redis"):

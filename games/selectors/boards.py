@@ -24,8 +24,8 @@ def _board_sql() -> dict[str, str]:
     """The day board's reads as plain SQL, one statement each.
 
     They are the hottest reads of the service, and building them with the ORM
-    cost more than running them (about 1 ms per query on the benchmark machine,
-    see bench/leaderboard.py). Columns: a board line's fields as ``games.shapes``
+    cost more than running them (figures in bench/README.md, bench/leaderboard.py).
+    Columns: a board line's fields as ``games.shapes``
     names them (rank aside), then sort_key and player_id.
     """
     User = get_user_model()
