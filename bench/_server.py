@@ -200,6 +200,7 @@ def servers_for(
     server: str = "daphne",
     dailies: bool = False,
     extra_env: dict[str, str] | None = None,
+    start_timeout: float = 60.0,
 ) -> Iterator[tuple[list[str], dict[str, Any]]]:
     """``own_servers`` as the options of ``server_arguments`` ask; ``info["server"]`` says
     what runs where."""
@@ -214,6 +215,7 @@ def servers_for(
         server=server,
         dailies=dailies,
         extra_env=extra_env,
+        start_timeout=start_timeout,
     ) as (bases, info):
         n = len(bases)
         kind = f"{server} (1 gthread worker, 8 threads)" if server == "gunicorn" else server

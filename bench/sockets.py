@@ -32,9 +32,8 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench import ws  # noqa: E402
-from bench._server import server_arguments  # noqa: E402
+from bench._server import server_arguments, servers_for  # noqa: E402
 from devtools.accounts import register  # noqa: E402
-from devtools.servers import own_servers  # noqa: E402
 
 
 def rss_kb(pid: int) -> int:
@@ -116,13 +115,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     players = -(-args.sockets // args.per_player)
     extra = {"WS_GAME_SOCKETS_PER_PLAYER": str(args.per_player)}
-    with own_servers(
+    with servers_for(
+        args,
         db_prefix="patience_sockbench",
-        pg_url=args.pg_url,
-        redis_url=args.redis_url,
-        settings=args.settings,
-        server_log=args.server_log,
-        keep_db=args.keep_db,
         start_timeout=600,  # a busy machine imports Django slowly
         extra_env=extra,
     ) as (bases, info):

@@ -28,10 +28,15 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
-from bench._server import CpuAccount, cpu_lines, percentile, server_arguments  # noqa: E402
+from bench._server import (  # noqa: E402
+    CpuAccount,
+    cpu_lines,
+    percentile,
+    server_arguments,
+    servers_for,
+)
 from bench.compare import pg_backends_cpu  # noqa: E402
 from devtools.accounts import register  # noqa: E402
-from devtools.servers import own_servers  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -41,13 +46,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--path", default="/api/v1/daily/bristol/today/board/")
     server_arguments(parser, redis_db=11)
     args = parser.parse_args(argv)
-    with own_servers(
+    with servers_for(
+        args,
         db_prefix="patience_views",
-        pg_url=args.pg_url,
-        redis_url=args.redis_url,
-        settings=args.settings,
-        server_log=args.server_log,
-        keep_db=args.keep_db,
         start_timeout=600,  # a busy machine imports Django slowly
         server="gunicorn",
         dailies=True,
