@@ -104,6 +104,7 @@ from games.models import UNDO
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
+from games.selectors import races as race_selectors
 from games.services import games as game_services
 from games.services import races as race_services
 
@@ -256,7 +257,10 @@ class GameConsumer(_Consumer):
         # Join before reading, so no change between the read and the join is missed.
         await self.join(game_group(self.game_id))
         try:
-            frame = await self.db(self._current, "connect")
+            frame, race = await self.db(self._opened)
+            if race is not None:  # a race's game: its moves come as the race's progress
+                await self.join(race_group(race))
+                frame = await self.db(self._current, "connect")
         except NotFound:
             await self.close(code=CLOSE_NOT_FOUND, reason="no such game of yours")
             return
@@ -303,6 +307,17 @@ class GameConsumer(_Consumer):
         if frame[1] is None or self._newer(*frame[1]):
             await self._send(frame)
 
+    async def race_progress(self, event: dict[str, Any]) -> None:
+        """Group event of a race game's race: a player's move, this game's a ``game.changed``."""
+        if event["game_id"] == self.game_id:
+            await self.game_changed(event)
+
+    async def race_changed(self, event: dict[str, Any]) -> None:
+        """Group event of a race game's race: for its race sockets only."""
+
+    async def race_rematch(self, event: dict[str, Any]) -> None:
+        """Group event of a race game's race: for its race sockets only."""
+
     async def auth_revoked(self, event: dict[str, Any]) -> None:
         """Group event: the token this socket opened with was revoked, or its session ended."""
         self.ready = False
@@ -346,6 +361,11 @@ class GameConsumer(_Consumer):
         return self._state(
             game_services.game_open(game_id=self.game_id, user=self.user), cause=cause
         )
+
+    def _opened(self) -> tuple[Frame, str | None]:
+        """The state on connect, and the code of the game's race if it is a race's."""
+        game = game_services.game_open(game_id=self.game_id, user=self.user)
+        return self._state(game, cause="connect"), race_selectors.race_code_of(game)
 
     def _current_or_error(self, cause: str) -> Frame:
         try:

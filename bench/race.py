@@ -2,12 +2,16 @@
 
     python bench/race.py                          # 50 races of 4 players, 1 move/s each, 30 moves
     python bench/race.py --races 10 --moves 10    # a quick look
+    python bench/race.py --processes 2            # two daphne processes, one channel layer
 
 It creates a fresh PostgreSQL database ``patience_racebench_<pid>`` (server given
 by ``--pg-url``), migrates it, puts ``--races`` uncertified Bristol deals in the
 race pool and ``4 * --races`` accounts with tokens straight into it (the solver
-and password hashing are not what is measured), then starts one daphne process
-with production settings and Redis (``--redis-url``) for the channel layer.
+and password hashing are not what is measured), then starts ``--processes``
+daphne processes (1) with production settings and Redis (``--redis-url``) for the
+channel layer. With several, the players of each race are spread over them in turn
+(player ``i`` of a race on process ``i mod N``), so progress crosses processes
+through Redis as it does behind a load balancer.
 
 Every race is private: its first player creates it over REST, the others join,
 the creator starts it (a 5 s countdown). Each player opens the race socket
@@ -24,7 +28,7 @@ Printed:
   move's own round trip (send to answer) beside it, for scale; and the
   **fan-out**: from the mover's answer (sent after the commit, like the
   progress) to the last rival's progress;
-- **CPU per move** of the server process (and of PostgreSQL, Redis, this client)
+- **CPU per move** of the server processes (and of PostgreSQL, Redis, this client)
   from /proc over the playing time;
 - **errors**: any answer that is not the next state, a broken socket, a progress
   message some rival never got, a race that did not finish. The exit status is 1
@@ -171,39 +175,41 @@ async def play(
             run.sent[name, state["ply"], "resigned"] = t0
 
 
-def open_race(base: str, group: list[tuple[str, str]]) -> tuple[str, dict[str, int], float]:
-    """Create a private race, let the group join, start it; its code, games and countdown."""
+def open_race(bases: list[str], group: list[tuple[str, str]]) -> tuple[str, dict[str, int], float]:
+    """Create a private race, let the group join, start it; its code, games and countdown.
+    Each player talks to its own server (``bases``, one per player)."""
     sessions = []
     for _, key in group:
         s = requests.Session()
         s.trust_env = False
         s.headers["Authorization"] = f"Token {key}"
         sessions.append(s)
-    r = sessions[0].post(f"{base}/api/v1/races/", json={"variant": "bristol"}, timeout=60)
+    r = sessions[0].post(f"{bases[0]}/api/v1/races/", json={"variant": "bristol"}, timeout=60)
     r.raise_for_status()
     code = r.json()["code"]
-    for s in sessions[1:]:
+    for base, s in zip(bases[1:], sessions[1:], strict=True):
         s.post(f"{base}/api/v1/races/{code}/join/", timeout=60).raise_for_status()
-    r = sessions[0].post(f"{base}/api/v1/races/{code}/start/", timeout=60)
+    r = sessions[0].post(f"{bases[0]}/api/v1/races/{code}/start/", timeout=60)
     r.raise_for_status()
     race = r.json()
     countdown = datetime.fromisoformat(race["starts_at"]) - datetime.fromisoformat(
         race["server_time"]
     )
     games = {}
-    for (name, _), s in zip(group, sessions, strict=True):
+    for (name, _), base, s in zip(group, bases, sessions, strict=True):
         games[name] = s.get(f"{base}/api/v1/races/{code}/", timeout=60).json()["you"]["game"]
     return code, games, countdown.total_seconds()
 
 
-async def race(base: str, group: list[tuple[str, str]], args: Any, run: Run) -> None:
-    code, games, countdown = await asyncio.to_thread(open_race, base, group)
+async def race(servers: list[str], group: list[tuple[str, str]], args: Any, run: Run) -> None:
+    bases = [servers[i % len(servers)] for i in range(len(group))]  # player i on server i mod N
+    code, games, countdown = await asyncio.to_thread(open_race, bases, group)
     opened = time.perf_counter()
-    url = base.replace("http", "ws", 1) + f"/ws/v1/races/{code}/"
     sockets, listeners = [], []
     events = [asyncio.Event() for _ in group]
     try:
-        for (name, key), done in zip(group, events, strict=True):
+        for (name, key), base, done in zip(group, bases, events, strict=True):
+            url = base.replace("http", "ws", 1) + f"/ws/v1/races/{code}/"
             ws = await connect(
                 url, additional_headers={"Authorization": f"Token {key}"}, proxy=None
             )
@@ -212,7 +218,10 @@ async def race(base: str, group: list[tuple[str, str]], args: Any, run: Run) -> 
             listeners.append(asyncio.create_task(listen(ws, name, run, done)))
         starts_in = countdown - (time.perf_counter() - opened) + 0.1
         await asyncio.gather(
-            *(play(base, name, key, games[name], starts_in, args, run) for name, key in group)
+            *(
+                play(base, name, key, games[name], starts_in, args, run)
+                for (name, key), base in zip(group, bases, strict=True)
+            )
         )
         try:
             await asyncio.wait_for(asyncio.gather(*(e.wait() for e in events)), timeout=30)
@@ -228,12 +237,14 @@ async def race(base: str, group: list[tuple[str, str]], args: Any, run: Run) -> 
             await ws.close()
 
 
-async def run_races(base: str, keys: list[tuple[str, str]], args: Any, pid: int) -> tuple:
+async def run_races(
+    bases: list[str], keys: list[tuple[str, str]], args: Any, pids: list[int]
+) -> tuple:
     run = Run()
-    account = CpuAccount([pid])
+    account = CpuAccount(pids)
     began = time.perf_counter()
     groups = [keys[i * PLAYERS : (i + 1) * PLAYERS] for i in range(args.races)]
-    await asyncio.gather(*(race(base, g, args, run) for g in groups))
+    await asyncio.gather(*(race(bases, g, args, run) for g in groups))
     wall = time.perf_counter() - began
     return run, wall, account.spent()
 
@@ -272,6 +283,7 @@ def report(run: Run, wall: float, cpu: dict[str, float], args: Any, info: dict) 
     if args.json:
         figures = {
             "races": args.races,
+            "processes": args.processes,
             "moves": run.moves,
             "delay_p50_ms": percentile(delays, 0.5),
             "delay_p99_ms": percentile(delays, 0.99),
@@ -290,10 +302,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--races", type=int, default=50, help="races of 4 players (50)")
     parser.add_argument("--moves", type=int, default=30, help="moves per player, then resign")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")
+    parser.add_argument(
+        "--processes", type=int, default=1, help="own daphne processes sharing Redis (1)"
+    )
     server_arguments(parser, redis_db=12)
     args = parser.parse_args(argv)
     extra = {"RACE_POOL_SIZE": "0"}  # the pool is filled below: no job from the server
-    with servers_for(args, db_prefix="patience_racebench", extra_env=extra) as (bases, info):
+    with servers_for(
+        args, db_prefix="patience_racebench", count=args.processes, extra_env=extra
+    ) as (bases, info):
         env = {
             "DATABASE_URL": f"{args.pg_url}/{info['database']}",
             "DJANGO_SETTINGS_MODULE": "patience_site.settings",
@@ -308,7 +325,7 @@ def main(argv: list[str] | None = None) -> int:
             check=True,
         )
         keys = [tuple(k) for k in json.loads(out.stdout.strip().splitlines()[-1])]
-        run, wall, cpu = asyncio.run(run_races(bases[0], keys, args, info["pids"][0]))
+        run, wall, cpu = asyncio.run(run_races(bases, keys, args, info["pids"]))
         ok = report(run, wall, cpu, args, info)
     return 0 if ok else 1
 

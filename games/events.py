@@ -1,7 +1,8 @@
 """The only place that talks to the channel layer: events go out after commit.
 
-Consumers join ``game_group(id)`` for a game they show and ``daily_group`` for
-a day's board. Events carry little: a game event says which game moved to
+Consumers join ``game_group(id)`` for a game they show (and a race game's socket
+its race's group, whose ``race.progress`` carries that game's moves) and
+``daily_group`` for a day's board. Events carry little: a game event says which game moved to
 which ply (listeners read the state from the database, the source of truth); a
 board event carries the public board line with its rank at send time.
 """
@@ -126,10 +127,20 @@ def race_changed(*, code: str) -> None:
     transaction.on_commit(lambda: _send(race_group(code), message))
 
 
-def race_progress(*, code: str, player: dict[str, Any]) -> None:
-    """After commit: one player's progress to the race: JSON data, as
-    ``games.shapes.progress`` renders it (counts only, never cards)."""
-    message = {"type": "race.progress", "player": player}
+def race_progress(
+    *, code: str, player: dict[str, Any], game_id: int, ply: int, status: str
+) -> None:
+    """After commit: a move of a race's game, the move's only event. ``player`` is JSON
+    data as ``games.shapes.progress`` renders it (counts only, never cards), for the
+    race's sockets; ``game_id``, ``ply`` and ``status`` are a ``game.changed`` for the
+    game's sockets, which join the race's group (one send reaches both)."""
+    message = {
+        "type": "race.progress",
+        "player": player,
+        "game_id": game_id,
+        "ply": ply,
+        "status": status,
+    }
     transaction.on_commit(lambda: _send(race_group(code), message))
 
 

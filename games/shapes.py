@@ -10,6 +10,9 @@ a player may see of them:
 - **stock secrecy**: a position is the engine's public form (``public_json``),
   the stock only counted; a replay step shows a full position only once its
   day is over (``games.selectors.dailies.result_replay`` refuses earlier);
+- **race start**: a race's game shows no card before the race starts (the
+  countdown): its position is null and it has no legal moves, so every player
+  sees the deal at the same moment;
 - **reveal timing**: a game's deal (seed and deck order) once the game has ended,
   and for a daily's game once its day is over too (others are still playing
   it); a daily's seed, deck and par once its day is over;
@@ -123,17 +126,30 @@ class GameView:
     def playing(self) -> bool:
         return self.game.status == Status.PLAYING
 
+    @cached_property
+    def before_start(self) -> bool:
+        """A race's game before the race starts on the shared clock (a race's game is
+        timed from the start, and takes no move before it, so only one at ply 0 asks)."""
+        game = self.game
+        return (
+            game.deal.kind == Deal.Kind.RACE
+            and game.ply == 0
+            and clock.shared_now() < game.started_at
+        )
+
     @property
     def max_score(self) -> int:
         return get_variant(self.game.deal.variant).card_count
 
     @property
-    def position(self) -> dict[str, Any]:
-        return self.log.position.public_json()
+    def position(self) -> dict[str, Any] | None:
+        return None if self.before_start else self.log.position.public_json()
 
     @property
     def legal_moves(self) -> list[str]:
-        return [str(m) for m in self.log.position.legal_moves] if self.playing else []
+        if not self.playing or self.before_start:
+            return []
+        return [str(m) for m in self.log.position.legal_moves]
 
     @property
     def can_undo(self) -> bool:
@@ -167,8 +183,12 @@ class GameStateSerializer(serializers.Serializer):
     started_at = _instant(source="game.started_at")
     finished_at = _instant(allow_null=True, source="game.finished_at")
     elapsed_ms = serializers.IntegerField(help_text="Measured on the server.")
-    position = PositionSerializer()
-    legal_moves = _cards()
+    position = PositionSerializer(
+        allow_null=True,
+        help_text="Null for a race's game until the race starts: no card of the deal is "
+        "shown before then (ask again at `starts_at`).",
+    )
+    legal_moves = _cards(help_text="None before a race's start.")
     can_undo = serializers.BooleanField()
     deal = DealRevealSerializer(
         allow_null=True,

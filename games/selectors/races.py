@@ -16,7 +16,7 @@ from django.db.models import F, QuerySet
 from games import clock
 from games.engine import Position, Status, get_variant
 from games.errors import InvalidInput, NotFound, RaceNotFinished
-from games.models import Game, Race, RaceEntry, RaceRating
+from games.models import Deal, Game, Race, RaceEntry, RaceRating
 from games.selectors.games import game_log, game_position_after
 
 MIN_PLAYERS = 2
@@ -100,6 +100,13 @@ def races_open(*, variant: str | None = None) -> QuerySet[Race]:
     return races.select_related("creator", "rematch").order_by(
         F("starts_at").asc(nulls_last=True), "created_at", "pk"
     )
+
+
+def race_code_of(game: Game) -> str | None:
+    """The code of the race a game is played in; None (and no query) for other games."""
+    if game.deal.kind != Deal.Kind.RACE:
+        return None
+    return Race.objects.filter(deal_id=game.deal_id).values_list("code", flat=True).first()
 
 
 def player_live_entry(user: User) -> RaceEntry | None:

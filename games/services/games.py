@@ -4,7 +4,8 @@ One function applies a move for every door (REST and WebSocket). When this
 process holds the game as it is at the ply the client sent (it served the
 game's last move), the move costs one statement on PostgreSQL: an ``UPDATE`` of
 the game guarded by that ply and the game still playing (optimistic
-concurrency), feeding the ``INSERT`` of the log entry. Otherwise, and whenever
+concurrency; a race's game also by the race's start and time limit), feeding the
+``INSERT`` of the log entry. Otherwise, and whenever
 that guard fails, it locks the game row, lets the engine decide, appends the
 log entry and updates the snapshot in one transaction; every refusal
 (``stale_ply``, duplicates, finished games, day over) comes from that path
@@ -150,23 +151,25 @@ HELD_GAMES = 1024
 
 @dataclass(frozen=True)
 class _Held:
-    """A game as committed at its ``game.ply``, with its position parsed (never mutated)."""
+    """A game as committed at its ``game.ply``, with its position parsed (never mutated),
+    and for a race's game once it moved after the start, the race's fixed times."""
 
     game: Game
     position: Position
+    race: race_services.RaceClock | None = None
 
 
 _held: OrderedDict[int, _Held] = OrderedDict()
 _held_lock = threading.Lock()
 
 
-def _hold(game: Game, position: Position) -> None:
+def _hold(game: Game, position: Position, race: race_services.RaceClock | None = None) -> None:
     """Remember a committed game state for the next move; a finished game is forgotten."""
     with _held_lock:
         if game.status != Status.PLAYING:
             _held.pop(game.pk, None)
             return
-        _held[game.pk] = _Held(game, position)
+        _held[game.pk] = _Held(game, position, race)
         _held.move_to_end(game.pk)
         while len(_held) > HELD_GAMES:
             _held.popitem(last=False)
@@ -183,7 +186,8 @@ def _held_at(game_id: int, ply: int, user: User) -> _Held | None:
 @cache
 def _guarded_move_sql() -> str:
     """One statement: the game moves on only from the expected ply while playing (and, for
-    a ranked daily, while its day lasts on the database's clock), and the log entry is
+    a ranked daily, while its day lasts, for a race's game, between the race's start and
+    its time limit, both on the database's clock), and the log entry is
     inserted from the updated row, so it exists exactly when the game moved. It returns
     the game's ``assisted`` flag, the one field a hint (elsewhere) changes without a ply."""
     q = connection.ops.quote_name
@@ -192,7 +196,9 @@ def _guarded_move_sql() -> str:
         f"WITH moved AS (UPDATE {game} SET ply = %s, undo_floor = %s, score = %s, "
         "position = %s::jsonb WHERE id = %s AND player_id = %s AND ply = %s "
         "AND status = 'playing' AND (%s::date IS NULL OR %s::date >= "
-        "(now() AT TIME ZONE 'UTC')::date) RETURNING id, position, assisted) "
+        "(now() AT TIME ZONE 'UTC')::date) AND (%s::timestamptz IS NULL OR "
+        "(now() >= %s::timestamptz AND now() < %s::timestamptz)) "
+        "RETURNING id, position, assisted) "
         f"INSERT INTO {entry} (game_id, ply, notation, created_at, position, depth) "
         "SELECT id, %s, %s, %s, position, %s FROM moved "
         "RETURNING (SELECT assisted FROM moved)"
@@ -202,13 +208,17 @@ def _guarded_move_sql() -> str:
 def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
     """The move in one statement from a held state; None when only the locked path can
     answer (another process moved the game on, an illegal move or undo, a move that ends
-    the game, a ranked daily on the process clock)."""
+    the game, a ranked daily or a race on the process clock, a race's game whose start
+    only the locked path has proven yet)."""
     game = held.game
     day = game.deal.date if game.ranked else None
-    if move == UNDO or (day is not None and settings.SHARED_CLOCK == "process"):
+    race = held.race
+    timed = day is not None or game.deal.kind == Deal.Kind.RACE
+    if move == UNDO or (timed and settings.SHARED_CLOCK == "process"):
         return None
-    if game.deal.kind == Deal.Kind.RACE:
-        return None  # a race's clock and progress are checked on the locked path
+    if game.deal.kind == Deal.Kind.RACE and race is None:
+        return None
+    window = (race.starts_at, race.starts_at, race.ends_at) if race else (None, None, None)
     try:
         log = GameLog(held.position, entries=ply, undo_floor=game.undo_floor).play(move)
     except EngineError:
@@ -222,7 +232,8 @@ def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
             _guarded_move_sql(),
             [
                 *(log.entries, log.undo_floor, pos.score, json.dumps(stored), game.pk),
-                *(game.player_id, ply, day, day, ply, move, timezone.now(), log.moves_on_board),
+                *(game.player_id, ply, day, day, *window),
+                *(ply, move, timezone.now(), log.moves_on_board),
             ],
         )
         row = cursor.fetchone()
@@ -236,9 +247,18 @@ def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
         stored,
     )
     game.assisted = row[0]  # a hint served by another process marks the game meanwhile
-    transaction.on_commit(lambda: _hold(game, pos))
-    events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+    transaction.on_commit(lambda: _hold(game, pos, race))
+    _moved(game, race)
     return MoveOutcome(game, pos)
+
+
+def _moved(game: Game, race: race_services.RaceClock | None) -> None:
+    """The one event of a move, after commit: a race's game's is its race's progress, which
+    the game's own sockets read too."""
+    if race is None:
+        events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+    else:
+        race_services.race_game_moved(race, game)
 
 
 def game_apply_move(*, game_id: int, user: User, move: str, ply: int) -> MoveOutcome:
@@ -276,6 +296,7 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
             f"you sent ply {ply} but the game is at ply {log.entries}",
             details={"ply": log.entries},
         )
+    race = race_services.race_game_check(game)  # first: no answer tells of an unstarted deal
     log = _next_log(game, log, move)
     pos = log.position
     game.position = pos.to_json()
@@ -291,10 +312,9 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     if game.status != Status.PLAYING:
         game.finished_at = clock.now()
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
-    race_services.race_game_moved(game)
     result_record(game)
-    transaction.on_commit(lambda: _hold(game, pos))
-    events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+    transaction.on_commit(lambda: _hold(game, pos, race))
+    _moved(game, race)
     return MoveOutcome(game, pos)
 
 
@@ -337,12 +357,12 @@ def game_resign(*, game_id: int, user: User) -> Game:
         if not _expired_now(game):
             if game.status != Status.PLAYING:
                 raise GameFinished(f"the game is {game.status}")
+            race = race_services.race_game_check(game)
             game.status = Status.RESIGNED.value
             game.finished_at = clock.now()
             game.save(update_fields=["status", "finished_at"])
-            race_services.race_game_moved(game)
             result_record(game)
-            events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+            _moved(game, race)
             return game
     raise _day_over()
 

@@ -9,8 +9,13 @@ clock (``games.clock.shared_now``), the same for every server process.
 Each player plays a normal ranked game of the deal (no hints, no undo across a
 stock reveal), created when the countdown begins and timed from the start; its
 moves go through ``games.services.games.game_apply_move`` like every other move,
-which calls ``race_game_moved`` for a race's game: that refuses a move before the
-start or after the time limit and sends the player's progress after commit.
+which calls ``race_game_check`` for a race's game before the engine judges a move:
+that refuses a move before the start or after the time limit. Once a game has moved
+after the start, the process holds the race's fixed times with it (``RaceClock``),
+and the next moves check them in their one guarded statement on the database's
+clock; any miss falls back to the locked path and ``race_game_check``. Each move
+sends one event after commit (``race_game_moved``): ``race.progress``, which the
+race's sockets and the game's sockets both read.
 
 A race finishes (``race_finish``, idempotent) when every game has ended or at its
 time limit: the last game to end finishes it, and so does the job (and any read
@@ -22,6 +27,7 @@ from __future__ import annotations
 
 import logging
 import secrets
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
@@ -310,13 +316,26 @@ def race_rematch(*, user: User, code: str) -> tuple[Race, bool]:
 # -- the players' moves and the end ---------------------------------------------------------
 
 
-def race_game_moved(game: Game) -> None:
-    """Called by the move path (inside its transaction) after a game's move, undo or
-    resignation: for a race's game, refuse it outside the race's time (the transaction
-    then rolls back) and send the player's progress after commit; the last game to end
-    finishes the race."""
+@dataclass(frozen=True)
+class RaceClock:
+    """What a move of a race's game needs of its race once the race has started (fixed
+    from then on): the move path holds it with the game, so the next moves check the
+    race's time in their one guarded statement instead of reading the race."""
+
+    race_id: int
+    code: str
+    starts_at: datetime
+    ends_at: datetime
+    player: User
+
+
+def race_game_check(game: Game) -> RaceClock | None:
+    """Called by the move path (inside its transaction, the game locked) before the engine
+    judges a move, undo or resignation: for a race's game, refuse it outside the race's
+    time, so that no answer (not even ``illegal_move``) tells anything of the deal before
+    the start; returns the race's clock, None for other games."""
     if game.deal.kind != Deal.Kind.RACE:
-        return
+        return None
     entry = RaceEntry.objects.select_related("race", "player").get(game=game)
     race = entry.race
     now = clock.shared_now()
@@ -324,10 +343,25 @@ def race_game_moved(game: Game) -> None:
         raise RaceNotStarted("the race has not started yet", details={"starts_at": race.starts_at})
     if race.status == Race.Status.FINISHED or (race.ends_at is not None and now >= race.ends_at):
         raise RaceOver("the race is over: its time is up")
-    events.race_progress(code=race.code, player=shapes.progress(entry.player, game))
+    assert race.ends_at is not None, "a started race has its time limit"
+    return RaceClock(race.pk, race.code, race.starts_at, race.ends_at, entry.player)
+
+
+def race_game_moved(race: RaceClock, game: Game) -> None:
+    """After a race game's move or resignation (inside its transaction): its one event, the
+    player's progress, after commit, which the race's sockets show (counts only) and the
+    game's sockets, which join the race's group too, read as ``game.changed``; the last
+    game to end finishes the race."""
+    events.race_progress(
+        code=race.code,
+        player=shapes.progress(race.player, game),
+        game_id=game.pk,
+        ply=game.ply,
+        status=game.status,
+    )
     if game.status != Status.PLAYING:
         # robust: the move stands whatever happens here; the job finishes the race then.
-        transaction.on_commit(lambda: race_finish(race_id=race.pk), robust=True)
+        transaction.on_commit(lambda: race_finish(race_id=race.race_id), robust=True)
 
 
 def _expire(race: Race) -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from games.models import Race
-from tests.race_fixtures import at, pool
+from tests.race_fixtures import at, pool, quiet_moves
 
 pytestmark = pytest.mark.django_db
 
@@ -90,10 +90,14 @@ def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
     race = a_race_of_two(settings, clients)
     game = game_of(clients[0], race)
     assert game["ranked"] and game["kind"] == "race" and game["deal"] is None
-    move = next(m for m in game["legal_moves"] if m != "deal")
+    assert game["position"] is None and game["legal_moves"] == []  # no card before the start
+    move = quiet_moves(Race.objects.get(code=race["code"]).deal, 1)[0]
     url = f"/api/v1/games/{game['id']}/moves/"
-    refused = clients[0].post(url, {"move": move, "ply": 0}, format="json")
-    assert error_of(refused, 409)["code"] == "race_not_started"
+    # Legal or not, a move before the start learns nothing of the deal (the engine's
+    # refusal would name a card: "r1-f: no foundation takes TH").
+    for sent in (move, "r1-f", "r1-r2"):
+        refused = clients[0].post(url, {"move": sent, "ply": 0}, format="json")
+        assert error_of(refused, 409)["code"] == "race_not_started"
     with at(datetime.fromisoformat(race["starts_at"])):
         assert clients[0].post(url, {"move": move, "ply": 0}, format="json").status_code == 200
         hint = clients[0].post(f"/api/v1/games/{game['id']}/hint/")
