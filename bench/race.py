@@ -16,9 +16,10 @@ through Redis as it does behind a load balancer.
 Every race is private: its first player creates it over REST, the others join,
 the creator starts it (a 5 s countdown). Each player opens the race socket
 ``ws/v1/races/<code>/`` and its game socket ``ws/v1/games/<id>/``, and from the
-start plays one random legal move a second (a move home first when there is
-one) over the game socket, up to ``--moves`` moves, then resigns (a game that
-ends before stops there); so the races finish.
+start (once a ``resync`` shows the deal: no card is shown before it) plays one
+random legal move a second (a move home first when there is one) over the game
+socket, up to ``--moves`` moves, then resigns (a game that ends before stops
+there); so the races finish.
 
 Printed:
 
@@ -143,8 +144,14 @@ async def play(
     url = base.replace("http", "ws", 1) + f"/ws/v1/games/{game_id}/"
     headers = {"Authorization": f"Token {key}"}
     async with connect(url, additional_headers=headers, proxy=None, compression=None) as ws:
-        state = json.loads(await ws.recv())["state"]
+        await ws.recv()  # the state on connect: before the start, no card (position null)
         await asyncio.sleep(max(0.0, starts_in) + rng.random())  # players do not move in step
+        while True:  # from the start on, the state shows the deal
+            await ws.send(json.dumps({"type": "resync"}))
+            state = json.loads(await ws.recv())["state"]
+            if state["position"] is not None:
+                break
+            await asyncio.sleep(0.1)
         next_at = time.perf_counter()
         for _ in range(args.moves):
             if state["status"] != "playing":
