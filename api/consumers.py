@@ -36,6 +36,10 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     ``{"type": "hint"}`` (practice games; answered by ``{"type": "hint", "ply": n,
     "hint": {"ply", "verdict", "move", "nodes"}}``, as ``POST .../hint/``);
     ``ply`` is the number of log entries the client has seen, as for REST.
+    A race's game shows no card before the race starts (``position`` null, no
+    legal moves): ask again (``resync``) from ``starts_at`` on. Its socket also
+    joins the race's group, whose ``race.progress`` (the one event of a race
+    game's move) brings its ``changed`` states.
 
 ``ws/v1/daily/<variant>/<YYYY-MM-DD or today>/`` (anyone; ``?limit=`` 1..100, default 10)
     ``today`` is the current UTC day when the socket opens (it stays on that day).

@@ -22,7 +22,7 @@ from games.services import games as game_services
 from games.services import races as race_services
 from patience_site.asgi import application
 from tests.helpers import token_headers
-from tests.race_fixtures import at, game_of, pool, starts
+from tests.race_fixtures import at, game_of, pool, quiet_moves, starts
 
 pytestmark = [
     pytest.mark.asyncio,
@@ -117,3 +117,39 @@ async def test_an_unknown_race_closes_with_4404() -> None:
     assert connected
     out = await socket.receive_output(5)
     assert out["type"] == "websocket.close" and out["code"] == 4404
+
+
+async def test_a_race_games_socket_shows_no_card_before_the_start_and_moves_after(
+    settings,
+) -> None:
+    race, users, keys = await database_sync_to_async(_race)(settings)
+    games = [await database_sync_to_async(game_of)(race, u) for u in users]
+    texts: list[str] = []
+    socket = WebsocketCommunicator(
+        application, f"/ws/v1/games/{games[0].pk}/", headers=token_headers(keys[0])
+    )
+    connected, _ = await socket.connect()
+    assert connected
+    first = await receive(socket, texts)
+    assert first["state"]["position"] is None and first["state"]["legal_moves"] == []
+    # Not even a refusal names a card ("r1-f: no foundation takes TH").
+    await socket.send_to(text_data=json.dumps({"type": "move", "move": "r1-f", "ply": 0}))
+    assert (await receive(socket, texts))["error"]["code"] == "race_not_started"
+    assert not [t for t in texts if CARD.search(t)]
+
+    def both_move() -> None:
+        """Bob moves, then ann through another door (REST, another tab)."""
+        for user, game in zip(reversed(users), reversed(games), strict=True):
+            move = quiet_moves(race.deal, 1)[0]
+            game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
+
+    with at(starts(race) + timedelta(milliseconds=10)):
+        await socket.send_to(text_data=json.dumps({"type": "resync"}))
+        dealt = await receive(socket, texts)
+        assert dealt["state"]["position"]["piles"] and dealt["state"]["legal_moves"]
+        await database_sync_to_async(both_move)()
+        # Ann's move reaches her game's socket through the race's one event; bob's does not.
+        changed = await receive(socket, texts)
+        assert (changed["cause"], changed["ply"]) == ("changed", 1)
+        assert await socket.receive_nothing(timeout=0.3)
+    await socket.disconnect()

@@ -145,23 +145,25 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     start.focus()
     ada.keyboard.press("Enter")
 
-    # The countdown deals both games: each page mounts its player's board, held.
+    # The countdown deals both games: each page mounts its player's board, held, and
+    # without a card of the deal until the start.
     for page in (ada, grace):
-        expect(page.locator("#game #board [data-pile='t1'] .card").first).to_be_visible()
+        expect(page.locator("#game #board [data-pile='t1']")).to_be_visible()
     assert (
         ada.evaluate("document.getElementById('board').inert")
-        or ada.evaluate("document.getElementById('race').dataset.phase") == "running"
-    )
+        and game_state(ada)["position"] is None
+    ) or ada.evaluate("document.getElementById('race').dataset.phase") == "running"
     race = ada.evaluate("window.patienceRace.race")
     assert race["status"] in ("countdown", "running")
-    # Same deal for both: the same tableau.
-    assert game_state(ada)["position"]["piles"] == game_state(grace)["position"]["piles"]
     assert game_state(ada)["id"] != game_state(grace)["id"]
 
-    # The start comes by the server's clock, months away from the browser's own.
+    # The start comes by the server's clock, months away from the browser's own; then
+    # each board shows the deal, the same for both.
     for page in (ada, grace):
         expect(page.locator("#race")).to_have_attribute("data-phase", "running", timeout=12_000)
         assert not page.evaluate("document.getElementById('board').inert")
+        expect(page.locator("#game #board [data-pile='t1'] .card-face").first).to_be_visible()
+    assert game_state(ada)["position"]["piles"] == game_state(grace)["position"]["piles"]
     expect(ada.locator("#race-news")).to_contain_text("Go!")
     expect(grace.locator("#race-news")).to_contain_text("Los!")
     expect(ada.locator("#race-phase")).to_have_text("Time left")
@@ -260,10 +262,13 @@ def test_a_quick_race_from_the_lobby_counts_down_over_a_held_board(
     row.get_by_role("button").click()
     grace.wait_for_url(re.compile(rf"/races/{code}/$"))
 
-    # Two players: the countdown runs; both boards are mounted, covered and held.
+    # Two players: the countdown runs; both boards are mounted, covered, held and without
+    # a card: the page has none of the deal before the start.
     for page in (ada, grace):
         expect(page.locator("#race")).to_have_attribute("data-phase", "countdown")
-        expect(page.locator("#game #board [data-pile='t1'] .card").first).to_be_visible()
+        expect(page.locator("#game #board [data-pile='t1']")).to_be_visible()
+        expect(page.locator("#game #board .card-face")).to_have_count(0)
+        assert game_state(page)["position"] is None
         assert page.evaluate("document.getElementById('board').inert")
         assert page.evaluate("document.querySelector('.game-controls').inert")
         expect(page.locator("#race-overlay")).to_have_text(re.compile(r"^\d+$"))

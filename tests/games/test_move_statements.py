@@ -1,4 +1,5 @@
-"""The common path of a move: one guarded statement, and the locked path when it misses.
+"""The common path of a move: one guarded statement, and the locked path when it misses
+(a race's game too, once a locked move proved the race's start).
 
 A process that served a game's last move (or started it) holds the game at that
 ply; its next move is then one ``UPDATE ... INSERT`` statement, committed on its
@@ -7,16 +8,22 @@ own. These tests run in autocommit (``transaction=True``), as servers do.
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import connection
+from django.db.models.functions import Now
 from django.test.utils import CaptureQueriesContext
 
+from games import events
 from games.engine import new_position
-from games.errors import StalePly
-from games.models import Game
+from games.errors import RaceOver, StalePly
+from games.models import Game, Race
 from games.services import games as game_services
+from games.services import races as race_services
+from tests.race_fixtures import game_of, pool, quiet_moves
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -111,3 +118,79 @@ def test_a_hint_given_elsewhere_shows_in_the_next_move(user: Any) -> None:
         out = game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
     assert len(statements(captured)[0]) == 1  # still the held path
     assert out.game.assisted is True
+
+
+# -- a race's game ------------------------------------------------------------------------
+
+
+def _racing(settings: Any, make_user: Any) -> tuple[Any, list[Any], Any]:
+    """A private race of two whose start was a second ago on the database's clock (no test
+    pins that clock: the race's times are moved instead); the race, its players and ann's game."""
+    pool(settings)
+    users = [make_user("ann"), make_user("bob")]
+    race = race_services.race_create(user=users[0], variant="bristol")
+    race_services.race_join(user=users[1], code=race.code)
+    race_services.race_start(user=users[0], code=race.code)
+    Race.objects.filter(pk=race.pk).update(
+        starts_at=Now() - timedelta(seconds=1), ends_at=Now() + timedelta(minutes=5)
+    )
+    race.refresh_from_db()
+    Game.objects.filter(race_entry__race=race).update(started_at=race.starts_at)
+    return race, users, game_of(race, users[0])
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
+    """Every channel-layer message sent, as (group, message)."""
+    messages: list[tuple[str, dict[str, Any]]] = []
+    monkeypatch.setattr(events, "_send", lambda group, message: messages.append((group, message)))
+    return messages
+
+
+@needs_postgres
+@pytest.mark.database_clock
+def test_race_moves_after_the_first_cost_one_statement_and_one_event(
+    settings: Any, make_user: Any, sent: list, assert_consistent: Any
+) -> None:
+    race, (ann, _), game = _racing(settings, make_user)
+    line = quiet_moves(race.deal, 4)
+    sent.clear()
+    game_services.game_apply_move(
+        game_id=game.pk, user=ann, move=line[0], ply=0
+    )  # proves the start
+    for ply, move in enumerate(line[1:], start=1):
+        with CaptureQueriesContext(connection) as captured:
+            out = game_services.game_apply_move(game_id=game.pk, user=ann, move=move, ply=ply)
+        sqls, commits = statements(captured)
+        assert len(sqls) == 1 and commits == 0, captured.captured_queries
+        assert out.game.ply == ply + 1
+    # One event a move, to the race's group: the progress and the game's ply.
+    assert [group for group, _ in sent] == [f"race.{race.code}"] * 4
+    assert [(m["type"], m["game_id"], m["ply"]) for _, m in sent] == [
+        ("race.progress", game.pk, n) for n in (1, 2, 3, 4)
+    ]
+    assert sent[-1][1]["player"]["moves"] == 4 and sent[-1][1]["player"]["username"] == "ann"
+    assert_consistent(game)
+
+
+@needs_postgres
+@pytest.mark.database_clock
+def test_a_held_race_game_takes_no_move_after_the_time_limit(
+    settings: Any, make_user: Any, sent: list
+) -> None:
+    """The time limit is checked in the guarded statement, on the database's clock."""
+    race, (ann, _), game = _racing(settings, make_user)
+    first, second = quiet_moves(race.deal, 2)
+    game_services.game_apply_move(game_id=game.pk, user=ann, move=first, ply=0)
+    held = game_services._held[game.pk]
+    assert held.race is not None and held.race.code == race.code
+    # Time is up: the limit moves into the past, in the database and in what the process holds.
+    Race.objects.filter(pk=race.pk).update(ends_at=Now())
+    race.refresh_from_db()
+    assert race.ends_at is not None
+    game_services._hold(held.game, held.position, replace(held.race, ends_at=race.ends_at))
+    sent.clear()
+
+    with pytest.raises(RaceOver):
+        game_services.game_apply_move(game_id=game.pk, user=ann, move=second, ply=1)
+    assert Game.objects.get(pk=game.pk).ply == 1 and not sent

@@ -13,6 +13,7 @@ import pytest
 import time_machine
 
 from games import clock
+from games.engine import new_position
 from games.selectors import races as race_selectors
 from tests.race_fixtures import ends, game_of, starts
 
@@ -164,6 +165,11 @@ def test_the_countdown_mounts_the_players_board_held_until_the_start(
     assert re.search(r'class="game-controls"[^>]* inert>', html)
     # The server's clock, and when the race starts and ends by it.
     assert data["starts_at"] and data["ends_at"] and data["server_time"]
+    # No card of the deal before the start: the state is counts only (race.js asks again then).
+    state = json_script(html, "initial-state")
+    assert state["position"] is None and state["legal_moves"] == [] and state["ply"] == 0
+    dealt = new_position("bristol", seed=int(race.deal.seed)).public_json()["piles"]
+    assert not [card for pile in dealt.values() for card in pile if f'"{card}"' in html]
 
 
 def test_a_running_race_lets_the_board_play(logged_in: Any, player: Any, rival: Any) -> None:
@@ -171,6 +177,7 @@ def test_a_running_race_lets_the_board_play(logged_in: Any, player: Any, rival: 
     with time_machine.travel(starts(race) + timedelta(seconds=1), tick=False):
         html = page(logged_in, f"/races/{race.code}/", **EN)
     assert initial_race(html)["status"] == "running"
+    assert json_script(html, "initial-state")["position"]["piles"]  # the deal, from the start
     assert not re.search(r'id="board"[^>]* inert', html)
     assert not re.search(r'class="game-controls"[^>]* inert', html)
 

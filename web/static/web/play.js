@@ -134,8 +134,12 @@ let client = null;
 client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state"), {
   onState: (state, before) => {
     receivedAt = performance.now();
+    // A race's game shows its deal from the start on: until the server says it has
+    // started (the page's clock may be a little ahead), ask again.
+    if (!state.position && !boardEl.inert) setTimeout(() => client.resync(), 300);
     // The same position again (a reconnect, a resync): only the clock needs the news.
-    if (state.ply === before.ply && state.status === before.status) return tick();
+    const dealt = !before.position && state.position;
+    if (state.ply === before.ply && state.status === before.status && !dealt) return tick();
     if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
     draw();
     if (before.status === "playing" && state.status !== "playing") {
@@ -181,7 +185,7 @@ function destinationsOf(src) {
       out.add(dst);
       if (dst === "f") {
         // Only the foundation the card would land on lights up (any of them takes the click).
-        const piles = client.state.position.piles;
+        const piles = shownPiles();
         const f = foundationFor(piles[src].slice(-1)[0], piles);
         if (f) out.add(f);
       }
@@ -191,6 +195,8 @@ function destinationsOf(src) {
 }
 
 const legal = (m) => client.state.legal_moves.includes(m);
+// The piles shown: none before a race's start (its game shows no card until then).
+const shownPiles = () => (client.state.position ? client.state.position.piles : {});
 const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 
 // -- drawing -----------------------------------------------------------------------------------
@@ -200,8 +206,8 @@ function draw() {
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
   renderBoard(boardEl, {
     family,
-    piles: s.position.piles,
-    stock: s.position.stock,
+    piles: shownPiles(),
+    stock: s.position ? s.position.stock : 0,
     interactive: true,
     keys: hintLabels(),
     keyHints: settings.keyHints,
@@ -211,7 +217,7 @@ function draw() {
   });
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
-  document.getElementById("btn-deal").querySelector(".count").textContent = s.position.stock;
+  document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
   document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
   controls();
   document.getElementById("game-status").textContent = statusText(s.status, s.kind);
@@ -271,7 +277,7 @@ function refused() {
 function select(id) {
   ui.selected = id;
   if (!ui.hint.includes(id)) ui.hint = [];
-  const top = client.state.position.piles[id]?.slice(-1)[0];
+  const top = shownPiles()[id]?.slice(-1)[0];
   say(
     top
       ? interpolate(gettext("%(card)s selected: choose where it goes."), { card: cardName(top) }, true)
@@ -303,20 +309,20 @@ function activate(id) {
     return say(
       interpolate(
         gettext("%(card)s cannot go on %(pile)s."),
-        { card: cardName(client.state.position.piles[sel].slice(-1)[0]), pile: pileName(asDest(id)) },
+        { card: cardName(shownPiles()[sel].slice(-1)[0]), pile: pileName(asDest(id)) },
         true,
       ),
     );
   }
   if (ui.sources.has(id)) return select(id);
-  const pile = client.state.position.piles[id];
+  const pile = shownPiles()[id];
   if (pile && pile.length && !/^[fa]/.test(id)) say(gettext("This card has no move now."));
 }
 
 function sendHome(id) {
   const m = `${id}-${HOME}`;
   if (legal(m)) move(m);
-  else if (client.state.position.piles[id]?.length) say(gettext("This card cannot go home now."));
+  else if (shownPiles()[id]?.length) say(gettext("This card cannot go home now."));
 }
 
 function deal(reverse = false) {
@@ -345,7 +351,7 @@ async function hint() {
   try {
     const h = await api("POST", `/api/v1/games/${client.id}/hint/`);
     if (h.verdict === "won") {
-      const piles = client.state.position.piles;
+      const piles = shownPiles();
       say(interpolate(gettext("Hint: %(move)s"), { move: moveWords(h.move, piles) }, true));
       const [source, dst] = h.move.split("-");
       if (dst && sourcesOf(client.state).has(source)) {
@@ -374,7 +380,7 @@ function autoAces() {
   const m = s.legal_moves.find((x) => {
     if (!x.endsWith("-" + HOME)) return false;
     if (HOME === "a") return true;
-    const top = s.position.piles[x.split("-")[0]]?.slice(-1)[0];
+    const top = shownPiles()[x.split("-")[0]]?.slice(-1)[0];
     return top && top[0] === "A";
   });
   if (m) move(m, { auto: true });
