@@ -188,7 +188,7 @@ class GameStateSerializer(serializers.Serializer):
         help_text="Null for a race's game until the race starts: no card of the deal is "
         "shown before then (ask again at `starts_at`).",
     )
-    legal_moves = _cards(help_text="None before a race's start.")
+    legal_moves = _cards(help_text="Empty before a race's start.")
     can_undo = serializers.BooleanField()
     deal = DealRevealSerializer(
         allow_null=True,
