@@ -17,7 +17,6 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
 from accounts import services as account_services
-from games.engine import new_position
 from games.services import games as game_services
 from games.services import races as race_services
 from patience_site.asgi import application
@@ -68,13 +67,9 @@ async def test_players_and_spectators_see_progress_standings_and_no_card(setting
 
     def bob_plays() -> list[str]:
         game = game_of(race, users[1])
-        pos = new_position("bristol", seed=int(race.deal.seed))
-        played = []
-        for ply in range(2):
-            move = next(str(m) for m in pos.legal_moves if str(m) != "deal")
+        played = quiet_moves(race.deal, 2)
+        for ply, move in enumerate(played):
             game_services.game_apply_move(game_id=game.pk, user=users[1], move=move, ply=ply)
-            pos = pos.apply(move)
-            played.append(move)
         return played
 
     with at(starts(race) + timedelta(milliseconds=10)):
