@@ -1,7 +1,7 @@
 """Two commits side by side: CPU per move by part and capacity, over WebSocket and REST.
 
     bench/compare.sh OLD NEW                 # checks the commits out, then runs this
-    python bench/compare.py --old DIR --new DIR [--budget 300]
+    python bench/compare.py --old DIR --new DIR [--budget 420]
 
 Each tree (a checkout of one commit) gets its own fresh PostgreSQL database,
 migrated by its own code, one daphne (sockets) and one gunicorn (REST, one
@@ -22,6 +22,13 @@ Runs alternate between the trees, run by run, so both see the same machine:
    errors, searched per tree (doubling, then bisecting geometrically until the
    bounds are within ``--precision``), probes alternating between the trees,
    bounded by ``--budget`` seconds per transport.
+
+Every run, CPU run or probe, first plays ``--warmup`` seconds unmeasured (sockets
+open, games started, the server's lazy imports, pools and held games filled), then
+measures: a CPU run ``--cpu-seconds``, a probe at least ``--probe-seconds`` and
+long enough for ``--probe-moves`` moves, so that its p99 is a rank among hundreds
+of moves and not the slowest few of a cold start. The players are registered once
+per tree (a password hash each) and play every run as themselves.
 """
 
 from __future__ import annotations
@@ -34,6 +41,8 @@ import os
 import subprocess
 import sys
 import time
+import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -44,6 +53,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench import api, ws  # noqa: E402
 from bench._server import database_arguments, percentile  # noqa: E402
+from devtools.accounts import register  # noqa: E402
 from devtools.servers import free_port, pg_admin, redis_answers, server_env, stop, wait_until_up  # noqa: E402
 
 TRANSPORTS = ("ws", "api")
@@ -79,6 +89,7 @@ class Tree:
     env: dict[str, str] = field(default_factory=dict)
     servers: dict[str, subprocess.Popen] = field(default_factory=dict)
     bases: dict[str, str] = field(default_factory=dict)
+    tokens: list[str] = field(default_factory=list)
 
     def start(self, args: argparse.Namespace) -> None:
         self.database = f"patience_cmp_{self.label}_{os.getpid()}"
@@ -112,18 +123,24 @@ class Tree:
             self.bases[transport] = f"http://127.0.0.1:{port}"
         for transport, server in self.servers.items():
             wait_until_up(server, self.bases[transport])
+        with ThreadPoolExecutor(max_workers=4) as pool:  # a password hash each: a few at once
+            names = [f"cmp-{uuid.uuid4().hex[:12]}" for _ in range(args.clients)]
+            self.tokens = list(pool.map(lambda n: register(self.bases["api"], n), names))
 
     def stop(self, args: argparse.Namespace) -> None:
         stop(list(self.servers.values()))
         if self.database:
             pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
 
-    def run(self, transport: str, rate: float, seconds: float, clients: int) -> dict[str, Any]:
-        """One paced run; its figures: moves, p99, errors, CPU seconds by part."""
+    def run(
+        self, transport: str, rate: float, seconds: float, args: argparse.Namespace
+    ) -> dict[str, Any]:
+        """One paced run after a warm-up; its figures: moves, p99, errors, CPU seconds by part."""
         options = argparse.Namespace(
-            clients=clients,
+            clients=args.clients,
             rate=rate,
             seconds=seconds,
+            warmup=args.warmup,
             games=None,
             variant="bristol",
             cap=400,
@@ -134,10 +151,10 @@ class Tree:
         pg_before = pg_backends_cpu(self.database)
         if transport == "ws":
             tallies, wall, cpu = asyncio.run(
-                ws.run_players([self.bases["ws"]], options, [server.pid])
+                ws.run_players([self.bases["ws"]], options, [server.pid], self.tokens)
             )
         else:
-            phase, _ = api.run_clients(self.bases["api"], options, server.pid)
+            phase, _ = api.run_clients(self.bases["api"], options, server.pid, self.tokens)
             tallies, wall, cpu = phase.tallies, phase.wall, phase.cpu
         cpu["postgres"] = pg_backends_cpu(self.database) - pg_before
         latencies = sorted(x for t in tallies for x in t.latencies_ms)
@@ -196,7 +213,8 @@ def capacity(trees: list[Tree], transport: str, args: argparse.Namespace) -> dic
             rate = searches[tree.label].next_rate()
             if rate is None or time.monotonic() >= deadline:
                 continue
-            figures = tree.run(transport, rate, args.probe_seconds, args.clients)
+            seconds = max(args.probe_seconds, args.probe_moves / rate)
+            figures = tree.run(transport, rate, seconds, args)
             searches[tree.label].record(figures, args.p99)
             progressed = True
             print(
@@ -234,12 +252,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-rate-ws", type=float, default=100.0, help="rate of CPU runs (ws)")
     parser.add_argument("--cpu-rate-api", type=float, default=50.0, help="rate of CPU runs (api)")
     parser.add_argument("--p99", type=float, default=50.0, help="capacity's p99 limit, ms (50)")
-    parser.add_argument("--probe-seconds", type=float, default=8.0, help="length of a probe")
-    parser.add_argument("--start-ws", type=float, default=100.0, help="first probe rate (ws)")
-    parser.add_argument("--start-api", type=float, default=50.0, help="first probe rate (api)")
+    parser.add_argument(
+        "--warmup", type=float, default=5.0, help="unmeasured play before every run, s (5)"
+    )
+    parser.add_argument(
+        "--probe-seconds", type=float, default=15.0, help="shortest measured probe, s (15)"
+    )
+    parser.add_argument(
+        "--probe-moves", type=int, default=500, help="fewest moves a probe is long enough for"
+    )
+    parser.add_argument("--start-ws", type=float, default=50.0, help="first probe rate (ws)")
+    parser.add_argument("--start-api", type=float, default=25.0, help="first probe rate (api)")
     parser.add_argument("--precision", type=float, default=0.15, help="stop at hi/lo <= 1+this")
     parser.add_argument(
-        "--budget", type=float, default=300.0, help="seconds of capacity search per transport"
+        "--budget", type=float, default=420.0, help="seconds of capacity search per transport (420)"
     )
     parser.add_argument("--no-capacity", action="store_true", help="CPU runs only")
     database_arguments(parser)
@@ -263,7 +289,7 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict[str, list[dict[str, Any]]] = {t.label: [] for t in trees}
             for _ in range(args.rounds):
                 for tree in trees:
-                    figures = tree.run(transport, rate, args.cpu_seconds, args.clients)
+                    figures = tree.run(transport, rate, args.cpu_seconds, args)
                     runs[tree.label].append(figures)
                     print(
                         f"    {transport} {tree.label:>10}: {figures['moves']} moves, p99 "
