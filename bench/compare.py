@@ -42,6 +42,7 @@ import subprocess
 import sys
 import time
 import uuid
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +53,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench import api, ws  # noqa: E402
+from bench._play import Tally  # noqa: E402
 from bench._server import database_arguments, percentile  # noqa: E402
 from devtools.accounts import register  # noqa: E402
 from devtools.servers import free_port, pg_admin, redis_answers, server_env, stop, wait_until_up  # noqa: E402
@@ -79,12 +81,23 @@ def pg_backends_cpu(database: str) -> float:
     return total
 
 
+#: What a tree serves: the product's ASGI (daphne) and WSGI (gunicorn) applications.
+PRODUCT_APPS = {"ws": "patience_site.asgi:application", "api": "patience_site.wsgi:application"}
+
+
 @dataclass
 class Tree:
-    """One commit's checkout with its database and servers."""
+    """One commit's checkout with its database and servers.
+
+    ``apps`` and ``settings`` name what its servers run (bench/floor.py runs the floor's);
+    with ``shared_db`` it serves that tree's database instead of a fresh one of its own.
+    """
 
     label: str
     folder: Path
+    apps: dict[str, str] = field(default_factory=lambda: dict(PRODUCT_APPS))
+    settings: str = "patience_site.settings"
+    shared_db: Tree | None = None
     database: str = ""
     env: dict[str, str] = field(default_factory=dict)
     servers: dict[str, subprocess.Popen] = field(default_factory=dict)
@@ -92,23 +105,26 @@ class Tree:
     tokens: list[str] = field(default_factory=list)
 
     def start(self, args: argparse.Namespace) -> None:
-        self.database = f"patience_cmp_{self.label}_{os.getpid()}"
-        pg_admin(args.pg_url, f'CREATE DATABASE "{self.database}"')
-        self.env = server_env(
-            database_url=f"{args.pg_url}/{self.database}",
-            redis_url=args.redis_url if redis_answers(args.redis_url) else None,
-        )
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=self.folder,
-            env=self.env,
-            check=True,
-        )
+        if self.shared_db is not None:
+            self.env = {**self.shared_db.env, "DJANGO_SETTINGS_MODULE": self.settings}
+        else:
+            self.database = f"patience_cmp_{self.label}_{os.getpid()}"
+            pg_admin(args.pg_url, f'CREATE DATABASE "{self.database}"')
+            self.env = server_env(
+                database_url=f"{args.pg_url}/{self.database}",
+                redis_url=args.redis_url if redis_answers(args.redis_url) else None,
+                settings=self.settings,
+            )
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                cwd=self.folder,
+                env=self.env,
+                check=True,
+            )
         commands = {
-            "ws": ["-m", "daphne", "-b", "127.0.0.1", "-p", "{port}"]
-            + ["patience_site.asgi:application"],
+            "ws": ["-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", self.apps["ws"]],
             "api": ["-m", "gunicorn", "-b", "127.0.0.1:{port}", "--worker-class", "gthread"]
-            + ["--workers", "1", "--threads", "8", "patience_site.wsgi:application"],
+            + ["--workers", "1", "--threads", "8", self.apps["api"]],
         }
         for transport, command in commands.items():
             port = free_port()
@@ -123,9 +139,15 @@ class Tree:
             self.bases[transport] = f"http://127.0.0.1:{port}"
         for transport, server in self.servers.items():
             wait_until_up(server, self.bases[transport])
-        with ThreadPoolExecutor(max_workers=4) as pool:  # a password hash each: a few at once
-            names = [f"cmp-{uuid.uuid4().hex[:12]}" for _ in range(args.clients)]
-            self.tokens = list(pool.map(lambda n: register(self.bases["api"], n), names))
+        if self.shared_db is None:
+            with ThreadPoolExecutor(max_workers=4) as pool:  # a password hash each: a few at once
+                names = [f"cmp-{uuid.uuid4().hex[:12]}" for _ in range(args.clients)]
+                self.tokens = list(pool.map(lambda n: register(self.bases["api"], n), names))
+
+    @property
+    def db_name(self) -> str:
+        """The database its servers use."""
+        return self.shared_db.database if self.shared_db is not None else self.database
 
     def stop(self, args: argparse.Namespace) -> None:
         stop(list(self.servers.values()))
@@ -135,7 +157,7 @@ class Tree:
     def run(
         self, transport: str, rate: float, seconds: float, args: argparse.Namespace
     ) -> dict[str, Any]:
-        """One paced run after a warm-up; its figures: moves, p99, errors, CPU seconds by part."""
+        """One paced run of the play benchmark after a warm-up; its figures (``measure``)."""
         options = argparse.Namespace(
             clients=args.clients,
             rate=rate,
@@ -148,27 +170,39 @@ class Tree:
             baseline=0,
         )
         server = self.servers[transport]
-        pg_before = pg_backends_cpu(self.database)
-        if transport == "ws":
-            tallies, wall, cpu = asyncio.run(
-                ws.run_players([self.bases["ws"]], options, [server.pid], self.tokens)
-            )
-        else:
+
+        def play() -> tuple[list[Tally], float, dict[str, float]]:
+            if transport == "ws":
+                return asyncio.run(
+                    ws.run_players([self.bases["ws"]], options, [server.pid], self.tokens)
+                )
             phase, _ = api.run_clients(self.bases["api"], options, server.pid, self.tokens)
-            tallies, wall, cpu = phase.tallies, phase.wall, phase.cpu
-        cpu["postgres"] = pg_backends_cpu(self.database) - pg_before
-        latencies = sorted(x for t in tallies for x in t.latencies_ms)
-        errors = [e for t in tallies for e in t.errors]
-        return {
-            "rate": rate,
-            "moves": len(latencies),
-            "moves_per_s": len(latencies) / wall if wall else 0.0,
-            "p50_ms": percentile(latencies, 0.5),
-            "p99_ms": percentile(latencies, 0.99),
-            "errors": len(errors),
-            "first_error": errors[0] if errors else None,
-            "cpu_s": {k: cpu[k] for k in ("server", "postgres", "client")},
-        }
+            return phase.tallies, phase.wall, phase.cpu
+
+        return measure(self.db_name, rate, play)
+
+
+def measure(
+    database: str, rate: float, play: Callable[[], tuple[list[Tally], float, dict[str, float]]]
+) -> dict[str, Any]:
+    """Figures of one run: moves, p99, errors, CPU seconds by part (PostgreSQL: the
+    backends of ``database``)."""
+    pg_before = pg_backends_cpu(database)
+    tallies, wall, cpu = play()
+    cpu["postgres"] = pg_backends_cpu(database) - pg_before
+    latencies = sorted(x for t in tallies for x in t.latencies_ms)
+    errors = [e for t in tallies for e in t.errors]
+    return {
+        "rate": rate,
+        "moves": len(latencies),
+        "moves_per_s": len(latencies) / wall if wall else 0.0,
+        "p50_ms": percentile(latencies, 0.5),
+        "p99_ms": percentile(latencies, 0.99),
+        "errors": len(errors),
+        "first_error": errors[0] if errors else None,
+        "games_started": sum(t.games_started for t in tallies),
+        "cpu_s": {k: cpu[k] for k in ("server", "postgres", "client")},
+    }
 
 
 # -- capacity search ----------------------------------------------------------------------
