@@ -141,6 +141,11 @@ def _tidy(func: Callable[..., T], *args: Any) -> T:
         close_old_connections()
 
 
+#: ``_tidy`` in the event loop's worker threads: made once, not per call (building a
+#: ``SyncToAsync`` inspects the function each time).
+_in_worker = database_sync_to_async(_tidy, thread_sensitive=False)
+
+
 def _bad(message: str) -> dict[str, Any]:
     return envelope("bad_message", message)
 
@@ -150,7 +155,7 @@ class _Consumer(AsyncWebsocketConsumer):
 
     async def db(self, func: Callable[..., T], *args: Any) -> T:
         """Run ``func`` in a worker thread (see the module docstring)."""
-        return await database_sync_to_async(_tidy, thread_sensitive=False)(func, *args)
+        return await _in_worker(func, *args)
 
     async def flooded(self) -> bool:
         """Count a frame against this socket's bucket and its account's budget; True if refused.

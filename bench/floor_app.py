@@ -23,7 +23,6 @@ from django.core.asgi import get_asgi_application
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "bench.floor_settings")
 django_asgi_app = get_asgi_application()
 
-from channels.db import database_sync_to_async  # noqa: E402
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
@@ -32,7 +31,7 @@ from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.urls import path  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
-from api.consumers import _tidy  # noqa: E402
+from api.consumers import _in_worker  # noqa: E402
 from games.engine import new_position  # noqa: E402
 from games.models import Game  # noqa: E402
 from games.services.games import _guarded_move_sql  # noqa: E402
@@ -95,8 +94,7 @@ class FloorConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         data = json.loads(text_data or "{}")
-        call = database_sync_to_async(_tidy, thread_sensitive=False)
-        _, text = await call(floor_move, self.game_id, data["ply"], data["move"])
+        _, text = await _in_worker(floor_move, self.game_id, data["ply"], data["move"])
         await self.send(text_data=text)
 
 
