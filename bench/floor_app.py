@@ -72,12 +72,9 @@ def floor_move(game_id: int, ply: int, move: str) -> tuple[int, str]:
         player = _players[game_id] = Game.objects.values_list("player_id", flat=True).get(
             pk=game_id
         )
+    params: list[Any] = [ply + 1, 0, 0, json.dumps(POSITION), game_id, player, ply, None, None]
     with connection.cursor() as cursor:
-        cursor.execute(
-            _guarded_move_sql(),
-            [ply + 1, 0, 0, json.dumps(POSITION), game_id, player, ply, None, None]
-            + [ply, move, timezone.now(), ply + 1],
-        )
+        cursor.execute(_guarded_move_sql(), [*params, ply, move, timezone.now(), ply + 1])
         moved = cursor.fetchone() is not None
     if not moved:
         return 409, json.dumps({"type": "error", "ply": ply, "error": {"code": "stale_ply"}})
@@ -118,7 +115,10 @@ urlpatterns = [
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
-        "websocket": URLRouter([path("ws/floor/<int:game_id>/", FloorConsumer.as_asgi())]),
+        # A consumer in Django's path(), as Channels documents (see api/routing.py).
+        "websocket": URLRouter(
+            [path("ws/floor/<int:game_id>/", FloorConsumer.as_asgi())]  # type: ignore[arg-type,list-item]
+        ),
     }
 )
 wsgi_application = get_wsgi_application()

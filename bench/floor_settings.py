@@ -4,4 +4,4 @@ routes and no middleware, so a request meets nothing the floor does not need."""
 from patience_site.settings import *  # noqa: F403
 
 ROOT_URLCONF = "bench.floor_app"
-MIDDLEWARE: list[str] = []
+MIDDLEWARE = []
