@@ -20,8 +20,9 @@ Runs alternate between the trees, run by run, so both see the same machine:
    which other load on a shared machine inflates far less than latency.
 2. **Capacity**: the highest paced rate at which p99 <= ``--p99`` ms with no
    errors, searched per tree (doubling, then bisecting geometrically until the
-   bounds are within ``--precision``), probes alternating between the trees,
-   bounded by ``--budget`` seconds per transport.
+   bounds are within ``--precision``; a rate fails when ``--confirm`` + 1 probes
+   of it in a row fail), probes alternating between the trees, bounded by
+   ``--budget`` seconds per transport.
 
 Every run, CPU run or probe, first plays ``--warmup`` seconds unmeasured (sockets
 open, games started, the server's lazy imports, pools and held games filled), then
@@ -210,16 +211,24 @@ def measure(
 
 @dataclass
 class Search:
-    """Bounds on one tree's capacity: ``passed`` held, ``failed`` did not."""
+    """Bounds on one tree's capacity: ``passed`` held, ``failed`` did not.
+
+    A rate fails only when ``confirm + 1`` probes of it in a row fail: on a machine
+    shared with other work, one slow second of someone else's is not the server's limit.
+    """
 
     start: float
     precision: float
+    confirm: int = 1
     passed: float = 0.0
     failed: float = math.inf
+    doubt: tuple[float, int] | None = None  # a rate that failed, and how often so far
     probes: list[dict[str, Any]] = field(default_factory=list)
 
     def next_rate(self) -> float | None:
         """The next rate to try, None when the bounds are close enough."""
+        if self.doubt is not None:
+            return self.doubt[0]
         if self.failed == math.inf:
             return self.passed * 2 if self.passed else self.start
         if not self.passed:
@@ -231,15 +240,20 @@ class Search:
     def record(self, figures: dict[str, Any], p99_limit: float) -> None:
         self.probes.append(figures)
         ok = figures["errors"] == 0 and figures["moves"] > 0 and figures["p99_ms"] <= p99_limit
+        rate = figures["rate"]
         if ok:
-            self.passed = max(self.passed, figures["rate"])
+            self.passed, self.doubt = max(self.passed, rate), None
+            return
+        fails = self.doubt[1] + 1 if self.doubt is not None else 1
+        if fails > self.confirm:
+            self.failed, self.doubt = min(self.failed, rate), None
         else:
-            self.failed = min(self.failed, figures["rate"])
+            self.doubt = (rate, fails)
 
 
 def capacity(trees: list[Tree], transport: str, args: argparse.Namespace) -> dict[str, Search]:
     start = args.start_ws if transport == "ws" else args.start_api
-    searches = {t.label: Search(start, args.precision) for t in trees}
+    searches = {t.label: Search(start, args.precision, args.confirm) for t in trees}
     deadline = time.monotonic() + args.budget
     while time.monotonic() < deadline:
         progressed = False
@@ -298,6 +312,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--start-ws", type=float, default=50.0, help="first probe rate (ws)")
     parser.add_argument("--start-api", type=float, default=25.0, help="first probe rate (api)")
     parser.add_argument("--precision", type=float, default=0.15, help="stop at hi/lo <= 1+this")
+    parser.add_argument(
+        "--confirm", type=int, default=1, help="probes more a rate fails before it counts (1)"
+    )
     parser.add_argument(
         "--budget", type=float, default=420.0, help="seconds of capacity search per transport (420)"
     )
