@@ -69,7 +69,7 @@ per socket a token bucket of ``WS_MESSAGE_BURST`` frames refilled at
 ``WS_MESSAGE_RATE`` a second (settings), and per account the REST budget
 (``THROTTLE_RATE_USER``): each frame of a signed-in socket counts as one
 request of its account, on the same counter as REST, across all its sockets
-and server processes. A frame beyond either is not read and gets the error
+and server processes. A frame beyond either is not acted on and gets the error
 ``throttled`` (``cause`` ``message``) with ``details.retry_after``, the
 seconds until a frame is accepted again; a socket refused more than
 ``WS_MESSAGE_BURST`` frames since its bucket was last full is closed with 4429.
@@ -146,6 +146,11 @@ def _tidy(func: Callable[..., T], *args: Any) -> T:
         close_old_connections()
 
 
+#: ``_tidy`` in the event loop's worker threads: made once, not per call (building a
+#: ``SyncToAsync`` inspects the function each time).
+_in_worker = database_sync_to_async(_tidy, thread_sensitive=False)
+
+
 def _bad(message: str) -> dict[str, Any]:
     return envelope("bad_message", message)
 
@@ -155,36 +160,51 @@ class _Consumer(AsyncWebsocketConsumer):
 
     async def db(self, func: Callable[..., T], *args: Any) -> T:
         """Run ``func`` in a worker thread (see the module docstring)."""
-        return await database_sync_to_async(_tidy, thread_sensitive=False)(func, *args)
+        return await _in_worker(func, *args)
 
     async def flooded(self) -> bool:
         """Count a frame against this socket's bucket and its account's budget; True if refused.
 
-        A refused frame is not read. Refusals are forgiven only once the bucket is
-        full again, so a flood that is let through a frame now and then is still closed.
+        A refused frame is not acted on, and is answered ``throttled`` (see ``refused``).
         """
+        wait = self.bucket_wait()
+        if wait is None:
+            wait = await self._account_wait()
+        if wait is None:
+            self.admitted()
+            return False
+        await self.refused(wait)
+        return True
+
+    def bucket_wait(self) -> float | None:
+        """None if this socket's bucket holds a frame (it is taken by ``admitted``), else the
+        seconds until it does."""
         rate, burst = settings.WS_MESSAGE_RATE, settings.WS_MESSAGE_BURST
         now = time.monotonic()
         tokens = getattr(self, "_tokens", burst) + (now - getattr(self, "_stamp", now)) * rate
         self._tokens, self._stamp = min(burst, tokens), now
-        if self._tokens >= 1:
-            wait = await self._account_wait()
-            if wait is None:
-                self._tokens -= 1
-                if self._tokens >= burst - 1:  # it was full: the client is calm
-                    self._refused = 0
-                return False
-        else:
-            wait = (1 - self._tokens) / rate
+        return None if self._tokens >= 1 else (1 - self._tokens) / rate
+
+    def admitted(self) -> None:
+        """A frame passed both limits: it takes its place in the bucket."""
+        self._tokens -= 1
+        if self._tokens >= settings.WS_MESSAGE_BURST - 1:  # it was full: the client is calm
+            self._refused = 0
+
+    async def refused(self, wait: float) -> None:
+        """Answer a refused frame ``throttled``, or hang up on a client that ignores that.
+
+        Refusals are forgiven only once the bucket is full again, so a flood that is let
+        through a frame now and then is still closed.
+        """
         self._refused = getattr(self, "_refused", 0) + 1
-        if self._refused > burst:  # it ignores the answers: hang up
+        if self._refused > settings.WS_MESSAGE_BURST:  # it ignores the answers: hang up
             self.ready = False
             await self.close(code=CLOSE_TOO_MANY, reason="too many messages")
-            return True
+            return
         wait = round(wait, 3)
         message = f"too many messages: wait {wait} s"
         await self.refuse(envelope("throttled", message, {"retry_after": wait}))
-        return True
 
     async def _account_wait(self) -> float | None:
         """None if the account's budget (shared with REST) allows a frame, else the wait."""
@@ -194,7 +214,7 @@ class _Consumer(AsyncWebsocketConsumer):
         return await self.db(account_wait, user.pk)
 
     async def refuse(self, body: dict[str, Any]) -> None:
-        """Answer a frame that was not read with this error envelope."""
+        """Answer a frame that was not acted on with this error envelope."""
         raise NotImplementedError
 
     async def join(self, group: str) -> None:
@@ -278,7 +298,10 @@ class GameConsumer(_Consumer):
                 del _open_game_sockets[self.user.pk]
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if not self.ready or await self.flooded():
+        if not self.ready:
+            return
+        if (wait := self.bucket_wait()) is not None:
+            await self.refused(wait)
             return
         cause = "message"
         try:
@@ -299,9 +322,21 @@ class GameConsumer(_Consumer):
             else:
                 call = (self._current_or_error, cause)
         except (_BadMessage, InvalidInput) as exc:  # a frame's shape: always bad_message
+            if (wait := await self._account_wait()) is not None:
+                await self.refused(wait)
+                return
+            self.admitted()
             await self._send((self._error_text(cause, self.sent_ply, _bad(str(exc))), None))
             return
-        await self._send(await self.db(*call))
+        # The account's budget is counted in the request's own worker-thread call: one
+        # thread hop per frame, not two.
+        wait, frame = await self.db(self._metered, *call)
+        if wait is not None:
+            await self.refused(wait)
+            return
+        self.admitted()
+        assert frame is not None  # a frame that passed
+        await self._send(frame)
 
     async def game_changed(self, event: dict[str, Any]) -> None:
         """Group event: the game moved on (maybe in another process); show it if new."""
@@ -350,6 +385,12 @@ class GameConsumer(_Consumer):
         await self.send(text_data=text)
 
     # -- worker thread --
+
+    def _metered(self, func: Callable[..., Frame], *args: Any) -> tuple[float | None, Frame | None]:
+        """``func(*args)`` if the account's budget allows the frame: (None, its frame);
+        else (the wait, None) and nothing done."""
+        wait = account_wait(self.user.pk)
+        return (wait, None) if wait is not None else (None, func(*args))
 
     def _state(self, game: Any, position: Any = None, *, cause: str, **extra: Any) -> Frame:
         message = {

@@ -46,6 +46,12 @@ def arguments(description: str, *, redis_db: int) -> argparse.ArgumentParser:
     parser.add_argument(
         "--seconds", type=float, help="stop after this long (default: 20 s unless --games)"
     )
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=3.0,
+        help="play this long unmeasured first: sockets open, games started, pools filled (3)",
+    )
     parser.add_argument("--variant", default="bristol")
     parser.add_argument("--cap", type=int, default=400, help="resign a game after N moves")
     parser.add_argument("--seed", type=int, default=1, help="seed of the clients' choices")

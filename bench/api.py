@@ -59,21 +59,31 @@ TARGETS = _play.Targets(moves_per_s=300.0, p50_ms=10.0)
 # -- the clients ------------------------------------------------------------------------
 
 
-def client_session(base: str) -> tuple[requests.Session | None, str | None]:
-    """A session of a newly registered user that sends its personal token."""
+def client_session(
+    base: str, token: str | None = None
+) -> tuple[requests.Session | None, str | None]:
+    """A session that sends a personal token: ``token``, or that of a newly registered user."""
     session = requests.Session()
-    try:
-        token = register(base, f"bench-{uuid.uuid4().hex[:12]}", session=session, timeout=600)
-    except (RuntimeError, requests.RequestException) as exc:
-        return None, f"register: {exc}"
+    session.trust_env = False
+    if token is None:
+        try:
+            token = register(base, f"bench-{uuid.uuid4().hex[:12]}", session=session, timeout=600)
+        except (RuntimeError, requests.RequestException) as exc:
+            return None, f"register: {exc}"
     session.headers["Authorization"] = f"Token {token}"
     return session, None
 
 
 def play(
-    base: str, index: int, session: requests.Session, args: argparse.Namespace, deadline: float
+    base: str,
+    index: int,
+    session: requests.Session,
+    args: argparse.Namespace,
+    window: tuple[float, float],
 ) -> Tally:
-    """One client: play games until the deadline or the game count."""
+    """One client: play games until the window's end or the game count; moves sent before
+    the window's start (the warm-up) are not counted."""
+    measured_from, deadline = window
     tally = Tally()
     rng = random.Random(args.seed * 1000 + index)
     games = 0
@@ -112,7 +122,8 @@ def play(
             if after["ply"] != body["ply"] + 1 or after["duplicate"]:
                 tally.error(f"move: ply {body['ply']} answered with ply {after['ply']}")
                 break
-            tally.latencies_ms.append(elapsed)
+            if t0 >= measured_from:
+                tally.latencies_ms.append(elapsed)
             state = after
         if state["status"] != "playing":
             tally.games_ended[state["status"]] += 1
@@ -141,20 +152,33 @@ class Phase:
     cpu: dict[str, float]  # CPU seconds by part (server, postgres, redis, client)
 
 
-def timed(pool: ThreadPoolExecutor, jobs: list, server_pid: int | None) -> Phase:
+def timed(
+    pool: ThreadPoolExecutor, jobs: list, server_pid: int | None, warmup: float = 0.0
+) -> Phase:
+    """Run the jobs at once; time and account the CPU from ``warmup`` seconds on."""
+    futures = [pool.submit(job) for job in jobs]
+    time.sleep(warmup)
     account = CpuAccount([server_pid] if server_pid else [])
     began = time.perf_counter()
-    tallies = [f.result() for f in [pool.submit(job) for job in jobs]]
+    tallies = [f.result() for f in futures]
     wall = time.perf_counter() - began
     return Phase(tallies, wall, account.spent())
 
 
 def run_clients(
-    base: str, args: argparse.Namespace, server_pid: int | None = None
+    base: str,
+    args: argparse.Namespace,
+    server_pid: int | None = None,
+    tokens: list[str] | None = None,
 ) -> tuple[Phase, Phase | None]:
-    """Register every client, optionally time the baseline, then let them all play at once."""
+    """Register every client (or play as ``tokens``' players), optionally time the baseline,
+    then let them all play at once: ``args.warmup`` seconds unmeasured, then measured."""
     with ThreadPoolExecutor(max_workers=args.clients) as pool:
-        made = list(pool.map(lambda _: client_session(base), range(args.clients)))
+        made = list(
+            pool.map(
+                lambda i: client_session(base, tokens[i] if tokens else None), range(args.clients)
+            )
+        )
         sessions = [(i, session) for i, (session, _) in enumerate(made) if session]
         failed = Tally(errors=[error for _, error in made if error])
         base_phase = None
@@ -162,9 +186,11 @@ def run_clients(
             deadline = time.perf_counter() + args.baseline
             jobs = [partial(fetch_variants, base, s, deadline) for _, s in sessions]
             base_phase = timed(pool, jobs, server_pid)
-        deadline = time.perf_counter() + args.seconds if args.seconds else float("inf")
-        jobs = [partial(play, base, i, s, args, deadline) for i, s in sessions]
-        phase = timed(pool, jobs, server_pid)
+        warmup = getattr(args, "warmup", 0.0)
+        measured_from = time.perf_counter() + warmup
+        deadline = measured_from + args.seconds if args.seconds else float("inf")
+        jobs = [partial(play, base, i, s, args, (measured_from, deadline)) for i, s in sessions]
+        phase = timed(pool, jobs, server_pid, warmup)
         phase.tallies.append(failed)
     return phase, base_phase
 

@@ -1,7 +1,7 @@
 """Two commits side by side: CPU per move by part and capacity, over WebSocket and REST.
 
     bench/compare.sh OLD NEW                 # checks the commits out, then runs this
-    python bench/compare.py --old DIR --new DIR [--budget 300]
+    python bench/compare.py --old DIR --new DIR [--budget 420]
 
 Each tree (a checkout of one commit) gets its own fresh PostgreSQL database,
 migrated by its own code, one daphne (sockets) and one gunicorn (REST, one
@@ -20,8 +20,16 @@ Runs alternate between the trees, run by run, so both see the same machine:
    which other load on a shared machine inflates far less than latency.
 2. **Capacity**: the highest paced rate at which p99 <= ``--p99`` ms with no
    errors, searched per tree (doubling, then bisecting geometrically until the
-   bounds are within ``--precision``), probes alternating between the trees,
-   bounded by ``--budget`` seconds per transport.
+   bounds are within ``--precision``; a rate fails when ``--confirm`` + 1 probes
+   of it in a row fail), probes alternating between the trees, bounded by
+   ``--budget`` seconds per transport.
+
+Every run, CPU run or probe, first plays ``--warmup`` seconds unmeasured (sockets
+open, games started, the server's lazy imports, pools and held games filled), then
+measures: a CPU run ``--cpu-seconds``, a probe at least ``--probe-seconds`` and
+long enough for ``--probe-moves`` moves, so that its p99 is a rank among hundreds
+of moves and not the slowest few of a cold start. The players are registered once
+per tree (a password hash each) and play every run as themselves.
 """
 
 from __future__ import annotations
@@ -34,6 +42,9 @@ import os
 import subprocess
 import sys
 import time
+import uuid
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,7 +54,9 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench import api, ws  # noqa: E402
+from bench._play import Tally  # noqa: E402
 from bench._server import database_arguments, percentile  # noqa: E402
+from devtools.accounts import register  # noqa: E402
 from devtools.servers import free_port, pg_admin, redis_answers, server_env, stop, wait_until_up  # noqa: E402
 
 TRANSPORTS = ("ws", "api")
@@ -69,35 +82,50 @@ def pg_backends_cpu(database: str) -> float:
     return total
 
 
+#: What a tree serves: the product's ASGI (daphne) and WSGI (gunicorn) applications.
+PRODUCT_APPS = {"ws": "patience_site.asgi:application", "api": "patience_site.wsgi:application"}
+
+
 @dataclass
 class Tree:
-    """One commit's checkout with its database and servers."""
+    """One commit's checkout with its database and servers.
+
+    ``apps`` and ``settings`` name what its servers run (bench/floor.py runs the floor's);
+    with ``shared_db`` it serves that tree's database instead of a fresh one of its own.
+    """
 
     label: str
     folder: Path
+    apps: dict[str, str] = field(default_factory=lambda: dict(PRODUCT_APPS))
+    settings: str = "patience_site.settings"
+    shared_db: Tree | None = None
     database: str = ""
     env: dict[str, str] = field(default_factory=dict)
     servers: dict[str, subprocess.Popen] = field(default_factory=dict)
     bases: dict[str, str] = field(default_factory=dict)
+    tokens: list[str] = field(default_factory=list)
 
     def start(self, args: argparse.Namespace) -> None:
-        self.database = f"patience_cmp_{self.label}_{os.getpid()}"
-        pg_admin(args.pg_url, f'CREATE DATABASE "{self.database}"')
-        self.env = server_env(
-            database_url=f"{args.pg_url}/{self.database}",
-            redis_url=args.redis_url if redis_answers(args.redis_url) else None,
-        )
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=self.folder,
-            env=self.env,
-            check=True,
-        )
+        if self.shared_db is not None:
+            self.env = {**self.shared_db.env, "DJANGO_SETTINGS_MODULE": self.settings}
+        else:
+            self.database = f"patience_cmp_{self.label}_{os.getpid()}"
+            pg_admin(args.pg_url, f'CREATE DATABASE "{self.database}"')
+            self.env = server_env(
+                database_url=f"{args.pg_url}/{self.database}",
+                redis_url=args.redis_url if redis_answers(args.redis_url) else None,
+                settings=self.settings,
+            )
+            subprocess.run(
+                [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+                cwd=self.folder,
+                env=self.env,
+                check=True,
+            )
         commands = {
-            "ws": ["-m", "daphne", "-b", "127.0.0.1", "-p", "{port}"]
-            + ["patience_site.asgi:application"],
+            "ws": ["-m", "daphne", "-b", "127.0.0.1", "-p", "{port}", self.apps["ws"]],
             "api": ["-m", "gunicorn", "-b", "127.0.0.1:{port}", "--worker-class", "gthread"]
-            + ["--workers", "1", "--threads", "8", "patience_site.wsgi:application"],
+            + ["--workers", "1", "--threads", "8", self.apps["api"]],
         }
         for transport, command in commands.items():
             port = free_port()
@@ -112,18 +140,30 @@ class Tree:
             self.bases[transport] = f"http://127.0.0.1:{port}"
         for transport, server in self.servers.items():
             wait_until_up(server, self.bases[transport])
+        if self.shared_db is None:
+            with ThreadPoolExecutor(max_workers=4) as pool:  # a password hash each: a few at once
+                names = [f"cmp-{uuid.uuid4().hex[:12]}" for _ in range(args.clients)]
+                self.tokens = list(pool.map(lambda n: register(self.bases["api"], n), names))
+
+    @property
+    def db_name(self) -> str:
+        """The database its servers use."""
+        return self.shared_db.database if self.shared_db is not None else self.database
 
     def stop(self, args: argparse.Namespace) -> None:
         stop(list(self.servers.values()))
         if self.database:
             pg_admin(args.pg_url, f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
 
-    def run(self, transport: str, rate: float, seconds: float, clients: int) -> dict[str, Any]:
-        """One paced run; its figures: moves, p99, errors, CPU seconds by part."""
+    def run(
+        self, transport: str, rate: float, seconds: float, args: argparse.Namespace
+    ) -> dict[str, Any]:
+        """One paced run of the play benchmark after a warm-up; its figures (``measure``)."""
         options = argparse.Namespace(
-            clients=clients,
+            clients=args.clients,
             rate=rate,
             seconds=seconds,
+            warmup=args.warmup,
             games=None,
             variant="bristol",
             cap=400,
@@ -131,27 +171,39 @@ class Tree:
             baseline=0,
         )
         server = self.servers[transport]
-        pg_before = pg_backends_cpu(self.database)
-        if transport == "ws":
-            tallies, wall, cpu = asyncio.run(
-                ws.run_players([self.bases["ws"]], options, [server.pid])
-            )
-        else:
-            phase, _ = api.run_clients(self.bases["api"], options, server.pid)
-            tallies, wall, cpu = phase.tallies, phase.wall, phase.cpu
-        cpu["postgres"] = pg_backends_cpu(self.database) - pg_before
-        latencies = sorted(x for t in tallies for x in t.latencies_ms)
-        errors = [e for t in tallies for e in t.errors]
-        return {
-            "rate": rate,
-            "moves": len(latencies),
-            "moves_per_s": len(latencies) / wall if wall else 0.0,
-            "p50_ms": percentile(latencies, 0.5),
-            "p99_ms": percentile(latencies, 0.99),
-            "errors": len(errors),
-            "first_error": errors[0] if errors else None,
-            "cpu_s": {k: cpu[k] for k in ("server", "postgres", "client")},
-        }
+
+        def play() -> tuple[list[Tally], float, dict[str, float]]:
+            if transport == "ws":
+                return asyncio.run(
+                    ws.run_players([self.bases["ws"]], options, [server.pid], self.tokens)
+                )
+            phase, _ = api.run_clients(self.bases["api"], options, server.pid, self.tokens)
+            return phase.tallies, phase.wall, phase.cpu
+
+        return measure(self.db_name, rate, play)
+
+
+def measure(
+    database: str, rate: float, play: Callable[[], tuple[list[Tally], float, dict[str, float]]]
+) -> dict[str, Any]:
+    """Figures of one run: moves, p99, errors, CPU seconds by part (PostgreSQL: the
+    backends of ``database``)."""
+    pg_before = pg_backends_cpu(database)
+    tallies, wall, cpu = play()
+    cpu["postgres"] = pg_backends_cpu(database) - pg_before
+    latencies = sorted(x for t in tallies for x in t.latencies_ms)
+    errors = [e for t in tallies for e in t.errors]
+    return {
+        "rate": rate,
+        "moves": len(latencies),
+        "moves_per_s": len(latencies) / wall if wall else 0.0,
+        "p50_ms": percentile(latencies, 0.5),
+        "p99_ms": percentile(latencies, 0.99),
+        "errors": len(errors),
+        "first_error": errors[0] if errors else None,
+        "games_started": sum(t.games_started for t in tallies),
+        "cpu_s": {k: cpu[k] for k in ("server", "postgres", "client")},
+    }
 
 
 # -- capacity search ----------------------------------------------------------------------
@@ -159,16 +211,24 @@ class Tree:
 
 @dataclass
 class Search:
-    """Bounds on one tree's capacity: ``passed`` held, ``failed`` did not."""
+    """Bounds on one tree's capacity: ``passed`` held, ``failed`` did not.
+
+    A rate fails only when ``confirm + 1`` probes of it in a row fail: on a machine
+    shared with other work, one slow second of someone else's is not the server's limit.
+    """
 
     start: float
     precision: float
+    confirm: int = 1
     passed: float = 0.0
     failed: float = math.inf
+    doubt: tuple[float, int] | None = None  # a rate that failed, and how often so far
     probes: list[dict[str, Any]] = field(default_factory=list)
 
     def next_rate(self) -> float | None:
         """The next rate to try, None when the bounds are close enough."""
+        if self.doubt is not None:
+            return self.doubt[0]
         if self.failed == math.inf:
             return self.passed * 2 if self.passed else self.start
         if not self.passed:
@@ -180,15 +240,20 @@ class Search:
     def record(self, figures: dict[str, Any], p99_limit: float) -> None:
         self.probes.append(figures)
         ok = figures["errors"] == 0 and figures["moves"] > 0 and figures["p99_ms"] <= p99_limit
+        rate = figures["rate"]
         if ok:
-            self.passed = max(self.passed, figures["rate"])
+            self.passed, self.doubt = max(self.passed, rate), None
+            return
+        fails = self.doubt[1] + 1 if self.doubt is not None else 1
+        if fails > self.confirm:
+            self.failed, self.doubt = min(self.failed, rate), None
         else:
-            self.failed = min(self.failed, figures["rate"])
+            self.doubt = (rate, fails)
 
 
 def capacity(trees: list[Tree], transport: str, args: argparse.Namespace) -> dict[str, Search]:
     start = args.start_ws if transport == "ws" else args.start_api
-    searches = {t.label: Search(start, args.precision) for t in trees}
+    searches = {t.label: Search(start, args.precision, args.confirm) for t in trees}
     deadline = time.monotonic() + args.budget
     while time.monotonic() < deadline:
         progressed = False
@@ -196,7 +261,8 @@ def capacity(trees: list[Tree], transport: str, args: argparse.Namespace) -> dic
             rate = searches[tree.label].next_rate()
             if rate is None or time.monotonic() >= deadline:
                 continue
-            figures = tree.run(transport, rate, args.probe_seconds, args.clients)
+            seconds = max(args.probe_seconds, args.probe_moves / rate)
+            figures = tree.run(transport, rate, seconds, args)
             searches[tree.label].record(figures, args.p99)
             progressed = True
             print(
@@ -234,12 +300,23 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cpu-rate-ws", type=float, default=100.0, help="rate of CPU runs (ws)")
     parser.add_argument("--cpu-rate-api", type=float, default=50.0, help="rate of CPU runs (api)")
     parser.add_argument("--p99", type=float, default=50.0, help="capacity's p99 limit, ms (50)")
-    parser.add_argument("--probe-seconds", type=float, default=8.0, help="length of a probe")
-    parser.add_argument("--start-ws", type=float, default=100.0, help="first probe rate (ws)")
-    parser.add_argument("--start-api", type=float, default=50.0, help="first probe rate (api)")
+    parser.add_argument(
+        "--warmup", type=float, default=5.0, help="unmeasured play before every run, s (5)"
+    )
+    parser.add_argument(
+        "--probe-seconds", type=float, default=15.0, help="shortest measured probe, s (15)"
+    )
+    parser.add_argument(
+        "--probe-moves", type=int, default=500, help="fewest moves a probe is long enough for"
+    )
+    parser.add_argument("--start-ws", type=float, default=50.0, help="first probe rate (ws)")
+    parser.add_argument("--start-api", type=float, default=25.0, help="first probe rate (api)")
     parser.add_argument("--precision", type=float, default=0.15, help="stop at hi/lo <= 1+this")
     parser.add_argument(
-        "--budget", type=float, default=300.0, help="seconds of capacity search per transport"
+        "--confirm", type=int, default=1, help="probes more a rate fails before it counts (1)"
+    )
+    parser.add_argument(
+        "--budget", type=float, default=420.0, help="seconds of capacity search per transport (420)"
     )
     parser.add_argument("--no-capacity", action="store_true", help="CPU runs only")
     database_arguments(parser)
@@ -263,7 +340,7 @@ def main(argv: list[str] | None = None) -> int:
             runs: dict[str, list[dict[str, Any]]] = {t.label: [] for t in trees}
             for _ in range(args.rounds):
                 for tree in trees:
-                    figures = tree.run(transport, rate, args.cpu_seconds, args.clients)
+                    figures = tree.run(transport, rate, args.cpu_seconds, args)
                     runs[tree.label].append(figures)
                     print(
                         f"    {transport} {tree.label:>10}: {figures['moves']} moves, p99 "

@@ -74,8 +74,9 @@ class Player:
         self.http = requests.Session()
         self.http.trust_env = False
 
-    def sign_up(self) -> None:
-        self.token = register(self.base, f"wsbench-{uuid.uuid4().hex[:12]}")
+    def sign_up(self, token: str | None = None) -> None:
+        """Register a new player, or play as the one ``token`` belongs to."""
+        self.token = token or register(self.base, f"wsbench-{uuid.uuid4().hex[:12]}")
         self.http.headers["Authorization"] = f"Token {self.token}"
 
     def start_game(self) -> int | None:
@@ -87,12 +88,13 @@ class Player:
             return None
         return r.json()["id"]
 
-    async def play(self, start_line: asyncio.Event, deadline: list[float]) -> Tally:
+    async def play(self, start_line: asyncio.Event, window: list[float]) -> Tally:
+        """Play games until the window's end; moves sent before its start are not counted."""
         await start_line.wait()
         rate = self.args.rate / self.args.clients
         self.pace = Pace(rate, self.index / self.args.clients) if rate else None
         games = 0
-        while time.perf_counter() < deadline[0] and (
+        while time.perf_counter() < window[1] and (
             self.args.games is None or games < self.args.games
         ):
             game_id = await asyncio.to_thread(self.start_game)
@@ -102,12 +104,12 @@ class Player:
             games += 1
             self.tally.games_started += 1
             try:
-                await self.play_game(game_id, deadline)
+                await self.play_game(game_id, window)
             except Exception as exc:  # a broken socket is an error, then the next game
                 self.tally.errors.append(f"game {game_id}: {exc!r}")
         return self.tally
 
-    async def play_game(self, game_id: int, deadline: list[float]) -> None:
+    async def play_game(self, game_id: int, window: list[float]) -> None:
         url = self.base.replace("http", "ws", 1) + f"/ws/v1/games/{game_id}/"
         headers = {"Authorization": f"Token {self.token}"}
         async with connect(url, additional_headers=headers, proxy=None, compression=None) as ws:
@@ -118,7 +120,7 @@ class Player:
                 self.tally.errors.append(f"connect: {first}")
                 return
             state = first["state"]
-            while state["status"] == "playing" and time.perf_counter() < deadline[0]:
+            while state["status"] == "playing" and time.perf_counter() < window[1]:
                 if state["ply"] >= self.args.cap:
                     answer = await self.ask(ws, {"type": "resign"})
                     if answer["type"] != "state":
@@ -140,7 +142,8 @@ class Player:
                 if answer["type"] != "state" or answer["ply"] != ply + 1 or answer["duplicate"]:
                     self.tally.errors.append(f"move {request}: {json.dumps(answer)[:300]}")
                     return
-                self.tally.latencies_ms.append(elapsed)
+                if t0 >= window[0]:
+                    self.tally.latencies_ms.append(elapsed)
                 state = answer["state"]
             if state["status"] != "playing":
                 self.tally.games_ended[state["status"]] += 1
@@ -155,29 +158,39 @@ class Player:
 
 
 async def run_players(
-    bases: list[str], args: argparse.Namespace, server_pids: list[int] | None = None
+    bases: list[str],
+    args: argparse.Namespace,
+    server_pids: list[int] | None = None,
+    tokens: list[str] | None = None,
 ) -> tuple[list[Tally], float, dict[str, float]]:
-    """Register every player, then let them all play at once.
+    """Register every player (or play as ``tokens``' players), then let them all play at once.
 
-    Player ``i`` uses server ``bases[i % len(bases)]``. Returns the tallies, the
-    playing time and the CPU seconds spent in it by part (servers: own ones only).
+    Player ``i`` uses server ``bases[i % len(bases)]``. With ``args.warmup`` seconds
+    they first play that long unmeasured (sockets open, games started, the server's
+    lazy imports and pools filled), then ``args.seconds`` measured. Returns the
+    tallies, the measured time and the CPU seconds spent in it by part (servers: own
+    ones only).
     """
     players = [Player(bases[i % len(bases)], i, args) for i in range(args.clients)]
     # Registration hashes a password on the server: a few at a time.
     gate = asyncio.Semaphore(4)
 
-    async def sign_up(p: Player) -> None:
+    async def sign_up(i: int, p: Player) -> None:
         async with gate:
-            await asyncio.to_thread(p.sign_up)
+            await asyncio.to_thread(p.sign_up, tokens[i] if tokens else None)
 
-    await asyncio.gather(*(sign_up(p) for p in players))
+    await asyncio.gather(*(sign_up(i, p) for i, p in enumerate(players)))
     start_line = asyncio.Event()
-    deadline = [float("inf")]
-    tasks = [asyncio.create_task(p.play(start_line, deadline)) for p in players]
+    warmup = getattr(args, "warmup", 0.0)
+    window = [float("inf"), float("inf")]  # measured from, until
+    tasks = [asyncio.create_task(p.play(start_line, window)) for p in players]
+    now = time.perf_counter()
+    window[0] = now + warmup
+    window[1] = window[0] + args.seconds if args.seconds else float("inf")
+    start_line.set()
+    await asyncio.sleep(warmup)
     account = CpuAccount(server_pids or [])
     began = time.perf_counter()
-    deadline[0] = began + args.seconds if args.seconds else float("inf")
-    start_line.set()
     tallies = await asyncio.gather(*tasks)
     wall = time.perf_counter() - began
     return list(tallies), wall, account.spent()
