@@ -178,6 +178,17 @@ def database_arguments(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def shared_redis_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the benchmarks whose several trees share one Redis (compare, floor)."""
+    database_arguments(parser)
+    parser.add_argument(
+        "--redis-url",
+        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
+        help="Redis shared by the trees' servers (their keys carry their database's name)",
+    )
+    parser.add_argument("--json", help="also write the figures to this JSON file")
+
+
 def server_arguments(parser: argparse.ArgumentParser, *, redis_db: int) -> None:
     """The options of the benchmarks that start their own servers (and write JSON)."""
     database_arguments(parser)

@@ -55,7 +55,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench import api, ws  # noqa: E402
 from bench._play import Tally  # noqa: E402
-from bench._server import database_arguments, percentile  # noqa: E402
+from bench._server import percentile, shared_redis_arguments  # noqa: E402
 from devtools.accounts import register  # noqa: E402
 from devtools.servers import free_port, pg_admin, redis_answers, server_env, stop, wait_until_up  # noqa: E402
 
@@ -319,13 +319,7 @@ def main(argv: list[str] | None = None) -> int:
         "--budget", type=float, default=420.0, help="seconds of capacity search per transport (420)"
     )
     parser.add_argument("--no-capacity", action="store_true", help="CPU runs only")
-    database_arguments(parser)
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
-        help="Redis shared by both trees (their keys carry their database's name)",
-    )
-    parser.add_argument("--json", help="also write the figures to this JSON file")
+    shared_redis_arguments(parser)
     args = parser.parse_args(argv)
 
     trees = [Tree(args.old_label, args.old.resolve()), Tree(args.new_label, args.new.resolve())]

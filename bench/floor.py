@@ -41,7 +41,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench._play import Tally  # noqa: E402
-from bench._server import CpuAccount, Pace, database_arguments  # noqa: E402
+from bench._server import CpuAccount, Pace, shared_redis_arguments  # noqa: E402
 from bench.compare import Tree, measure, per_move  # noqa: E402
 
 FLOOR_APPS = {"ws": "bench.floor_app:application", "api": "bench.floor_app:wsgi_application"}
@@ -157,13 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rate-ws", type=float, default=100.0, help="moves/s over ws (100)")
     parser.add_argument("--rate-api", type=float, default=50.0, help="moves/s over api (50)")
     parser.add_argument("--label", default="floor", help="part of the database's name")
-    database_arguments(parser)
-    parser.add_argument(
-        "--redis-url",
-        default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/15"),
-        help="Redis of the servers (their keys carry the database's name)",
-    )
-    parser.add_argument("--json", help="also write the figures to this JSON file")
+    shared_redis_arguments(parser)
     args = parser.parse_args(argv)
 
     product = Tree(f"{args.label}_product", ROOT)
