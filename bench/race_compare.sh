@@ -18,22 +18,10 @@ if [[ ${1:-} == --rounds ]]; then
     rounds=$2
     shift 2
 fi
-root=$(git rev-parse --show-toplevel)
-python="$root/.venv/bin/python"
-work=$(mktemp -d /tmp/patience-race-compare.XXXXXX)
-
-cleanup() {
-    git -C "$root" worktree remove --force "$work/old" 2>/dev/null || true
-    git -C "$root" worktree remove --force "$work/new" 2>/dev/null || true
-    rm -rf "$work"
-}
-trap cleanup EXIT
-
+. "$(dirname "${BASH_SOURCE[0]}")/_two_trees.sh"
+two_trees "$old" "$new" patience-race-compare
 for side in old new; do
-    git -C "$root" worktree add --quiet --detach "$work/$side" "${!side}"
-    ln -s "$root/.venv" "$work/$side/.venv"
     cp "$root/bench/race.py" "$work/$side/bench/race.py" # one client for both
-    echo "$side $(git -C "$work/$side" log -1 --format='%h %s')"
 done
 
 for round in $(seq "$rounds"); do
