@@ -26,7 +26,7 @@ ALL_VARIANTS = (
     "mod3",
 )
 BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
-BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first")
+BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "cautious-depth-first")
 GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends", "depth-first")
 
 
@@ -350,7 +350,7 @@ def test_bristol_each_rule_alone_keeps_verdicts(rule: str, bristol_truth: list) 
         assert res.verdict in (solve(pos).verdict, Verdict.UNKNOWN)
 
 
-@pytest.mark.parametrize("order", [frozenset(), frozenset({"deal-first"})])
+@pytest.mark.parametrize("order", [frozenset(), frozenset({"deal-first"}), frozenset({"cautious"})])
 def test_bristol_depth_first_search_alone_is_complete(
     order: frozenset[str], bristol_truth: list
 ) -> None:
@@ -379,6 +379,18 @@ def test_bristol_depth_first_decides_what_the_scores_miss() -> None:
     won = DepthFirst(BristolGame(belvedere, RULES | {"deal-first"})).run(30_000)
     assert won is not None and won.verdict == "won" and replays_to_won(belvedere, won.line)
     assert solve(bristol, max_nodes=30_000).verdict is Verdict.WON
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("bristol", 8039), ("belvedere", 4398)])
+def test_bristol_cautious_order_decides_what_the_others_miss(variant: str, seed: int) -> None:
+    # The other orders send every card home at once and strand a foundation; this one
+    # keeps the foundations close and wins within a few thousand states.
+    deal = new_position(variant, seed=seed)
+    without = solve(deal, max_nodes=35_000, rules=RULES - {"cautious-depth-first"})
+    assert without.verdict is Verdict.UNKNOWN
+    won = DepthFirst(BristolGame(deal, RULES | {"cautious"})).run(10_000)
+    assert won is not None and won.verdict == "won" and replays_to_won(deal, won.line)
+    assert solve(deal, max_nodes=80_000).verdict is Verdict.WON
 
 
 def test_bristol_cases_catch_an_unsafe_rule(bristol_truth: list) -> None:
