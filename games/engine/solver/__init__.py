@@ -62,14 +62,15 @@ greedy pass within a few hundred states; only a complete search can answer ``los
     on Royal Parade's hard deals and won none of them.
 
 ``cautious-depth-first`` (Bristol family)
-    A third depth-first search, whose order does not race the foundations: it sends home
-    first only the cards at most two ranks above the lowest foundation, then tries
-    reserve cards and fan cards onto fans, then the other cards home, and the deal last.
-    The other orders play every card home at once, drive two foundations to the King
-    and leave a third stuck below a card it needs, a pattern best-first scores follow
-    too; many deals they leave unknown at 400,000 states fall to this order within a few
-    thousand (Bristol 4117, 8039; Belvedere 1987, 4398). Complete under the same rules
-    as the others, like every depth-first search: it can answer ``lost`` as well.
+    Two more depth-first searches, whose orders do not race the foundations: they send
+    home first only the cards at most two ranks above the lowest foundation, then try
+    cards onto fans (one the reserve cards first, the other the fan cards), then the
+    other cards home, and the deal last. The orders of ``depth-first`` play every card
+    home at once, drive two foundations to the King and leave a third stuck below a card
+    it needs, and the best-first scores follow that too; some deals they leave unknown at
+    400,000 states fall to these orders within a few thousand (Bristol 3223, 5028;
+    Belvedere 3441, 4423 within 17,000). Complete under the same rules as the others,
+    like every depth-first search: either can answer ``lost`` as well.
 
 Every rule has a name; ``solve(..., rules=...)`` takes any subset of :data:`RULES`
 (the tests compare the verdicts with rules on and off). With ``rules=frozenset()`` the
@@ -336,7 +337,15 @@ def solve(
 #: ``_passes``). The first three were chosen on Bristol seeds 0..5999 (no other split
 #: tried decided more deals within 1 s on each third of them, bench/README.md); the
 #: depth-first searches got one slice each (here and in the Gallery family), not tuned.
-SHARES = {"greedy": 3, "dig": 2, "plain": 3, "deep": 1, "deep-deal": 1, "cautious": 1}
+SHARES = {
+    "greedy": 3,
+    "dig": 2,
+    "plain": 3,
+    "deep": 1,
+    "deep-deal": 1,
+    "cautious": 1,
+    "cautious-fans": 1,
+}
 #: The same for the Gallery family, which has no second score (the depth-first searches
 #: only in the variants without refills, see ``depth-first``).
 GALLERY_SHARES = {"greedy": 1, "plain": 2, "deep": 1, "deep-deal": 1}
@@ -356,6 +365,7 @@ def _passes(position: Position, rules: frozenset[str]) -> list[tuple[frozenset[s
         out.append((frozenset({"deep", "deal-first"}), shares["deep-deal"]))
     if bristol and "cautious-depth-first" in rules:
         out.append((frozenset({"deep", "cautious"}), shares["cautious"]))
+        out.append((frozenset({"deep", "cautious", "fans-first"}), shares["cautious-fans"]))
     return out
 
 

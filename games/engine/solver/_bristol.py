@@ -83,7 +83,8 @@ class BristolGame:
         self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
         self.dig = "dig" in rules  # the score of the second complete search (``dig-score``)
         self.deal_first = "deal-first" in rules  # a depth-first search's other move order
-        self.cautious = "cautious" in rules  # the order of ``cautious-depth-first``
+        self.cautious = "cautious" in rules  # the orders of ``cautious-depth-first``
+        self.fans_first = "fans-first" in rules  # ... the second one: fan cards first
         m = {} if memos is None else memos
         self._masks: dict[bytes, int] = m.setdefault("masks", {})
         self._pile_info: dict[bytes, tuple[int, dict[int, list[int]]]] = m.setdefault(
@@ -207,7 +208,8 @@ class BristolGame:
             near = found[0] + 2
             low = [m for m in home if piles[m[0]][-1] <= near]
             high = [m for m in home if piles[m[0]][-1] > near]
-            return low + from_reserve + from_fan + high + ([DEAL] if can else [])
+            onto_fans = from_fan + from_reserve if self.fans_first else from_reserve + from_fan
+            return low + onto_fans + high + ([DEAL] if can else [])
         out = home + from_reserve
         if can:
             if self.deal_first:
