@@ -121,6 +121,8 @@ def _piles(position: Position) -> Hashable:
     return position.piles
 
 
+#: Card code -> rank, for ``bytes.translate`` (card codes are small ints).
+_RANK_OF = bytes(RANK) + bytes(256 - len(RANK))
 _FANS = slice(bristol.FANS.start, bristol.FANS.stop)
 _RESERVES = slice(bristol.RESERVES.start, bristol.RESERVES.stop)
 _FOUNDATIONS = slice(bristol.FOUNDATIONS.start, bristol.FOUNDATIONS.stop)
@@ -130,7 +132,7 @@ def _bristol_key(position: Position) -> Hashable:
     """Ranks only, the fans as a sorted tuple, the foundations by their sorted heights,
     and the reserves sorted too once the stock is empty."""
     piles = position.piles
-    ranks = [bytes(RANK[c] for c in p) for p in piles]
+    ranks = [bytes(p).translate(_RANK_OF) for p in piles]
     stock = ranks[bristol.STOCK]
     reserves = ranks[_RESERVES]
     if not stock:
