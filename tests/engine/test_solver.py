@@ -26,7 +26,7 @@ ALL_VARIANTS = (
     "mod3",
 )
 BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
-BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first")
+BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "cautious-depth-first")
 GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends", "depth-first")
 
 
@@ -350,7 +350,15 @@ def test_bristol_each_rule_alone_keeps_verdicts(rule: str, bristol_truth: list) 
         assert res.verdict in (solve(pos).verdict, Verdict.UNKNOWN)
 
 
-@pytest.mark.parametrize("order", [frozenset(), frozenset({"deal-first"})])
+@pytest.mark.parametrize(
+    "order",
+    [
+        frozenset(),
+        frozenset({"deal-first"}),
+        frozenset({"cautious"}),
+        frozenset({"cautious", "fans-first"}),
+    ],
+)
 def test_bristol_depth_first_search_alone_is_complete(
     order: frozenset[str], bristol_truth: list
 ) -> None:
@@ -379,6 +387,25 @@ def test_bristol_depth_first_decides_what_the_scores_miss() -> None:
     won = DepthFirst(BristolGame(belvedere, RULES | {"deal-first"})).run(30_000)
     assert won is not None and won.verdict == "won" and replays_to_won(belvedere, won.line)
     assert solve(bristol, max_nodes=30_000).verdict is Verdict.WON
+
+
+@pytest.mark.parametrize(
+    ("seed", "order", "other"), [(8039, set(), {"fans-first"}), (5028, {"fans-first"}, set())]
+)
+def test_bristol_cautious_orders_decide_what_the_others_miss(
+    seed: int, order: set[str], other: set[str]
+) -> None:
+    # The other orders send every card home at once and strand a foundation; these keep
+    # the foundations close and win within a few thousand states (5028 only with the
+    # fan cards tried first, so both orders take turns).
+    deal = new_position("bristol", seed=seed)
+    without = solve(deal, max_nodes=35_000, rules=RULES - {"cautious-depth-first"})
+    assert without.verdict is Verdict.UNKNOWN
+    won = DepthFirst(BristolGame(deal, RULES | {"cautious"} | order)).run(5_000)
+    assert won is not None and won.verdict == "won" and replays_to_won(deal, won.line)
+    if seed == 5028:
+        assert DepthFirst(BristolGame(deal, RULES | {"cautious"} | other)).run(20_000) is None
+    assert solve(deal, max_nodes=80_000).verdict is Verdict.WON
 
 
 def test_bristol_cases_catch_an_unsafe_rule(bristol_truth: list) -> None:

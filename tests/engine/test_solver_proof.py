@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import doctest
+import random
 from pathlib import Path
 
 import pytest
@@ -69,8 +70,54 @@ def test_the_state_limit_answers_undecided() -> None:
 
 
 def test_it_shares_no_code_with_the_search() -> None:
-    # The point of a second proof: it imports the engine's positions and moves, nothing
-    # of the solver whose verdicts it checks.
+    # The point of a second proof: it imports the engine's positions, moves and layout
+    # (relative imports two levels up), nothing of the solver whose verdicts it checks.
     tree = ast.parse(Path(proof_module.__file__).read_text(encoding="utf-8"))
-    imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
-    assert imported == {"__future__", "collections.abc", "dataclasses", "enum", "position"}
+    imports = [node for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
+    assert all(node.level in (0, 2) for node in imports) and any(node.level for node in imports)
+    absolute = {node.module for node in imports if not node.level}
+    assert absolute == {"__future__", "collections.abc", "dataclasses", "enum"}
+    assert not [node for node in ast.walk(tree) if isinstance(node, ast.Import)]
+
+
+def mirrored(position: Position) -> Position:
+    """``position`` with its fans in reverse order and the suits of every pile's cards
+    relabelled (a rank-preserving swap of cards): the same game by its symmetries."""
+    piles = list(position.piles)
+    piles[0:8] = reversed(piles[0:8])
+    swap = {c: c ^ 1 for p in piles for c in p}  # hearts <-> spades etc.: same rank
+    return type(position)(position.variant, tuple(tuple(swap[c] for c in p) for p in piles))
+
+
+def lost_bristol_position() -> Position:
+    """Bristol seed 49 after 40 seeded random moves: stock out, lost (the solver says so)."""
+    rng = random.Random(49)
+    pos = new_position("bristol", seed=49)
+    for _ in range(40):
+        pos = pos.apply(rng.choice(pos.legal_moves))
+    return pos
+
+
+def test_bristol_symmetric_positions_share_a_key_and_others_do_not() -> None:
+    deal = new_position("bristol", seed=5).play(["deal", "deal"])
+    twin = mirrored(deal)
+    assert twin.piles != deal.piles
+    assert proof_module._bristol_key(twin) == proof_module._bristol_key(deal)
+    for move in deal.legal_moves:  # a real change of the position changes the key
+        assert proof_module._bristol_key(deal.apply(move)) != proof_module._bristol_key(deal)
+    gallery = new_position("picture-gallery", seed=5)
+    assert proof_module._key_of(gallery)(gallery) == gallery.piles
+
+
+def test_bristol_symmetries_confirm_a_loss_the_plain_key_cannot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    pos = lost_bristol_position()
+    assert solve(pos, max_nodes=50_000).verdict is Verdict.LOST
+    proof = prove_lost(pos, max_states=2_000)
+    assert proof.outcome is Proof.CONFIRMED and proof.states < 2_000
+    assert prove_lost(mirrored(pos), max_states=2_000) == proof
+    monkeypatch.setattr(proof_module, "_key_of", lambda position: proof_module._piles)
+    assert prove_lost(pos, max_states=2_000).outcome is Proof.UNDECIDED
+    # With room enough the plain key agrees: the symmetries only merge duplicates.
+    assert prove_lost(pos, max_states=50_000).outcome is Proof.CONFIRMED

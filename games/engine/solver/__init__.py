@@ -29,9 +29,9 @@ first pass that plays far more moves at once than is safe, and is therefore inco
 (its wins are real, its failures mean nothing), and the complete search, whose rules
 are all proven safe below, each with its share of slices a round (``SHARES``: Bristol
 family 3 and 3, 2 for the second complete search of ``dig-score`` and 1 for each
-depth-first search of ``depth-first``; Gallery family 1 and 2, and 1 for each
-depth-first search where it runs). Many won deals fall to the greedy pass within a few hundred
-states; only a complete search can answer ``lost``.
+depth-first search of ``depth-first`` and ``cautious-depth-first``; Gallery family 1
+and 2, and 1 for each depth-first search where it runs). Many won deals fall to the
+greedy pass within a few hundred states; only a complete search can answer ``lost``.
 
 ``dig-score`` (Bristol family)
     A second complete search takes turns with the greedy pass and the first complete
@@ -60,6 +60,17 @@ states; only a complete search can answer ``lost``.
     states they take from the best-first searches left Picture Gallery 74 (won at
     612,000 states) unknown at 1,000,000. Shuffled move orders with restarts were tried
     on Royal Parade's hard deals and won none of them.
+
+``cautious-depth-first`` (Bristol family)
+    Two more depth-first searches, whose orders do not race the foundations: they send
+    home first only the cards at most two ranks above the lowest foundation, then try
+    cards onto fans (one the reserve cards first, the other the fan cards), then the
+    other cards home, and the deal last. The orders of ``depth-first`` play every card
+    home at once, drive two foundations to the King and leave a third stuck below a card
+    it needs, and the best-first scores follow that too; some deals they leave unknown at
+    400,000 states fall to these orders within a few thousand (Bristol 3223, 5028;
+    Belvedere 3441, 4423 within 17,000). Complete under the same rules as the others,
+    like every depth-first search: either can answer ``lost`` as well.
 
 Every rule has a name; ``solve(..., rules=...)`` takes any subset of :data:`RULES`
 (the tests compare the verdicts with rules on and off). With ``rules=frozenset()`` the
@@ -207,6 +218,7 @@ RULES: frozenset[str] = frozenset(
         "greedy-first",
         "dig-score",
         "depth-first",
+        "cautious-depth-first",
     }
 )
 
@@ -325,7 +337,15 @@ def solve(
 #: ``_passes``). The first three were chosen on Bristol seeds 0..5999 (no other split
 #: tried decided more deals within 1 s on each third of them, bench/README.md); the
 #: depth-first searches got one slice each (here and in the Gallery family), not tuned.
-SHARES = {"greedy": 3, "dig": 2, "plain": 3, "deep": 1, "deep-deal": 1}
+SHARES = {
+    "greedy": 3,
+    "dig": 2,
+    "plain": 3,
+    "deep": 1,
+    "deep-deal": 1,
+    "cautious": 1,
+    "cautious-fans": 1,
+}
 #: The same for the Gallery family, which has no second score (the depth-first searches
 #: only in the variants without refills, see ``depth-first``).
 GALLERY_SHARES = {"greedy": 1, "plain": 2, "deep": 1, "deep-deal": 1}
@@ -343,6 +363,9 @@ def _passes(position: Position, rules: frozenset[str]) -> list[tuple[frozenset[s
     if "depth-first" in rules and (bristol or not position.variant.refill_reserves):
         out.append((frozenset({"deep"}), shares["deep"]))
         out.append((frozenset({"deep", "deal-first"}), shares["deep-deal"]))
+    if bristol and "cautious-depth-first" in rules:
+        out.append((frozenset({"deep", "cautious"}), shares["cautious"]))
+        out.append((frozenset({"deep", "cautious", "fans-first"}), shares["cautious-fans"]))
     return out
 
 

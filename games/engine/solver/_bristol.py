@@ -83,6 +83,8 @@ class BristolGame:
         self.greedy = "greedy" in rules  # the incomplete first pass: every card home at once
         self.dig = "dig" in rules  # the score of the second complete search (``dig-score``)
         self.deal_first = "deal-first" in rules  # a depth-first search's other move order
+        self.cautious = "cautious" in rules  # the orders of ``cautious-depth-first``
+        self.fans_first = "fans-first" in rules  # ... the second one: fan cards first
         m = {} if memos is None else memos
         self._masks: dict[bytes, int] = m.setdefault("masks", {})
         self._pile_info: dict[bytes, tuple[int, dict[int, list[int]]]] = m.setdefault(
@@ -198,8 +200,18 @@ class BristolGame:
                     from_reserve.extend((s, d) for d in targets)
                 elif not (self.lone_fan and len(p) == 1):
                     from_fan.extend((s, d) for d in targets if d != s)
+        can = dealt < len(self.stock) and (can_deal or not self.deal_early)
+        if self.cautious:
+            # Home first only the cards at most two ranks above the lowest foundation, the
+            # deal last: the other orders race two foundations to the King and strand a
+            # third below a card it needs (rule ``cautious-depth-first``).
+            near = found[0] + 2
+            low = [m for m in home if piles[m[0]][-1] <= near]
+            high = [m for m in home if piles[m[0]][-1] > near]
+            onto_fans = from_fan + from_reserve if self.fans_first else from_reserve + from_fan
+            return low + onto_fans + high + ([DEAL] if can else [])
         out = home + from_reserve
-        if dealt < len(self.stock) and (can_deal or not self.deal_early):
+        if can:
             if self.deal_first:
                 return [DEAL, *out, *from_fan]
             out.append(DEAL)

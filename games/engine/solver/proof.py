@@ -10,6 +10,15 @@ reachable by the engine's legal moves (:attr:`Position.legal_moves`,
 card encoding or its move generator. If no won position is reachable, the loss is
 confirmed; if one is, the solver was wrong and the winning line shows it.
 
+In the Bristol family "the same" is read up to the game's own symmetries, which are
+exact (each maps the legal moves of a position one to one onto those of its image, and
+won positions onto won ones), not pruning: suits never matter there (a card goes on any
+card one rank higher, home on any foundation one rank lower), so the key holds ranks
+only; the eight fans obey identical rules and the stock never reaches them, so their
+order does not matter; a foundation matters only by its height; and once the stock is
+empty the three reserves are interchangeable too. Without these a Bristol deal's
+positions run into many times more: every arrangement of the fans is a new one.
+
 The price is size: without pruning, the positions of a hard deal run into millions.
 ``max_states`` bounds the table of positions seen (and so the memory); a proof that
 reaches it is ``undecided``, neither confirming nor contradicting.
@@ -29,11 +38,14 @@ reaches it is ``undecided``, neither confirming nor contradicting.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 
+from .. import bristol
+from ..cards import RANK
 from ..position import Position
+from ..variants import Family
 
 __all__ = ["LossProof", "Proof", "prove_lost"]
 
@@ -66,12 +78,13 @@ def prove_lost(position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> L
     """Search every position reachable from ``position`` for a won one (depth first).
 
     Depth first keeps the current line on the stack, so a win found is returned with
-    its moves without a table of parents; the table of seen piles is the only memory
+    its moves without a table of parents; the table of seen keys is the only memory
     that grows, and ``max_states`` bounds it.
     """
     if position.is_won:
         return LossProof(Proof.CONTRADICTED, 1)
-    seen = {position.piles}
+    key = _key_of(position)
+    seen = {key(position)}
     stack = [_children(position)]
     line: list[str] = []  # line[i] led from the position of stack[i] to that of stack[i + 1]
     while stack:
@@ -82,16 +95,50 @@ def prove_lost(position: Position, *, max_states: int = DEFAULT_MAX_STATES) -> L
                 line.pop()
             continue
         move, child = step
-        if child.piles in seen:
+        k = key(child)
+        if k in seen:
             continue
         if child.is_won:
             return LossProof(Proof.CONTRADICTED, len(seen) + 1, (*line, move))
         if len(seen) >= max_states:
             return LossProof(Proof.UNDECIDED, len(seen))
-        seen.add(child.piles)
+        seen.add(k)
         stack.append(_children(child))
         line.append(move)
     return LossProof(Proof.CONFIRMED, len(seen))
+
+
+def _key_of(position: Position) -> Callable[[Position], Hashable]:
+    """The duplicate key for positions of ``position``'s family (see the module
+    docstring): the piles themselves, or in the Bristol family the piles up to the
+    game's symmetries."""
+    if position.variant.family is Family.BRISTOL:
+        return _bristol_key
+    return _piles
+
+
+def _piles(position: Position) -> Hashable:
+    return position.piles
+
+
+#: Card code -> rank, for ``bytes.translate`` (card codes are small ints).
+_RANK_OF = bytes(RANK) + bytes(256 - len(RANK))
+_FANS = slice(bristol.FANS.start, bristol.FANS.stop)
+_RESERVES = slice(bristol.RESERVES.start, bristol.RESERVES.stop)
+_FOUNDATIONS = slice(bristol.FOUNDATIONS.start, bristol.FOUNDATIONS.stop)
+
+
+def _bristol_key(position: Position) -> Hashable:
+    """Ranks only, the fans as a sorted tuple, the foundations by their sorted heights,
+    and the reserves sorted too once the stock is empty."""
+    piles = position.piles
+    ranks = [bytes(p).translate(_RANK_OF) for p in piles]
+    stock = ranks[bristol.STOCK]
+    reserves = ranks[_RESERVES]
+    if not stock:
+        reserves.sort()
+    heights = sorted(len(p) for p in piles[_FOUNDATIONS])
+    return (tuple(sorted(ranks[_FANS])), tuple(reserves), tuple(heights), stock)
 
 
 def _children(position: Position) -> Iterator[tuple[str, Position]]:
