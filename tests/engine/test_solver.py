@@ -307,22 +307,27 @@ def test_gallery_counted_dead_ends_count_copies_and_slots() -> None:
         {10: ["3H", "6H"], 14: [], 6: ["2H"]},
         {0: ["QH", "QH", "9H", "9H", "3H", "6H"], 1: ["JH", "5H", "8H"]},
     )
-    counted = GalleryGame(pos, RULES)
+    counted = GalleryGame(pos, RULES - {"no-exit"})
     assert counted.dead(counted.start()[0])
-    plain = GalleryGame(pos, RULES - {"counted-dead-ends"})
+    plain = GalleryGame(pos, RULES - {"no-exit", "counted-dead-ends"})
     assert not plain.dead(plain.start()[0])
-    # A start card needs a slot: with JC (which can never leave) in g15 instead of an
-    # empty slot, the 3H of r1 can never leave either.
+    # A start card needs a slot: with 3H on top of r1 and JC (which can never leave) in
+    # g15, no slot of row 2 can ever take it (counting copies alone, it would leave and
+    # both 3Hs would stand built, freeing the 6H below it).
     pos = endgame(
         {10: ["3H", "6H"], 14: ["JC"], 6: ["2H"]},
         {
-            0: ["QH", "QH", "9H", "9H", "3H", "6H"],
+            0: ["QH", "QH", "9H", "9H", "6H", "3H"],
             1: ["JH", "5H", "8H"],
             2: ["JC", "5C", "8C"],
             3: ["5C", "8C"],
         },
     )
-    assert GalleryGame(pos, RULES).dead(GalleryGame(pos, RULES).start()[0])
+    assert not pos.legal_moves
+    counted = GalleryGame(pos, RULES - {"no-exit"})
+    assert counted.dead(counted.start()[0])
+    plain = GalleryGame(pos, RULES - {"no-exit", "counted-dead-ends"})
+    assert not plain.dead(plain.start()[0])
 
 
 def test_gallery_no_exit_tries_the_contested_builds() -> None:

@@ -248,6 +248,17 @@ class GalleryGame:
         if not self.dead_ends:
             return False
         piles, dealt, _ = state
+        if self._cannot_empty(piles, dealt):
+            return True
+        return (
+            self.no_exit
+            and dealt == len(self.stock)
+            and all(piles[FIRST_RESERVE:])
+            and self._no_exit(piles)
+        )
+
+    def _cannot_empty(self, piles: tuple[bytes, ...] | list[bytes], dealt: int) -> bool:
+        """The dead-end rule (``counted-dead-ends`` or not) on these piles."""
         ex1, ex2 = self.rest[dealt]
         now1 = now2 = 0
         rows = []
@@ -257,16 +268,10 @@ class GalleryGame:
             ex2 |= loose2 | (ex1 & loose1)
             ex1 |= loose1
             rows.append((bool(empty), loose1))
+        reserves = tuple(piles[FIRST_RESERVE:])
         if not self.counted:  # one copy stands for both, every row offers a slot
-            return _no_reserve_can_empty(piles[FIRST_RESERVE:], (ex1, ex1), (now1, now1), None)
-        if _no_reserve_can_empty(piles[FIRST_RESERVE:], (ex1, ex2), (now1, now2), tuple(rows)):
-            return True
-        return (
-            self.no_exit
-            and dealt == len(self.stock)
-            and all(piles[FIRST_RESERVE:])
-            and self._no_exit(piles)
-        )
+            return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None)
+        return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(rows))
 
     def _no_exit(self, piles: tuple[bytes, ...]) -> bool:
         """Rule ``no-exit``: with the stock empty and no reserve empty, True if no line of
@@ -309,7 +314,8 @@ class GalleryGame:
                 if k in seen:
                     continue
                 got = table.get(k)
-                if got:
+                if got or (got is None and self._cannot_empty(after, len(self.stock))):
+                    seen.add(k)
                     continue  # no exit from there
                 if got is False or len(seen) >= EXIT_STATES:
                     memo(table, root, False)
@@ -330,44 +336,46 @@ class GalleryGame:
         for _, _, (built1, built2, _, _) in rows:
             now1 |= built1
             now2 |= built2
+        sources = [
+            s for s in range(SOURCES) if p[s] and not (s < SLOTS and p[s][0] >> 2 == ROW_START[s])
+        ]
         moved = True
         while moved:
             moved = False
-            for s in range(SOURCES):
+            for s in sources:
                 q = p[s]
-                if not q or (s < SLOTS and q[0] >> 2 == ROW_START[s]):
+                if not q:
                     continue
                 c = q[-1]
                 r = c >> 2
                 if r == ACE:
                     d = ACE_PILE
                 else:
-                    row = (r - FIRST_START) % ROWS
-                    empty, wants, masks = rows[row]
+                    empty, wants, masks = rows[(r - FIRST_START) % ROWS]
                     if r <= LAST_START:
                         if masks[2] or not empty:
                             continue
                         d = empty[0]
                     else:
+                        # the twin is built, or both copies of the code below it are
+                        if not ((now1 | now2 << BUILD_STEP) >> c & 1):
+                            continue
                         targets = wants.get(c)
-                        if not targets or not (now1 >> c & 1 or now2 >> (c - BUILD_STEP) & 1):
+                        if not targets:
                             continue
                         d = targets[0]
-                    bit = 1 << c
-                    now2 |= now1 & bit
-                    now1 |= bit
+                    now2 |= now1 & 1 << c
+                    now1 |= 1 << c
                 if s >= FIRST_RESERVE and len(q) == 1:
                     return None
                 p[s] = q[:-1]
                 if d != ACE_PILE:
                     p[d] += ONE[c]
-                    rows[d // ROW] = self._row_targets(
-                        d // ROW, tuple(p[d // ROW * ROW : d // ROW * ROW + ROW])
-                    )
+                    row = d // ROW
+                    rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
                 if s < SLOTS:
-                    rows[s // ROW] = self._row_targets(
-                        s // ROW, tuple(p[s // ROW * ROW : s // ROW * ROW + ROW])
-                    )
+                    row = s // ROW
+                    rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
                 moved = True
         return p
 
