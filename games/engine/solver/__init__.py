@@ -163,14 +163,15 @@ Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
     start card, or follows such a code, which brings the card below it to the top.
 ``counted-dead-ends``
     The dead-end rule above, counting copies and slots. Each card in a built slot sits on
-    its own copy of the code three ranks below, and until the first reserve is emptied no
-    card can go onto a reserve, so no card leaves the built slots (it can only move to
-    another built slot). Hence a code's copies that can stand built at once are at most
-    those of the code below it, a card leaves by building only if more copies of the code
-    below it can stand built than its own code has built now, and the fixpoint keeps two
-    masks, codes with one copy and codes with both. A start card leaves only for a row
-    that can offer it a slot: one empty now, or one whose card (of another row) can leave
-    by building. Still an over-estimate of what can happen before the first reserve is
+    its own copy of the code three ranks below, and until the first reserve is emptied
+    only a deal can put cards onto a reserve, so no card leaves the built slots (one can
+    only move to another built slot, or a lone start card to another empty slot). Hence
+    a code's copies that can stand built at once are at most those of the code below it,
+    a card leaves by building only if more copies of the code below it can stand built
+    than its own code has built now, and the fixpoint keeps two masks, codes with one
+    copy and codes with both. A start card leaves only for a row that can offer it a
+    slot: one empty now, or one whose card (of another row) can leave by building (a
+    slot is freed no other way before a reserve is emptied). Still an over-estimate of what can happen before the first reserve is
     emptied, so a position it drops is lost.
 ``lone-builds``
     With the stock empty, a card alone on a reserve that a slot takes (a built slot, or an
