@@ -171,7 +171,9 @@ class GalleryGame:
         self.dead_ends = "dead-ends" in rules
         self.counted = "counted-dead-ends" in rules
         self.lone_builds = "lone-builds" in rules
-        self.no_exit = "no-exit" in rules
+        #: Only without refills (Royal Parade, Mod3): in Picture Gallery it cost hints
+        #: seconds (bench/README.md).
+        self.no_exit = "no-exit" in rules and not v.refill_reserves
         self.deal_first = "deal-first" in rules  # a depth-first search's other move order
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
