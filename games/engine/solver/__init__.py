@@ -171,8 +171,8 @@ Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
     than its own code has built now, and the fixpoint keeps two masks, codes with one
     copy and codes with both. A start card leaves only for a row that can offer it a
     slot: one empty now, or one whose card (of another row) can leave by building (a
-    slot is freed no other way before a reserve is emptied). Still an over-estimate of what can happen before the first reserve is
-    emptied, so a position it drops is lost.
+    slot is freed no other way before a reserve is emptied). Still an over-estimate of
+    what can happen before the first reserve is emptied, so a position it drops is lost.
 ``lone-builds``
     With the stock empty, a card alone on a reserve that a slot takes (a built slot, or an
     empty slot for a start card) is played there at once. Safe because it can be undone:
