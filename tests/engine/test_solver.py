@@ -27,7 +27,8 @@ ALL_VARIANTS = (
 )
 BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
 BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "cautious-depth-first")
-GALLERY_RULES = ("symmetry", "safe-aces", "null-moves", "dead-ends", "depth-first")
+GALLERY_RULES: tuple[str, ...] = ("symmetry", "safe-aces", "null-moves", "dead-ends")
+GALLERY_RULES += ("counted-dead-ends", "lone-builds", "no-exit", "depth-first")
 
 
 def code(rank: int, suit: int) -> str:
@@ -276,6 +277,92 @@ def test_gallery_lost_although_moves_remain() -> None:
     assert pos.legal_moves
     assert solve(pos).verdict is Verdict.LOST
     assert solve(pos, rules=frozenset()).verdict is Verdict.LOST  # plain exhaustive search
+
+
+def endgame(slots: dict[int, list[str]], reserves: dict[int, list[str]]) -> Position:
+    """A Royal Parade position with the stock empty: the won layout, but in row 1 both
+    club, diamond and spade slots hold only their 2, and the rest of those suits lies on
+    r3..r8, each 8 above its own 5 (those reserves can never be emptied); then ``slots``
+    and ``reserves`` (by index) replace what they name."""
+    layout = won_gallery_slots()
+    for i in (0, 4, 1, 5, 3, 7):
+        del layout[i][1:]
+    piles: list[list[str]] = [[], []] + [[f"{r}{s}" for r in "J58"] for s in "CCDDSS"]
+    for i, cards in slots.items():
+        layout[i] = cards
+    for i, cards in reserves.items():
+        piles[i] = cards
+    pos = gallery_position("royal-parade", layout, piles, [], [])
+    deck = new_position("royal-parade", seed=0)
+    assert sorted(c for p in pos.piles for c in p) == sorted(c for p in deck.piles for c in p)
+    return pos
+
+
+def test_gallery_counted_dead_ends_count_copies_and_slots() -> None:
+    # g11 holds 3H 6H, g15 is empty, and r1 holds the other 6H on the other 3H (and the
+    # 9Hs and QHs): the only 3H built carries 6H already, so the 6H of r1 would need the
+    # 3H under it. Row 1's second 5H lies under 8H on r2 the same way. With one copy
+    # standing for both, r1 and r2 look as if they could be emptied.
+    pos = endgame(
+        {10: ["3H", "6H"], 14: [], 6: ["2H"]},
+        {0: ["QH", "QH", "9H", "9H", "3H", "6H"], 1: ["JH", "5H", "8H"]},
+    )
+    counted = GalleryGame(pos, RULES - {"no-exit"})
+    assert counted.dead(counted.start()[0])
+    plain = GalleryGame(pos, RULES - {"no-exit", "counted-dead-ends"})
+    assert not plain.dead(plain.start()[0])
+    # A start card needs a slot: with 3H on top of r1 and JC (which can never leave) in
+    # g15, no slot of row 2 can ever take it (counting copies alone, it would leave and
+    # both 3Hs would stand built, freeing the 6H below it).
+    pos = endgame(
+        {10: ["3H", "6H"], 14: ["JC"], 6: ["2H"]},
+        {
+            0: ["QH", "QH", "9H", "9H", "6H", "3H"],
+            1: ["JH", "5H", "8H"],
+            2: ["JC", "5C", "8C"],
+            3: ["5C", "8C"],
+        },
+    )
+    assert not pos.legal_moves
+    counted = GalleryGame(pos, RULES - {"no-exit"})
+    assert counted.dead(counted.start()[0])
+    plain = GalleryGame(pos, RULES - {"no-exit", "counted-dead-ends"})
+    assert not plain.dead(plain.start()[0])
+
+
+def test_gallery_no_exit_tries_the_contested_builds() -> None:
+    # Both 6Hs are free and one slot (g11: 3H) takes them. Either way no reserve can be
+    # emptied: r1's 6H then 9H leave 3H with no slot (g15 holds JC, which can never
+    # leave), and r2's 6H leaves QH with no 9H to go on. The counted dead-end rule (one
+    # 6H at a time, but either) cannot see it.
+    pos = endgame(
+        {10: ["3H"], 14: ["JC"]},
+        {
+            0: ["3H", "9H", "6H"],
+            1: ["QH", "6H"],
+            2: ["9H", "JC", "5C", "8C"],
+            3: ["5C", "8C"],
+            4: ["QH", "JD", "5D", "8D"],
+        },
+    )
+    assert sorted(str(m) for m in pos.legal_moves) == ["r1-g11", "r2-g11"]
+    game = GalleryGame(pos, RULES)
+    assert game.dead(game.start()[0])
+    without = GalleryGame(pos, RULES - {"no-exit"})
+    assert not without.dead(without.start()[0])
+    assert solve(pos).verdict is Verdict.LOST
+    assert solve(pos, rules=frozenset()).verdict is Verdict.LOST
+
+
+def test_gallery_lone_builds_are_played_at_once() -> None:
+    # The stock is empty and r3 holds only 9H, which g11 (3H 6H) takes.
+    pos = endgame(
+        {10: ["3H", "6H"], 14: ["3H", "6H", "9H", "QH"]},
+        {0: ["QH"], 1: ["9H"]},
+    )
+    state, autos = GalleryGame(pos, RULES).start()
+    assert autos == ("r2-g11", "r1-g11")
+    assert GalleryGame(pos, RULES - {"lone-builds"}).start()[1] == ()
 
 
 # -- winning lines replay through the engine -----------------------------------------------

@@ -172,6 +172,44 @@ Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
     can come to the top (stock cards and slot tops always can) and it is a start card
     or follows a code that can; a reserve card leaves by building if it is an Ace, a
     start card, or follows such a code, which brings the card below it to the top.
+``counted-dead-ends``
+    The dead-end rule above, counting copies and slots. Each card in a built slot sits on
+    its own copy of the code three ranks below, and until the first reserve is emptied
+    only a deal can put cards onto a reserve, so no card leaves the built slots (one can
+    only move to another built slot, or a lone start card to another empty slot). Hence
+    a code's copies that can stand built at once are at most those of the code below it,
+    a card leaves by building only if more copies of the code below it can stand built
+    than its own code has built now, and the fixpoint keeps two masks, codes with one
+    copy and codes with both. A start card leaves only for a row that can offer it a
+    slot: one empty now, or one whose card (of another row) can leave by building (a
+    slot is freed no other way before a reserve is emptied). Still an over-estimate of
+    what can happen before the first reserve is emptied, so a position it drops is lost.
+``lone-builds``
+    With the stock empty, a card alone on a reserve that a slot takes (a built slot, or an
+    empty slot for a start card) is played there at once. Safe because it can be undone:
+    its reserve is then empty, and any card may go onto an empty reserve. Take a winning
+    line from the position before: the moves touching neither the card, its reserve nor
+    the slot commute with this one. At the first that does, the card goes to that slot
+    (the same), to an equal slot (the same up to symmetry) or to an empty reserve (move it
+    there from the slot instead); or another card goes onto the slot (its twin or another
+    start card: move the card back to its reserve first, or put that other card on the
+    reserve: equal codes are equal cards); or the slot's top card leaves (move the card
+    back to its reserve first). Nothing can be put on its reserve while it is there.
+``no-exit``
+    With the stock empty and no reserve empty, nothing can go onto a reserve: until a
+    reserve is emptied, the only moves are Aces and builds (a card joins a built slot, a
+    start card an empty slot). A won game empties every reserve, so when no line of such
+    moves empties one, the position is lost. A small exhaustive search decides it (giving
+    up, "not lost", after ``EXIT_STATES`` states), playing at once the uncontested moves:
+    an Ace; a card whose twin is built, or that both slots built to the code below it
+    would take; a start card in a row whose slots hold no card of another row (so every
+    start card still out has an empty slot). Such a move never stops a line of these moves
+    from emptying a reserve: it commutes with the moves that do not touch it; nothing but
+    its twin could be put where it goes, and the twin has a slot of its own (or is built
+    already, where moving it is a null move); no card can leave the slot it fills except
+    to an equal slot; and while no reserve is empty, it can go nowhere else.
+    It runs only in the variants without refills (Royal Parade, Mod3): in Picture
+    Gallery a few mid-game hints took seconds more with it.
 
 What is *not* played at once, and why: a card that fits a built slot is not always
 safe, because of the two decks. Both copies of a card may be free while only one slot
@@ -212,6 +250,9 @@ RULES: frozenset[str] = frozenset(
         "lone-fan",
         "deal-early",
         "dead-ends",
+        "counted-dead-ends",
+        "lone-builds",
+        "no-exit",
         "relaxed-game",
         "safe-aces",
         "null-moves",

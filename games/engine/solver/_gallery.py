@@ -46,45 +46,78 @@ ONE = tuple(bytes((c,)) for c in range((KING + 1) * RANK_STEP))
 Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], int, int]
 #: A row's empty slots; for each card, the built slots of the row that take it next; bit
-#: masks of the codes in its built slots and of the top codes of its other slots.
-RowTargets = tuple[list[int], dict[int, list[int]], int, int]
+#: masks of the codes in its built slots and of the top codes of its other slots, each as
+#: (codes with at least one copy there, codes with both copies there).
+RowTargets = tuple[list[int], dict[int, list[int]], tuple[int, int, int, int]]
 
 
 #: Bit masks over card codes: the start cards (2, 3, 4) and the Aces.
 STARTS = sum(1 << card_of(r, s) for r in START_RANKS for s in range(len(SUITS)))
 ACES = sum(1 << card_of(ACE, s) for s in range(len(SUITS)))
+ROW_STARTS = tuple(sum(1 << card_of(r, s) for s in range(len(SUITS))) for r in START_RANKS)
 
 
-def _no_reserve_can_empty(reserves: tuple[bytes, ...], ex: int, built: int) -> bool:
+def _no_reserve_can_empty(
+    reserves: tuple[bytes, ...],
+    ex: tuple[int, int],
+    now: tuple[int, int],
+    rows: tuple[tuple[bool, int], ...] | None,
+) -> bool:
     """True if no reserve can ever become empty by building alone (package docstring).
 
-    A least fixpoint of optimistic facts, as bit masks over card codes: ``ex``, the codes
-    of cards that can come to the top of their pile (given: the stock's and the tops of
-    slots not built; the reserves' tops are added here); ``built``, the codes that can
-    stand in a built slot (given: those that do now; then those that can come to the
-    top and are start cards or follow a code that can). A reserve card leaves by building
-    when it is an Ace, a start card, or follows a code that can be built.
+    A least fixpoint of optimistic facts, as bit masks over card codes, each kept as two
+    masks, codes with at least one copy and codes with both (rule ``counted-dead-ends``;
+    without it, ``rows`` is None and one copy stands for both). ``ex``: the copies
+    outside the built slots that can come to the top of their pile (given: the stock's
+    and the tops of slots not built; the reserves' tops are added here); ``now``: the
+    copies in built slots now; ``rows``: for each row, whether it has an empty slot, and
+    the codes on top of its slots not built. ``b1``/``b2``: how many copies of a code can
+    stand in built slots at once: those there now, or copies that can come to the top if
+    the code is a start card of a row that can offer a slot, or as many copies of the
+    code below it can stand built. A card leaves by building when it is an Ace, such a
+    start card, or more copies of the code below it can stand built than its own code
+    has built now; in a reserve that brings the card below it to the top, in a slot not
+    built it frees the slot for a start card of its row.
     """
+    counted = rows is not None
+    ex1, ex2 = ex
+    now1, now2 = now
     for p in reserves:
         if not p:
             return False
-        ex |= 1 << p[-1]
+        bit = 1 << p[-1]
+        ex2 |= ex1 & bit if counted else bit
+        ex1 |= bit
     depth = [0] * len(reserves)
+    b1, b2 = now1, now2
+    starts = STARTS
+    leave = 0
     while True:
+        if rows is not None:
+            starts = 0
+            for row, (has_empty, loose) in enumerate(rows):
+                if has_empty or loose & leave:
+                    starts |= ROW_STARTS[row]
+        t1 = now1 | ex1  # a copy built now or able to come to the top
+        t2 = now2 | (now1 & ex1) | ex2  # two such copies
         while True:
-            nxt = built | (ex & (STARTS | (built << BUILD_STEP)))
-            if nxt == built:
+            n1 = b1 | (t1 & (starts | (b1 << BUILD_STEP)))
+            n2 = b2 | (t2 & (starts | (b2 << BUILD_STEP)))
+            if n1 == b1 and n2 == b2:
                 break
-            built = nxt
-        leave = ACES | STARTS | (built << BUILD_STEP)
-        changed = False
+            b1, b2 = n1, n2
+        was = leave
+        leave = ACES | starts | ((b1 << BUILD_STEP) & ~now1) | ((b2 << BUILD_STEP) & now1)
+        changed = leave != was
         for j, p in enumerate(reserves):
             n = len(p)
             d = depth[j]
             while d < n and leave >> p[n - 1 - d] & 1:
                 d += 1
                 if d < n:
-                    ex |= 1 << p[n - 1 - d]
+                    bit = 1 << p[n - 1 - d]
+                    ex2 |= ex1 & bit if counted else bit
+                    ex1 |= bit
             if d == n:
                 return False  # this reserve can be emptied
             if d != depth[j]:
@@ -92,6 +125,21 @@ def _no_reserve_can_empty(reserves: tuple[bytes, ...], ex: int, built: int) -> b
                 changed = True
         if not changed:
             return True
+
+
+#: States the search of rule ``no-exit`` may visit before it gives up (answers "not dead").
+EXIT_STATES = 2_000
+
+
+def _endgame_key(piles: tuple[bytes, ...] | list[bytes]) -> Hashable:
+    """A key for positions with the stock empty: each row's slots and the reserves
+    sorted (equal slots of a row, and reserves with no deal to come, are interchangeable)."""
+    return (
+        tuple(sorted(piles[ROW1])),
+        tuple(sorted(piles[ROW2])),
+        tuple(sorted(piles[ROW3])),
+        tuple(sorted(piles[FIRST_RESERVE:])),
+    )
 
 
 def _built(s: int, p: bytes) -> bool:
@@ -121,6 +169,11 @@ class GalleryGame:
         self.safe_aces = "safe-aces" in rules
         self.null_moves = "null-moves" in rules
         self.dead_ends = "dead-ends" in rules
+        self.counted = "counted-dead-ends" in rules
+        self.lone_builds = "lone-builds" in rules
+        #: Only without refills (Royal Parade, Mod3): in Picture Gallery it cost hints
+        #: seconds (bench/README.md).
+        self.no_exit = "no-exit" in rules and not v.refill_reserves
         self.deal_first = "deal-first" in rules  # a depth-first search's other move order
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
@@ -130,10 +183,14 @@ class GalleryGame:
             m.setdefault(f"targets{self.symmetry}{row}", {}) for row in range(ROWS)
         ]
         self._penalty: dict[bytes, int] = m.setdefault("penalty", {})
-        #: rest_mask[dealt]: bit mask of the codes still in the stock once dealt cards are used.
-        self.rest_mask = [0] * (len(self.stock) + 1)
+        self._exits: dict[Hashable, bool] = m.setdefault(f"exits{self.symmetry}", {})
+        #: rest[dealt]: bit masks of the codes still in the stock once dealt cards are used
+        #: (at least one copy, both copies).
+        self.rest = [(0, 0)] * (len(self.stock) + 1)
         for i in range(len(self.stock) - 1, -1, -1):
-            self.rest_mask[i] = self.rest_mask[i + 1] | 1 << self.stock[i]
+            one, two = self.rest[i + 1]
+            bit = 1 << self.stock[i]
+            self.rest[i] = (one | bit, two | (one & bit))
 
     # -- the search interface --------------------------------------------------------------
 
@@ -145,6 +202,8 @@ class GalleryGame:
             dealt, home = self._greedy(piles, dealt, home, autos)
         elif self.safe_aces and self.has_aces:
             home = self._play_aces(piles, dealt, home, autos, range(SOURCES))
+        if self.lone_builds and not self.greedy and dealt == len(self.stock):
+            home = self._play_lone(piles, home, autos)
         return (tuple(piles), dealt, home), tuple(autos)
 
     def won(self, state: State) -> bool:
@@ -191,11 +250,136 @@ class GalleryGame:
         if not self.dead_ends:
             return False
         piles, dealt, _ = state
-        built = loose = 0
-        for row in self._slot_targets(piles):
-            built |= row[2]
-            loose |= row[3]
-        return _no_reserve_can_empty(piles[FIRST_RESERVE:], loose | self.rest_mask[dealt], built)
+        if self._cannot_empty(piles, dealt):
+            return True
+        return (
+            self.no_exit
+            and dealt == len(self.stock)
+            and all(piles[FIRST_RESERVE:])
+            and self._no_exit(piles)
+        )
+
+    def _cannot_empty(self, piles: tuple[bytes, ...] | list[bytes], dealt: int) -> bool:
+        """The dead-end rule (``counted-dead-ends`` or not) on these piles."""
+        ex1, ex2 = self.rest[dealt]
+        now1 = now2 = 0
+        rows = []
+        for empty, _, (built1, built2, loose1, loose2) in self._slot_targets(piles):
+            now1 |= built1
+            now2 |= built2
+            ex2 |= loose2 | (ex1 & loose1)
+            ex1 |= loose1
+            rows.append((bool(empty), loose1))
+        reserves = tuple(piles[FIRST_RESERVE:])
+        if not self.counted:  # one copy stands for both, every row offers a slot
+            return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None)
+        return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(rows))
+
+    def _no_exit(self, piles: tuple[bytes, ...]) -> bool:
+        """Rule ``no-exit``: with the stock empty and no reserve empty, True if no line of
+        builds empties a reserve (an exhaustive search of those lines, the uncontested
+        moves played at once); False also when it gives up after ``EXIT_STATES`` states."""
+        table = self._exits
+        first = self._uncontested(list(piles))
+        if first is None:
+            return False
+        root = _endgame_key(first)
+        got = table.get(root)
+        if got is not None:
+            return got
+        seen = {root}
+        stack = [first]
+        while stack:
+            p = stack.pop()
+            rows = self._slot_targets(p)
+            for s in range(SOURCES):
+                q = p[s]
+                if not q or (s < SLOTS and q[0] >> 2 == ROW_START[s]):
+                    continue  # empty, or a built slot (its top only moves to a twin)
+                c = q[-1]
+                r = c >> 2
+                empty, wants, _ = rows[(r - FIRST_START) % ROWS]
+                targets = empty if r <= LAST_START else wants.get(c)
+                if not targets:
+                    continue
+                if s >= FIRST_RESERVE and len(q) == 1:
+                    memo(table, root, False)
+                    return False  # this build empties a reserve
+                child = list(p)
+                child[s] = q[:-1]
+                child[targets[0]] += ONE[c]
+                after = self._uncontested(child)
+                if after is None:
+                    memo(table, root, False)
+                    return False
+                k = _endgame_key(after)
+                if k in seen:
+                    continue
+                got = table.get(k)
+                if got or (got is None and self._cannot_empty(after, len(self.stock))):
+                    seen.add(k)
+                    continue  # no exit from there
+                if got is False or len(seen) >= EXIT_STATES:
+                    memo(table, root, False)
+                    return False
+                seen.add(k)
+                stack.append(after)
+        for k in seen:
+            memo(table, k, True)
+        return True
+
+    def _uncontested(self, p: list[bytes]) -> list[bytes] | None:
+        """Play at once, in the search of rule ``no-exit``, the moves no other move
+        contends with: an Ace; a card whose twin is built, or that both slots built to the
+        code below it would take; a start card in a row with no card of another row in
+        its slots. None once a reserve is emptied."""
+        rows = list(self._slot_targets(p))
+        now1 = now2 = 0
+        for _, _, (built1, built2, _, _) in rows:
+            now1 |= built1
+            now2 |= built2
+        sources = [
+            s for s in range(SOURCES) if p[s] and not (s < SLOTS and p[s][0] >> 2 == ROW_START[s])
+        ]
+        moved = True
+        while moved:
+            moved = False
+            for s in sources:
+                q = p[s]
+                if not q:
+                    continue
+                c = q[-1]
+                r = c >> 2
+                if r == ACE:
+                    d = ACE_PILE
+                else:
+                    empty, wants, masks = rows[(r - FIRST_START) % ROWS]
+                    if r <= LAST_START:
+                        if masks[2] or not empty:
+                            continue
+                        d = empty[0]
+                    else:
+                        # the twin is built, or both copies of the code below it are
+                        if not ((now1 | now2 << BUILD_STEP) >> c & 1):
+                            continue
+                        targets = wants.get(c)
+                        if not targets:
+                            continue
+                        d = targets[0]
+                    now2 |= now1 & 1 << c
+                    now1 |= 1 << c
+                if s >= FIRST_RESERVE and len(q) == 1:
+                    return None
+                p[s] = q[:-1]
+                if d != ACE_PILE:
+                    p[d] += ONE[c]
+                    row = d // ROW
+                    rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
+                if s < SLOTS:
+                    row = s // ROW
+                    rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
+                moved = True
+        return p
 
     def restrict(self, state: State, key: Hashable, seen: set[Hashable]) -> State:
         """Every move stays (see :mod:`._search`): no rule of this family knows better."""
@@ -227,7 +411,7 @@ class GalleryGame:
                 continue
             built = s < SLOTS and p[0] >> 2 == ROW_START[s]
             if not (null and built):
-                empty, wants, _, _ = rows[(r - FIRST_START) % ROWS]
+                empty, wants, _ = rows[(r - FIRST_START) % ROWS]
                 targets = empty if r <= LAST_START else wants.get(c)
                 if targets:
                     for d in targets:
@@ -269,7 +453,7 @@ class GalleryGame:
             return got
         empty: list[int] = []
         wants: dict[int, list[int]] = {}
-        built = loose = 0  # codes in built slots; codes on top of other slots
+        built1 = built2 = loose1 = loose2 = 0  # codes in built slots; on top of other slots
         base = ROW * row
         start = START_RANKS[row]
         for j, p in enumerate(slots):
@@ -279,14 +463,16 @@ class GalleryGame:
                 if len(p) < SLOT_SIZE:
                     wants.setdefault(p[-1] + BUILD_STEP, []).append(base + j)
                 for c in p:
-                    built |= 1 << c
+                    built2 |= built1 & 1 << c
+                    built1 |= 1 << c
             else:
-                loose |= 1 << p[-1]
+                loose2 |= loose1 & 1 << p[-1]
+                loose1 |= 1 << p[-1]
         if self.symmetry:
             # Equal slots of a row are interchangeable: one destination of each kind.
             empty = empty[:1]
             wants = {c: x[:1] for c, x in wants.items()}
-        got = (empty, wants, built, loose)
+        got = (empty, wants, (built1, built2, loose1, loose2))
         memo(table, slots, got)
         return got
 
@@ -326,6 +512,8 @@ class GalleryGame:
             else:
                 fresh = (s,)
             home = self._play_aces(piles, dealt, home, autos, fresh)
+        if self.lone_builds and not self.greedy and dealt == len(stock):
+            home = self._play_lone(piles, home, autos)
         return (tuple(piles), dealt, home), tuple(autos)
 
     # -- moves played at once --------------------------------------------------------------
@@ -343,6 +531,32 @@ class GalleryGame:
                 home += 1
                 autos.append(f"{NAMES[s]}-a")
             piles[s] = p
+        return home
+
+    def _play_lone(self, piles: list[bytes], home: int, autos: list[str]) -> int:
+        """With the stock empty, play every card alone on a reserve that a slot takes
+        (rule ``lone-builds``), until none is left."""
+        moved = True
+        while moved:
+            moved = False
+            rows = self._slot_targets(piles)
+            for s in range(FIRST_RESERVE, SOURCES):
+                p = piles[s]
+                if len(p) != 1 or p[0] >> 2 == ACE:
+                    continue
+                c = p[0]
+                r = c >> 2
+                empty, wants, _ = rows[(r - FIRST_START) % ROWS]
+                targets = empty if r <= LAST_START else wants.get(c)
+                if not targets:
+                    continue
+                d = targets[0]
+                piles[s] = b""
+                piles[d] += p
+                home += 1
+                autos.append(f"{NAMES[s]}-{NAMES[d]}")
+                moved = True
+                break
         return home
 
     def _greedy(
@@ -367,7 +581,7 @@ class GalleryGame:
                 if r == ACE:
                     d = ACE_PILE
                 else:
-                    empty, wants, _, _ = rows[(r - FIRST_START) % ROWS]
+                    empty, wants, _ = rows[(r - FIRST_START) % ROWS]
                     targets = empty if r <= LAST_START else wants.get(c)
                     if not targets:
                         continue
