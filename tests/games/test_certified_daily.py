@@ -18,10 +18,10 @@ from games.services.dailies import (
     daily_seed_derive,
 )
 
-# With this secret, candidate 0 of this day's reversed gallery is not provably winnable
-# within the node limit, and candidate 1 is (found once, pinned here).
+# With this secret, candidate 0 of this day's reversed gallery is lost (the second proof
+# confirms it) and candidate 1 is won within the node limit (found once, pinned here).
 SECRET = "dev-daily-secret-change-me"
-DAY = date(2026, 12, 1)
+DAY = date(2026, 12, 6)
 VARIANT = "picture-gallery-reversed"
 NODES = 50_000
 
