@@ -10,7 +10,7 @@ The rules and why each is safe are in the package docstring.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from typing import Any
 
 from .. import gallery
@@ -145,6 +145,14 @@ def _endgame_key(piles: tuple[bytes, ...] | list[bytes]) -> Hashable:
 def _built(s: int, p: bytes) -> bool:
     """Whether pile ``s`` is a slot built on its row's start card (``p`` non-empty)."""
     return s < SLOTS and p[0] >> 2 == ROW_START[s]
+
+
+def _destinations(rows: Sequence[RowTargets], c: int) -> list[int] | None:
+    """The slots that take card ``c`` (not an Ace) as ``rows`` (``_slot_targets``) has
+    them: an empty slot of its row for a start card, else a built slot wanting it."""
+    r = c >> 2
+    empty, wants, _ = rows[(r - FIRST_START) % ROWS]
+    return empty if r <= LAST_START else wants.get(c)
 
 
 class GalleryGame:
@@ -294,12 +302,10 @@ class GalleryGame:
             rows = self._slot_targets(p)
             for s in range(SOURCES):
                 q = p[s]
-                if not q or (s < SLOTS and q[0] >> 2 == ROW_START[s]):
+                if not q or _built(s, q):
                     continue  # empty, or a built slot (its top only moves to a twin)
                 c = q[-1]
-                r = c >> 2
-                empty, wants, _ = rows[(r - FIRST_START) % ROWS]
-                targets = empty if r <= LAST_START else wants.get(c)
+                targets = _destinations(rows, c)
                 if not targets:
                     continue
                 if s >= FIRST_RESERVE and len(q) == 1:
@@ -338,9 +344,7 @@ class GalleryGame:
         for _, _, (built1, built2, _, _) in rows:
             now1 |= built1
             now2 |= built2
-        sources = [
-            s for s in range(SOURCES) if p[s] and not (s < SLOTS and p[s][0] >> 2 == ROW_START[s])
-        ]
+        sources = [s for s in range(SOURCES) if p[s] and not _built(s, p[s])]
         moved = True
         while moved:
             moved = False
@@ -411,8 +415,7 @@ class GalleryGame:
                 continue
             built = s < SLOTS and p[0] >> 2 == ROW_START[s]
             if not (null and built):
-                empty, wants, _ = rows[(r - FIRST_START) % ROWS]
-                targets = empty if r <= LAST_START else wants.get(c)
+                targets = _destinations(rows, c)
                 if targets:
                     for d in targets:
                         if d != s:
@@ -544,10 +547,7 @@ class GalleryGame:
                 p = piles[s]
                 if len(p) != 1 or p[0] >> 2 == ACE:
                     continue
-                c = p[0]
-                r = c >> 2
-                empty, wants, _ = rows[(r - FIRST_START) % ROWS]
-                targets = empty if r <= LAST_START else wants.get(c)
+                targets = _destinations(rows, p[0])
                 if not targets:
                     continue
                 d = targets[0]
@@ -581,8 +581,7 @@ class GalleryGame:
                 if r == ACE:
                     d = ACE_PILE
                 else:
-                    empty, wants, _ = rows[(r - FIRST_START) % ROWS]
-                    targets = empty if r <= LAST_START else wants.get(c)
+                    targets = _destinations(rows, c)
                     if not targets:
                         continue
                     d = targets[0]
