@@ -72,7 +72,9 @@ def floor_move(game_id: int, ply: int, move: str) -> tuple[int, str]:
         player = _players[game_id] = Game.objects.values_list("player_id", flat=True).get(
             pk=game_id
         )
+    # no day (not a ranked daily) and no race window (start, start, end): not a race
     params: list[Any] = [ply + 1, 0, 0, json.dumps(POSITION), game_id, player, ply, None, None]
+    params += [None, None, None]
     with connection.cursor() as cursor:
         cursor.execute(_guarded_move_sql(), [*params, ply, move, timezone.now(), ply + 1])
         moved = cursor.fetchone() is not None
