@@ -40,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
+from bench import sockets  # noqa: E402
 from bench._play import Tally  # noqa: E402
 from bench._server import CpuAccount, Pace, shared_redis_arguments  # noqa: E402
 from bench.compare import Tree, measure, per_move  # noqa: E402
@@ -134,17 +135,8 @@ class FloorPlay:
 
 def start_games(product: Tree) -> list[int]:
     """A practice game for each of the product's players, started over its REST API."""
-    games = []
-    for token in product.tokens:
-        r = requests.post(
-            f"{product.bases['api']}/api/v1/games/",
-            json={"variant": "bristol"},
-            headers={"Authorization": f"Token {token}"},
-            timeout=60,
-        )
-        r.raise_for_status()
-        games.append(r.json()["id"])
-    return games
+    tokens = product.tokens
+    return [game for _, game in sockets.start_games(product.bases["api"], tokens, len(tokens))]
 
 
 def main(argv: list[str] | None = None) -> int:
