@@ -41,6 +41,19 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     joins the race's group, whose ``race.progress`` (the one event of a race
     game's move) brings its ``changed`` states.
 
+    A move's ``game.changed`` is for the game's *other* sockets: the mover's own
+    has the answer. So the sockets of a game greet each other: each, once it has
+    joined the game's group and read the game, says hello to the group
+    (``games.events.game_hello``, with the state it shows), and every other socket
+    of the game, on any process, answers it directly (``game_peer``). A socket
+    that has met no other moves with ``announce=False`` (no event, and no echo
+    for it to receive); once it has met one, its moves are announced. Moves made
+    before two sockets met are caught up in the greeting: each compares the
+    state the other shows with its own, reads the game if the other is ahead,
+    and tells the other (``game_behind``) if it is behind. A change it did not
+    make (REST, a tab it has not met) also shows it is not alone. A race
+    game's moves always send its race's progress, which its rivals need.
+
 ``ws/v1/daily/<variant>/<YYYY-MM-DD or today>/`` (anyone; ``?limit=`` 1..100, default 10)
     ``today`` is the current UTC day when the socket opens (it stays on that day).
     Close codes: 4400 a date that is not YYYY-MM-DD or today, or a bad limit; 4404 an
@@ -100,7 +113,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
-from games import shapes
+from games import events, shapes
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, race_group, session_group, token_group
 from games.inputs import day_parse, move_parse, ply_parse, variant_parse
@@ -259,6 +272,8 @@ class GameConsumer(_Consumer):
         self.ready = False
         #: (ply, status) of the last state sent, to skip events already shown.
         self.sent: tuple[int, str] | None = None
+        #: True while it has met no other socket of its game: its moves are not announced.
+        self.alone = False
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         user = self.scope.get("user")
         await self.accept()
@@ -290,6 +305,21 @@ class GameConsumer(_Consumer):
             return
         self.ready = True
         await self._send(frame)
+        if race is None:
+            await self._greet()
+
+    async def _greet(self) -> None:
+        """Say hello to the game's other sockets (module docstring); until Redis carries it,
+        this socket announces its moves."""
+        assert self.sent is not None  # the connect frame carried a state
+        try:
+            await events.game_hello(
+                self.channel_layer, game_id=self.game_id, channel=self.channel_name, shown=self.sent
+            )
+        except Exception:  # a Redis fault: announce every move, as if it had company
+            logger.exception("could not greet the other sockets of game %s", self.game_id)
+            return
+        self.alone = True
 
     async def disconnect(self, code: int) -> None:
         if getattr(self, "counted", False):
@@ -310,11 +340,10 @@ class GameConsumer(_Consumer):
             if kind not in self.REQUESTS:
                 raise _BadMessage(f"'type' must be one of {', '.join(self.REQUESTS)}")
             cause = kind
-            if kind == "move":
-                move = move_parse(data.get("move"))
-                call: tuple[Any, ...] = (self._apply, cause, move, ply_parse(data.get("ply")))
-            elif kind == "undo":
-                call = (self._apply, cause, UNDO, ply_parse(data.get("ply")))
+            if kind in ("move", "undo"):
+                move = move_parse(data.get("move")) if kind == "move" else UNDO
+                ply = ply_parse(data.get("ply"))
+                call: tuple[Any, ...] = (self._apply, cause, move, ply, not self.alone)
             elif kind == "resign":
                 call = (self._resign, cause)
             elif kind == "hint":
@@ -342,9 +371,28 @@ class GameConsumer(_Consumer):
         """Group event: the game moved on (maybe in another process); show it if new."""
         if not self.ready or not self._newer(event["ply"], event["status"]):
             return
+        self.alone = False  # someone else plays this game
         frame = await self.db(self._current_or_error, "changed")
         if frame[1] is None or self._newer(*frame[1]):
             await self._send(frame)
+
+    async def game_peer(self, event: dict[str, Any]) -> None:
+        """Another socket of this game said hello (group) or answered ours (direct)."""
+        if not self.ready or event["channel"] == self.channel_name:
+            return
+        assert self.sent is not None  # ready: the connect frame carried a state
+        self.alone = False
+        layer, peer, (ply, status) = self.channel_layer, event["channel"], self.sent
+        try:
+            if event["hello"]:  # the answer carries what we show: it catches up by itself
+                await events.game_peer(layer, to=peer, channel=self.channel_name, shown=self.sent)
+            elif event["ply"] < ply:  # it missed moves of ours made before we met
+                await events.game_behind(
+                    layer, to=peer, game_id=self.game_id, ply=ply, status=status
+                )
+        except Exception:  # a Redis fault: as an event lost, it catches up by ply
+            logger.exception("could not answer a socket of game %s", self.game_id)
+        await self.game_changed(event)  # shown if it is ahead of us
 
     async def race_progress(self, event: dict[str, Any]) -> None:
         """Group event of a race game's race: a player's move, this game's a ``game.changed``."""
@@ -418,10 +466,10 @@ class GameConsumer(_Consumer):
         except Exception as exc:
             return self._error(cause, exc)
 
-    def _apply(self, cause: str, move: str, ply: int) -> Frame:
+    def _apply(self, cause: str, move: str, ply: int, announce: bool) -> Frame:
         try:
             outcome = game_services.game_apply_move(
-                game_id=self.game_id, user=self.user, move=move, ply=ply
+                game_id=self.game_id, user=self.user, move=move, ply=ply, announce=announce
             )
         except Exception as exc:
             return self._error(cause, exc)

@@ -13,10 +13,17 @@ with a client's first request and lasts the rate's period; Retry-After is the
 time left in it. With Redis a request costs one round trip per throttle.
 While Redis is unavailable (``games.redis_guard``) each process counts in its
 own memory with the same rates, and says so in the log.
+
+Socket frames draw on their account's budget in leases (``account_wait``): a
+process takes a few requests of the window at once, one Redis round trip for
+``LEASE_SHARE``-th of the budget instead of one per frame.
 """
 
 from __future__ import annotations
 
+import threading
+import time
+from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
@@ -62,6 +69,9 @@ def _forget_cache(*, setting: str, **kwargs: Any) -> None:
     global _cache, _client
     if setting == "CACHES":
         _cache = _client = None
+    if setting in ("CACHES", "REST_FRAMEWORK"):
+        with _leases_lock:
+            _leases.clear()
 
 
 class _SettingsRateThrottle(SimpleRateThrottle):
@@ -70,6 +80,7 @@ class _SettingsRateThrottle(SimpleRateThrottle):
     # Set by SimpleRateThrottle.__init__ from the rate (django-stubs leave them out).
     num_requests: int
     duration: int
+    window: float  # seconds left in the window, after a count in Redis
 
     def get_rate(self) -> str | None:
         if self.scope is None:
@@ -87,13 +98,19 @@ class _SettingsRateThrottle(SimpleRateThrottle):
 
     def _allow_key(self) -> bool:
         """Count one request against ``self.key``; False once its window is used up."""
+        return self._take(1) > 0
+
+    def _take(self, wanted: int) -> int:
+        """Take up to ``wanted`` requests of ``self.key``'s window: how many it had left (0:
+        refused, ``wait()`` says how long). Only Redis hands out more than one at a time;
+        ``self.window`` is then the seconds left in the window."""
         cache = throttle_cache()
         if isinstance(cache, RedisCache):
             try:
-                return guarded(self._allow_redis, cache)
+                return guarded(self._take_redis, cache, wanted)
             except RedisUnavailable:  # logged by the guard; counted in this process meanwhile
-                return self._allow_in(_fallback_cache())
-        return self._allow_in(cache)
+                return int(self._allow_in(_fallback_cache()))
+        return int(self._allow_in(cache))
 
     def _allow_in(self, cache: BaseCache) -> bool:
         """The window in any Django cache (in-process, or a shared one without Redis)."""
@@ -114,22 +131,26 @@ class _SettingsRateThrottle(SimpleRateThrottle):
         self.left = max(start + self.duration - self.now, 0.001)
         return False
 
-    def _allow_redis(self, cache: RedisCache) -> bool:
-        """The same window in one round trip: create with expiry, count, read the time left."""
+    def _take_redis(self, cache: RedisCache, wanted: int) -> int:
+        """The same window in one round trip: create with expiry, count, read the time left.
+
+        The count goes up by ``wanted`` even when fewer were left: the window is used up
+        either way, and a count past the limit refuses the same."""
         global _client
         key = cache.make_and_validate_key(self.key)
         if _client is None:  # Django builds a new client object per call: keep one
             _client = cache._cache.get_client(key, write=True)
-        # MULTI/EXEC: the key cannot expire between SET and INCR (it would live forever).
+        # MULTI/EXEC: the key cannot expire between SET and INCRBY (it would live forever).
         pipe = _client.pipeline(transaction=True)
         pipe.set(key, 0, ex=self.duration, nx=True)
-        pipe.incr(key)
+        pipe.incrby(key, wanted)
         pipe.pttl(key)
         _, count, left_ms = pipe.execute()
-        if count <= self.num_requests:
-            return True
-        self.left = max(left_ms / 1000, 0.001)
-        return False
+        self.window = left_ms / 1000
+        taken = max(0, min(wanted, self.num_requests - (count - wanted)))
+        if not taken:
+            self.left = max(left_ms / 1000, 0.001)
+        return taken
 
     def wait(self) -> float:
         return self.left
@@ -152,13 +173,58 @@ def _wait(throttle: _SettingsRateThrottle, ident: Any) -> float | None:
     return None if throttle._allow_key() else throttle.wait()
 
 
+#: A lease is this share of an account's budget (at least one request): 12 frames of
+#: the default 1200/min.
+LEASE_SHARE = 100
+#: Leases kept before those of ended windows are dropped (one per account with sockets).
+HELD_LEASES = 1024
+
+
+@dataclass
+class _Lease:
+    """Requests of an account's window that this process has taken and not used yet."""
+
+    left: int
+    until: float  # time.monotonic() at which the window they were taken from ends
+
+
+_leases: dict[int, _Lease] = {}
+_leases_lock = threading.Lock()
+
+
 def account_wait(user_id: int) -> float | None:
     """Count one socket frame against its account's REST budget; None, or seconds to wait.
 
     The same counter as ``UserThrottle``: REST requests and the frames of all the
-    account's sockets, on every server process, draw on one budget.
+    account's sockets, on every server process, draw on one budget. A frame that
+    finds no lease left takes a new one from Redis: up to ``LEASE_SHARE``-th of the
+    budget, counted there at once, and used by this process's sockets of the account
+    until the window ends. So the account is never admitted more than its budget in a
+    window; it may be refused up to a lease per process early (requests counted but
+    not used by the window's end).
     """
-    return _wait(UserThrottle(), user_id)
+    now = time.monotonic()
+    with _leases_lock:
+        lease = _leases.get(user_id)
+        if lease is not None and lease.left > 0 and now < lease.until:
+            lease.left -= 1
+            return None
+    throttle = UserThrottle()
+    if throttle.rate is None:
+        return None
+    throttle.key = throttle.cache_format % {"scope": throttle.scope, "ident": user_id}
+    wanted = max(1, throttle.num_requests // LEASE_SHARE)
+    taken = throttle._take(wanted)
+    if not taken:
+        return throttle.wait()
+    if taken > 1:
+        with _leases_lock:
+            if len(_leases) >= HELD_LEASES:  # forget the leases of windows that ended
+                for ended in [k for k, v in _leases.items() if v.until <= now]:
+                    del _leases[ended]
+            # The window's end from before the round trip: never later than Redis's.
+            _leases[user_id] = _Lease(taken - 1, now + throttle.window)
+    return None
 
 
 def login_attempt_wait(request: HttpRequest) -> float | None:

@@ -5,6 +5,10 @@ its race's group, whose ``race.progress`` carries that game's moves) and
 ``daily_group`` for a day's board. Events carry little: a game event says which game moved to
 which ply (listeners read the state from the database, the source of truth); a
 board event carries the public board line with its rank at send time.
+
+The sockets of one game also greet each other (``game_hello``, ``game_peer``; sent by
+``api.consumers.GameConsumer``, no commit involved): a socket that has met no other
+socket of its game moves without ``game.changed``, whose only listener would be itself.
 """
 
 from __future__ import annotations
@@ -113,6 +117,35 @@ def game_changed(*, game_id: int, ply: int, status: str) -> None:
     """After commit: tell a game's listeners that it moved on."""
     message = {"type": "game.changed", "game_id": game_id, "ply": ply, "status": status}
     transaction.on_commit(lambda: _send(game_group(game_id), message))
+
+
+def _peer(channel: str, shown: tuple[int, str], *, hello: bool) -> dict[str, Any]:
+    return {
+        "type": "game.peer",
+        "channel": channel,
+        "ply": shown[0],
+        "status": shown[1],
+        "hello": hello,
+    }
+
+
+async def game_hello(layer: Any, *, game_id: int, channel: str, shown: tuple[int, str]) -> None:
+    """A socket that has just joined ``game_group(game_id)`` (and read the game) tells the
+    game's other sockets, on every process, that it exists and shows ``shown`` (ply,
+    status); each answers with ``game_peer``."""
+    await layer.group_send(game_group(game_id), _peer(channel, shown, hello=True))
+
+
+async def game_peer(layer: Any, *, to: str, channel: str, shown: tuple[int, str]) -> None:
+    """The answer to a ``game_hello``, straight to the new socket's channel ``to``."""
+    await layer.send(to, _peer(channel, shown, hello=False))
+
+
+async def game_behind(layer: Any, *, to: str, game_id: int, ply: int, status: str) -> None:
+    """A ``game.changed`` for one socket only: a peer showed an older state than ``ply``
+    (moves made before the two sockets met were not announced)."""
+    message = {"type": "game.changed", "game_id": game_id, "ply": ply, "status": status}
+    await layer.send(to, message)
 
 
 def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:

@@ -9,7 +9,9 @@ concurrency; a race's game also by the race's start and time limit), feeding the
 that guard fails, it locks the game row, lets the engine decide, appends the
 log entry and updates the snapshot in one transaction; every refusal
 (``stale_ply``, duplicates, finished games, day over) comes from that path
-alone. Events go out only after commit, through ``transaction.on_commit``.
+alone. Events go out only after commit, through ``transaction.on_commit``. A game
+socket that knows it is its game's only listener moves with ``announce=False``: it shows
+the answer itself, and the move's ``game.changed`` would reach nobody else.
 """
 
 from __future__ import annotations
@@ -205,7 +207,7 @@ def _guarded_move_sql() -> str:
     )
 
 
-def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
+def _apply_held(held: _Held, move: str, ply: int, announce: bool) -> MoveOutcome | None:
     """The move in one statement from a held state; None when only the locked path can
     answer (another process moved the game on, an illegal move or undo, a move that ends
     the game, a ranked daily or a race on the process clock, a race's game whose start
@@ -248,20 +250,23 @@ def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
     )
     game.assisted = row[0]  # a hint served by another process marks the game meanwhile
     transaction.on_commit(lambda: _hold(game, pos, race))
-    _moved(game, race)
+    _moved(game, race, announce)
     return MoveOutcome(game, pos)
 
 
-def _moved(game: Game, race: race_services.RaceClock | None) -> None:
+def _moved(game: Game, race: race_services.RaceClock | None, announce: bool = True) -> None:
     """The one event of a move, after commit: a race's game's is its race's progress, which
-    the game's own sockets read too."""
-    if race is None:
-        events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
-    else:
+    the game's own sockets read too (and its rivals' need: always sent); another game's
+    ``game.changed`` unless ``announce`` is False."""
+    if race is not None:
         race_services.race_game_moved(race, game)
+    elif announce:
+        events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
 
 
-def game_apply_move(*, game_id: int, user: User, move: str, ply: int) -> MoveOutcome:
+def game_apply_move(
+    *, game_id: int, user: User, move: str, ply: int, announce: bool = True
+) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
     Resending the entry already stored at that ply is answered without applying
@@ -271,20 +276,23 @@ def game_apply_move(*, game_id: int, user: User, move: str, ply: int) -> MoveOut
     The entry that fills the log to ``GAME_MAX_LOG`` entries ends the game
     (``move_limit``; a ranked game then counts as not won). A ranked daily whose
     day has ended is ended as ``expired`` (committed) and the move refused.
+    ``announce=False`` leaves out the move's ``game.changed`` (not a race's progress, nor
+    the event of a game ended as ``expired``): for a caller that is the game's only
+    listener (``api.consumers.GameConsumer``).
     """
     held = _held_at(game_id, ply, user) if connection.vendor == "postgresql" else None
     if held is not None:
-        outcome = _apply_held(held, move, ply)
+        outcome = _apply_held(held, move, ply, announce)
         if outcome is not None:
             return outcome
     with transaction.atomic():
         game = _locked_game(game_id, user)
         if not _expired_now(game):
-            return _apply(game, move, ply)
+            return _apply(game, move, ply, announce)
     raise _day_over()
 
 
-def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
+def _apply(game: Game, move: str, ply: int, announce: bool) -> MoveOutcome:
     log = game_current_log(game)
     if log.is_retry(ply, move, lambda entry: _notation_at(game, entry)):
         return MoveOutcome(game, log.position, duplicate=True)
@@ -314,7 +322,7 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
     result_record(game)
     transaction.on_commit(lambda: _hold(game, pos, race))
-    _moved(game, race)
+    _moved(game, race, announce)
     return MoveOutcome(game, pos)
 
 

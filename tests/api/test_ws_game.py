@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -454,6 +455,98 @@ async def test_a_move_in_another_tab_is_pushed(game, key, player):
     assert await one.quiet()
     await one.close()
     await two.close()
+
+
+async def test_a_move_in_the_tab_opened_later_reaches_the_first(game, key):
+    one, two = Socket(path(game), token_headers(key)), Socket(path(game), token_headers(key))
+    first = await one.open()
+    await two.open()
+    move = first["state"]["legal_moves"][0]
+    answer = await two.ask({"type": "move", "move": move, "ply": 0})
+    assert (answer["cause"], answer["ply"]) == ("move", 1)
+    pushed = await one.recv()
+    assert (pushed["cause"], pushed["ply"]) == ("changed", 1)
+    assert await two.quiet()
+    await one.close()
+    await two.close()
+
+
+@pytest.fixture
+def sent_events(monkeypatch) -> list[tuple[str, str]]:
+    """(group, type) of every event the services send from now on."""
+    from games import events
+
+    sent: list[tuple[str, str]] = []
+    send = events._send
+
+    def spy(group: str, message: dict[str, Any]) -> None:
+        sent.append((group, message["type"]))
+        send(group, message)
+
+    monkeypatch.setattr(events, "_send", spy)
+    return sent
+
+
+async def test_a_lone_socket_moves_without_an_event_and_gets_one_answer(sock, game, sent_events):
+    move = sock.first["state"]["legal_moves"][0]
+    answer = await sock.ask({"type": "move", "move": move, "ply": 0})
+    assert (answer["type"], answer["cause"], answer["ply"]) == ("state", "move", 1)
+    assert await sock.quiet()
+    assert sent_events == []
+    # A second socket: the next move reaches it (announced, or caught up in the greeting
+    # if the move came first), and from then on the moves are announced.
+    other = Socket(path(game), sock.comm.scope["headers"])
+    await other.open()
+    for ply in (1, 2):
+        sent_events.clear()
+        move = answer["state"]["legal_moves"][0]
+        answer = await sock.ask({"type": "move", "move": move, "ply": ply})
+        assert answer["ply"] == ply + 1
+        pushed = await other.recv()
+        assert (pushed["cause"], pushed["ply"]) == ("changed", ply + 1)
+    assert sent_events == [(f"game.{game.pk}", "game.changed")]
+    assert await sock.quiet() and await other.quiet()
+    await other.close()
+
+
+async def test_the_greeting_catches_up_a_peer_behind(sock, game):
+    """Moves made before two sockets met: the one ahead tells the other."""
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    assert layer is not None
+    move = sock.first["state"]["legal_moves"][0]
+    assert (await sock.ask({"type": "move", "move": move, "ply": 0}))["ply"] == 1
+    peer = await layer.new_channel()
+    hello = {"type": "game.peer", "channel": peer, "ply": 0, "status": "playing"}
+    await layer.group_send(f"game.{game.pk}", {**hello, "hello": True})
+    answer = await asyncio.wait_for(layer.receive(peer), 3)
+    assert answer == {**hello, "channel": answer["channel"], "ply": 1, "hello": False}
+    # An answer to a hello of ours that shows an older state: told the game moved on.
+    await layer.send(answer["channel"], {**hello, "hello": False})
+    told = await asyncio.wait_for(layer.receive(peer), 3)
+    assert told == {"type": "game.changed", "game_id": game.pk, "ply": 1, "status": "playing"}
+    assert await sock.quiet()
+
+
+async def test_the_greeting_catches_up_a_socket_behind_its_peer(sock, game, player):
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    assert layer is not None
+    move = sock.first["state"]["legal_moves"][0]
+    # A move by a socket that had not met this one yet: not announced.
+    await database_sync_to_async(game_services.game_apply_move)(
+        game_id=game.pk, user=player, move=move, ply=0, announce=False
+    )
+    assert await sock.quiet()
+    peer = await layer.new_channel()
+    hello = {"type": "game.peer", "channel": peer, "ply": 1, "status": "playing", "hello": True}
+    await layer.group_send(f"game.{game.pk}", hello)
+    pushed = await sock.recv()
+    assert (pushed["cause"], pushed["ply"]) == ("changed", 1)
+    answer = await asyncio.wait_for(layer.receive(peer), 3)
+    assert (answer["type"], answer["ply"], answer["hello"]) == ("game.peer", 0, False)
 
 
 async def test_a_move_and_a_resignation_through_rest_are_pushed(sock, game, player):

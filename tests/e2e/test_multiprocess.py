@@ -88,6 +88,27 @@ def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_othe
         assert board["me"]["result_id"] == result["result_id"]
 
 
+def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers):
+    """The sockets of a game greet each other across processes: a move on either is
+    pushed to the other, and each mover gets just its answer."""
+    a, b = servers
+    key = register(a, f"e2e-{uuid.uuid4().hex[:10]}")
+    api = token_session(key)
+    r = api.post(f"{a}/api/v1/games/", json={"variant": "bristol", "seed": 1}, timeout=TIMEOUT)
+    assert r.status_code == 201, r.text
+    path = f"/ws/v1/games/{r.json()['id']}/"
+    with open_socket(a, path, key) as on_a, open_socket(b, path, key) as on_b:
+        state = [recv(ws) for ws in (on_a, on_b)][1]["state"]
+        for ply, (mover, other) in enumerate([(on_a, on_b), (on_b, on_a), (on_a, on_b)]):
+            move = state["legal_moves"][0]
+            mover.send(json.dumps({"type": "move", "move": move, "ply": ply}))
+            answer = recv(mover)
+            assert (answer["cause"], answer["ply"]) == ("move", ply + 1), answer
+            pushed = recv(other)
+            assert (pushed["cause"], pushed["ply"]) == ("changed", ply + 1), pushed
+            state = answer["state"]
+
+
 ROUNDS = 6
 
 
