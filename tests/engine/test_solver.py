@@ -354,6 +354,22 @@ def test_gallery_no_exit_tries_the_contested_builds() -> None:
     assert solve(pos, rules=frozenset()).verdict is Verdict.LOST
 
 
+def test_gallery_no_exit_moves_a_start_card_once() -> None:
+    # g1 and g5 hold the two 3Cs, which go to row 2's empty g9 and g13 at once; then row 1
+    # has no card of another row, and r1's 2C goes to g1. It must stay there: g5 is an
+    # equal empty slot (the search of no-exit once moved it from g1 to g5 and back for
+    # good, as g1 had been loose when it began). r2's 2C lies under QC, 9C and 6C.
+    pos = endgame(
+        {0: ["3C"], 4: ["3C"], 8: [], 12: []},
+        {0: ["6C", "9C", "QC", "2C"], 1: ["2C", "6C", "9C", "QC"]},
+    )
+    game = GalleryGame(pos, RULES)
+    piles = list(game.start()[0][0])
+    assert game._uncontested(piles, list(game._slot_targets(piles)))
+    moved = GalleryGame(pos.play(["g1-g9", "g5-g13", "r1-g1"]), RULES).start()[0][0]
+    assert piles == list(moved)
+
+
 def test_gallery_lone_builds_are_played_at_once() -> None:
     # The stock is empty and r3 holds only 9H, which g11 (3H 6H) takes.
     pos = endgame(

@@ -47,8 +47,9 @@ Move = tuple[int, int]
 State = tuple[tuple[bytes, ...], int, int]
 #: A row's empty slots; for each card, the built slots of the row that take it next; bit
 #: masks of the codes in its built slots and of the top codes of its other slots, each as
-#: (codes with at least one copy there, codes with both copies there).
-RowTargets = tuple[list[int], dict[int, list[int]], tuple[int, int, int, int]]
+#: (codes with at least one copy there, codes with both copies there), and of the codes
+#: its built slots take next.
+RowTargets = tuple[list[int], dict[int, list[int]], tuple[int, int, int, int, int]]
 
 
 #: Bit masks over card codes: the start cards (2, 3, 4) and the Aces.
@@ -267,42 +268,52 @@ class GalleryGame:
             and self._no_exit(piles)
         )
 
-    def _cannot_empty(self, piles: tuple[bytes, ...] | list[bytes], dealt: int) -> bool:
-        """The dead-end rule (``counted-dead-ends`` or not) on these piles."""
+    def _cannot_empty(
+        self,
+        piles: tuple[bytes, ...] | list[bytes],
+        dealt: int,
+        rows: Sequence[RowTargets] | None = None,
+    ) -> bool:
+        """The dead-end rule (``counted-dead-ends`` or not) on these piles (``rows``: their
+        ``_slot_targets``, when known)."""
         ex1, ex2 = self.rest[dealt]
         now1 = now2 = 0
-        rows = []
-        for empty, _, (built1, built2, loose1, loose2) in self._slot_targets(piles):
+        loose = []
+        for empty, _, (built1, built2, loose1, loose2, _) in rows or self._slot_targets(piles):
             now1 |= built1
             now2 |= built2
             ex2 |= loose2 | (ex1 & loose1)
             ex1 |= loose1
-            rows.append((bool(empty), loose1))
+            loose.append((bool(empty), loose1))
         reserves = tuple(piles[FIRST_RESERVE:])
         if not self.counted:  # one copy stands for both, every row offers a slot
             return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None)
-        return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(rows))
+        return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(loose))
 
     def _no_exit(self, piles: tuple[bytes, ...]) -> bool:
         """Rule ``no-exit``: with the stock empty and no reserve empty, True if no line of
         builds empties a reserve (an exhaustive search of those lines, the uncontested
-        moves played at once); False also when it gives up after ``EXIT_STATES`` states."""
+        moves played at once); False also when it gives up after ``EXIT_STATES`` states.
+
+        A child differs from its parent in at most two rows, so it takes the parent's
+        ``_slot_targets`` and looks up only those rows again."""
         table = self._exits
-        first = self._uncontested(list(piles))
-        if first is None:
+        first = list(piles)
+        first_rows = list(self._slot_targets(first))
+        if not self._uncontested(first, first_rows):
             return False
         root = _endgame_key(first)
         got = table.get(root)
         if got is not None:
             return got
         seen = {root}
-        stack = [first]
+        stack = [(first, first_rows)]
+        out = len(self.stock)
         while stack:
-            p = stack.pop()
-            rows = self._slot_targets(p)
+            p, rows = stack.pop()
             for s in range(SOURCES):
                 q = p[s]
-                if not q or _built(s, q):
+                if not q or (s < SLOTS and q[0] >> 2 == ROW_START[s]):
                     continue  # empty, or a built slot (its top only moves to a twin)
                 c = q[-1]
                 targets = _destinations(rows, c)
@@ -311,79 +322,81 @@ class GalleryGame:
                 if s >= FIRST_RESERVE and len(q) == 1:
                     memo(table, root, False)
                     return False  # this build empties a reserve
+                d = targets[0]
                 child = list(p)
                 child[s] = q[:-1]
-                child[targets[0]] += ONE[c]
-                after = self._uncontested(child)
-                if after is None:
+                child[d] += ONE[c]
+                child_rows = list(rows)
+                self._renew_row(child, child_rows, d)
+                if s < SLOTS:
+                    self._renew_row(child, child_rows, s)
+                if not self._uncontested(child, child_rows):
                     memo(table, root, False)
                     return False
-                k = _endgame_key(after)
+                k = _endgame_key(child)
                 if k in seen:
                     continue
                 got = table.get(k)
-                if got or (got is None and self._cannot_empty(after, len(self.stock))):
+                if got or (got is None and self._cannot_empty(child, out, child_rows)):
                     seen.add(k)
                     continue  # no exit from there
                 if got is False or len(seen) >= EXIT_STATES:
                     memo(table, root, False)
                     return False
                 seen.add(k)
-                stack.append(after)
+                stack.append((child, child_rows))
         for k in seen:
             memo(table, k, True)
         return True
 
-    def _uncontested(self, p: list[bytes]) -> list[bytes] | None:
+    def _renew_row(self, p: list[bytes], rows: list[RowTargets], s: int) -> None:
+        """Look up again the targets of the row of slot ``s`` after a move changed it."""
+        row = s // ROW
+        rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
+
+    def _uncontested(self, p: list[bytes], rows: list[RowTargets]) -> bool:
         """Play at once, in the search of rule ``no-exit``, the moves no other move
         contends with: an Ace; a card whose twin is built, or that both slots built to the
         code below it would take; a start card in a row with no card of another row in
-        its slots. None once a reserve is emptied."""
-        rows = list(self._slot_targets(p))
+        its slots. ``p`` and its ``rows`` (``_slot_targets``) are updated in place; False
+        once a reserve is emptied.
+
+        Each such move stays uncontested whatever the others do, so the order they are
+        played in does not change the end; each look picks them out by a mask of codes."""
         now1 = now2 = 0
-        for _, _, (built1, built2, _, _) in rows:
-            now1 |= built1
-            now2 |= built2
-        sources = [s for s in range(SOURCES) if p[s] and not _built(s, p[s])]
-        moved = True
-        while moved:
-            moved = False
-            for s in sources:
+        for _, _, masks in rows:
+            now1 |= masks[0]
+            now2 |= masks[1]
+        while True:
+            free = ACES
+            twins = now1 | now2 << BUILD_STEP  # a copy built, or both copies below it
+            for row, (empty, _, masks) in enumerate(rows):
+                free |= twins & masks[4]
+                if empty and not masks[2]:
+                    free |= ROW_STARTS[row]
+            for s in range(SOURCES):
                 q = p[s]
-                if not q:
-                    continue
-                c = q[-1]
-                r = c >> 2
-                if r == ACE:
-                    d = ACE_PILE
-                else:
-                    empty, wants, masks = rows[(r - FIRST_START) % ROWS]
-                    if r <= LAST_START:
-                        if masks[2] or not empty:
-                            continue
-                        d = empty[0]
-                    else:
-                        # the twin is built, or both copies of the code below it are
-                        if not ((now1 | now2 << BUILD_STEP) >> c & 1):
-                            continue
-                        targets = wants.get(c)
-                        if not targets:
-                            continue
-                        d = targets[0]
-                    now2 |= now1 & 1 << c
-                    now1 |= 1 << c
-                if s >= FIRST_RESERVE and len(q) == 1:
-                    return None
-                p[s] = q[:-1]
-                if d != ACE_PILE:
-                    p[d] += ONE[c]
-                    row = d // ROW
-                    rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
-                if s < SLOTS:
-                    row = s // ROW
-                    rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
-                moved = True
-        return p
+                if q and free >> q[-1] & 1 and not (s < SLOTS and q[0] >> 2 == ROW_START[s]):
+                    break
+            else:
+                return True
+            c = q[-1]
+            r = c >> 2
+            if r == ACE:
+                d = ACE_PILE
+            else:
+                empty, wants, _ = rows[(r - FIRST_START) % ROWS]
+                d = empty[0] if r <= LAST_START else wants[c][0]
+                now2 |= now1 & 1 << c
+                now1 |= 1 << c
+            if s >= FIRST_RESERVE and len(q) == 1:
+                return False
+            p[s] = q[:-1]
+            if d != ACE_PILE:
+                p[d] += ONE[c]
+                self._renew_row(p, rows, d)
+            if s < SLOTS:
+                self._renew_row(p, rows, s)
 
     def restrict(self, state: State, key: Hashable, seen: set[Hashable]) -> State:
         """Every move stays (see :mod:`._search`): no rule of this family knows better."""
@@ -475,7 +488,7 @@ class GalleryGame:
             # Equal slots of a row are interchangeable: one destination of each kind.
             empty = empty[:1]
             wants = {c: x[:1] for c, x in wants.items()}
-        got = (empty, wants, (built1, built2, loose1, loose2))
+        got = (empty, wants, (built1, built2, loose1, loose2, sum(1 << c for c in wants)))
         memo(table, slots, got)
         return got
 
