@@ -26,6 +26,7 @@ from games.services import races as race_services
 from tests.race_fixtures import game_of, pool, quiet_moves
 
 pytestmark = pytest.mark.django_db(transaction=True)
+pytest_plugins = ["tests.own_redis"]
 
 TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "ROLLBACK"}
 
@@ -76,6 +77,23 @@ def test_rest_moves_cost_two_statements_each(api: Any, assert_consistent: Any) -
         assert answer.status_code == 200, answer.content
         sqls, commits = statements(captured)
         assert len(sqls) <= 2 and commits <= 1, captured.captured_queries  # token, move
+    assert_consistent(Game.objects.get(pk=started.json()["id"]))
+
+
+@needs_postgres
+def test_rest_moves_with_the_token_cached_cost_one_statement_each(
+    own_redis: Any, api: Any, assert_consistent: Any
+) -> None:
+    started = api.post("/api/v1/games/", {"variant": "bristol", "seed": 3}, format="json")
+    assert started.status_code == 201, started.content  # the token's entry is filled
+    url = f"/api/v1/games/{started.json()['id']}/moves/"
+    for ply, move in enumerate(playable()):
+        with CaptureQueriesContext(connection) as captured:
+            answer = api.post(url, {"move": move, "ply": ply}, format="json")
+        assert answer.status_code == 200, answer.content
+        sqls, commits = statements(captured)
+        assert len(sqls) == 1 and commits <= 1, captured.captured_queries  # the move alone
+        assert sqls[0].startswith("WITH moved AS (UPDATE")
     assert_consistent(Game.objects.get(pk=started.json()["id"]))
 
 
