@@ -212,3 +212,15 @@ def test_a_held_race_game_takes_no_move_after_the_time_limit(
     with pytest.raises(RaceOver):
         game_services.game_apply_move(game_id=game.pk, user=ann, move=second, ply=1)
     assert Game.objects.get(pk=game.pk).ply == 1 and not sent
+
+
+@needs_postgres
+def test_the_move_statement_is_prepared_on_its_connection(user: Any) -> None:
+    """Server-side binding (PG_PREPARE_THRESHOLD): PostgreSQL plans the move once."""
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    with connection.cursor() as cursor:  # one connection for the whole test
+        for ply, move in enumerate(playable(moves=8)):
+            game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any(s.startswith("WITH moved AS (UPDATE") for s in prepared), prepared
