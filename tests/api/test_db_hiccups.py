@@ -66,7 +66,7 @@ def test_terminated_backends_cost_503s_then_are_replaced(api):
     assert row is not None
     killed = row[0]
     assert killed >= 1
-    answers = []
+    answers: list[Any] = []
     # Until three in a row succeed. A dead connection may come out of the pool after a
     # new one (a request whose transaction lost its connection takes another to finish),
     # so the 503s need not all come first; each dead connection costs at most one.
