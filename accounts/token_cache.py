@@ -21,7 +21,9 @@ same entries, and revocation stays exact on all of them:
 
 Without ``REDIS_URL`` every look-up reads PostgreSQL as before: a cache in each
 process's memory could not be told of a revocation made by another process.
-The user's password hash is never cached.
+The user's password hash is never cached. A bulk ``QuerySet.update()`` or raw SQL
+on users or tokens sends no signal: such a change reaches a cached token only
+when its entry ends (``ENTRY_SECONDS``), so change accounts with ``save()``.
 """
 
 from __future__ import annotations
