@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import secrets
+import time
 from datetime import timedelta
 
 from django.contrib.auth import get_user_model, logout
@@ -12,6 +13,7 @@ from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 from django.http import HttpRequest
 
+from accounts import token_cache
 from accounts.models import ApiToken, UsernameSkeleton
 from accounts.selectors import token_hash, token_user
 from accounts.usernames import username_skeleton
@@ -28,8 +30,8 @@ def _name_taken() -> InvalidInput:
     )
 
 
-#: How often a token's last-use time is written at most.
-TOKEN_TOUCH_INTERVAL = timedelta(minutes=1)
+#: How often a token's last-use time is written at most: once per life of its cache entry.
+TOKEN_TOUCH_INTERVAL = timedelta(seconds=token_cache.ENTRY_SECONDS)
 
 
 def user_register(*, username: str, password: str, email: str = "") -> User:
@@ -88,11 +90,14 @@ def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
 
 
 def token_revoke(*, user: User, token_id: int) -> None:
-    """Revoke one of the user's tokens."""
-    updated = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True).update(
-        revoked_at=clock.now()
-    )
-    if not updated:
+    """Revoke one of the user's tokens: refused from the next request on, on every process.
+
+    Its cache entry is marked first (``accounts.token_cache``); while Redis cannot be
+    told, the revocation is refused (``Unavailable``) and the token stays as it was.
+    """
+    active = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True)
+    token_cache.forget(active.values_list("key_hash", flat=True))
+    if not active.update(revoked_at=clock.now()):
         raise NotFound(f"no active token {token_id} of yours")
     events.token_revoked(token_id=token_id)
 
@@ -102,14 +107,23 @@ def token_touch(token: ApiToken) -> None:
     now = clock.now()
     if token.last_used_at is None or now - token.last_used_at > TOKEN_TOUCH_INTERVAL:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
+        token.last_used_at = now
 
 
 def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
     """The active user and token for a presented key, its use recorded; None if refused.
 
-    REST's ``Authorization`` header and a socket's handshake both come here.
+    REST's ``Authorization`` header and a socket's handshake both come here. The
+    common case is answered from the shared cache, without PostgreSQL; a miss reads
+    PostgreSQL, records the use (so at most once per cache entry's life) and fills it.
     """
+    key_hash = token_hash(key)
+    found = token_cache.cached(key_hash)
+    if found is not None:
+        return found
+    read_at = time.monotonic()
     found = token_user(key)
     if found is not None:
         token_touch(found[1])
+        token_cache.fill(key_hash, *found, read_at=read_at)
     return found

@@ -20,7 +20,6 @@ import logging
 import uuid
 from collections.abc import Callable
 from datetime import timedelta
-from functools import cache
 from typing import Any
 
 from django.conf import settings
@@ -29,6 +28,7 @@ from django.db.models import QuerySet
 from games import clock
 from games.models import Deal, Result
 from games.redis_guard import RedisUnavailable, guarded, on_recovery
+from games.redis_guard import client as _client
 
 logger = logging.getLogger(__name__)
 
@@ -38,18 +38,6 @@ _ADD = (
     "if redis.call('EXISTS', KEYS[1]) == 1 then "
     "return redis.call('ZADD', KEYS[1], 0, ARGV[1]) end return -1"
 )
-
-
-@cache
-def _client() -> Any:
-    if not settings.REDIS_URL:
-        return None
-    import redis
-
-    timeout = settings.REDIS_TIMEOUT
-    return redis.Redis.from_url(
-        settings.REDIS_URL, socket_timeout=timeout, socket_connect_timeout=timeout
-    )
 
 
 def _key(deal_id: int) -> str:

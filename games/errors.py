@@ -156,3 +156,9 @@ class RacePoolEmpty(ServiceError):
     """No certified race deal is ready: the job is dealing some; ``details.retry_after``."""
 
     code = "race_pool_empty"
+
+
+class Unavailable(ServiceError):
+    """A write needs Redis, which cannot be reached now; nothing changed (``retry_after``)."""
+
+    code = "unavailable"

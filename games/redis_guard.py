@@ -47,10 +47,25 @@ def _breaker() -> CircuitBreaker:
 
 
 @receiver(setting_changed)
-def _forget_breaker(*, setting: str, **kwargs: Any) -> None:
+def _forget_state(*, setting: str, **kwargs: Any) -> None:
     if setting in ("REDIS_RETRY_AFTER", "REDIS_URL"):
         _breaker.cache_clear()
         _down.clear()
+    if setting in ("REDIS_URL", "REDIS_TIMEOUT"):
+        client.cache_clear()
+
+
+@cache
+def client() -> Any:
+    """This process's Redis client (None without ``REDIS_URL``), with ``REDIS_TIMEOUT``."""
+    if not settings.REDIS_URL:
+        return None
+    import redis
+
+    timeout = settings.REDIS_TIMEOUT
+    return redis.Redis.from_url(
+        settings.REDIS_URL, socket_timeout=timeout, socket_connect_timeout=timeout
+    )
 
 
 def on_recovery(hook: Callable[[], None]) -> None:

@@ -8,6 +8,7 @@ from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
 from api.errors import database_unavailable, mark_unavailable
+from games.errors import Unavailable
 
 #: Requests that change nothing, so running them again is safe.
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -22,7 +23,8 @@ def _close_dead_connections() -> None:
 
 class DatabaseUnavailableMiddleware:
     """A read that lost its database connection is tried once more on a new one; pages and
-    the admin answer 503 with ``Retry-After`` when the database drops away.
+    the admin answer 503 with ``Retry-After`` when the database drops away, or when a
+    write needs Redis while it is away (``Unavailable``: a token's cache entry).
 
     The API's views answer the same case themselves (``unavailable`` in the error
     envelope, ``api.errors``); this covers the views outside DRF and the retry of both.
@@ -39,7 +41,7 @@ class DatabaseUnavailableMiddleware:
         return response
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
-        if not database_unavailable(exception):
+        if not (database_unavailable(exception) or isinstance(exception, Unavailable)):
             return None
         response = HttpResponse(
             "The service is briefly unavailable: try again in a moment.",

@@ -66,13 +66,17 @@ def test_terminated_backends_cost_503s_then_are_replaced(api):
     assert row is not None
     killed = row[0]
     assert killed >= 1
-    answers = []
-    for _ in range(killed + 3):
+    answers: list[Any] = []
+    # Until three in a row succeed. A dead connection may come out of the pool after a
+    # new one (a request whose transaction lost its connection takes another to finish),
+    # so the 503s need not all come first; each dead connection costs at most one.
+    while len(answers) < 2 * killed + 3 and [a.status_code for a in answers[-3:]] != [201] * 3:
         # What a server does around every request (the test client leaves it out).
         close_old_connections()
         answers.append(api.post("/api/v1/games/", {"variant": "bristol"}, format="json"))
     statuses = [a.status_code for a in answers]
     assert set(statuses) <= {201, 503} and statuses[-3:] == [201] * 3, statuses
+    assert statuses.count(503) <= killed, statuses
     for answer in answers:
         if answer.status_code == 503:
             assert answer["Retry-After"] == "1"

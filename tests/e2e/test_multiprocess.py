@@ -165,3 +165,17 @@ def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e
         pushed = answer_to(sockets[0], "changed")
         assert pushed["ply"] == ROUNDS + 1
     assert games_verified(e2e_env, game_id) == {game_id: None}
+
+
+def test_a_token_revoked_through_one_process_is_refused_at_once_by_the_other(servers):
+    a, b = servers
+    key = register(b, f"e2e-{uuid.uuid4().hex[:10]}")
+    api = token_session(key)
+    for base in (a, b, a):  # both processes use the token; its entry is in Redis
+        assert api.get(f"{base}/api/v1/auth/me/", timeout=TIMEOUT).status_code == 200
+    (token,) = api.get(f"{b}/api/v1/auth/tokens/", timeout=TIMEOUT).json()
+    r = api.delete(f"{b}/api/v1/auth/tokens/{token['id']}/", timeout=TIMEOUT)
+    assert r.status_code == 204, r.text
+    r = api.get(f"{a}/api/v1/auth/me/", timeout=TIMEOUT)
+    assert r.status_code == 401, r.text
+    assert r.json()["error"]["code"] == "authentication_failed"

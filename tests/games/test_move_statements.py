@@ -26,6 +26,7 @@ from games.services import races as race_services
 from tests.race_fixtures import game_of, pool, quiet_moves
 
 pytestmark = pytest.mark.django_db(transaction=True)
+pytest_plugins = ["tests.own_redis"]
 
 TRANSACTION_CONTROL = {"BEGIN", "COMMIT", "ROLLBACK"}
 
@@ -65,18 +66,35 @@ def test_service_moves_cost_one_statement_each(user: Any, assert_consistent: Any
     assert_consistent(game)
 
 
-@needs_postgres
-def test_rest_moves_cost_two_statements_each(api: Any, assert_consistent: Any) -> None:
+def rest_moves(api: Any, assert_consistent: Any) -> list[list[str]]:
+    """Play a line over REST; the statements each move ran."""
     started = api.post("/api/v1/games/", {"variant": "bristol", "seed": 3}, format="json")
     assert started.status_code == 201, started.content
     url = f"/api/v1/games/{started.json()['id']}/moves/"
+    ran = []
     for ply, move in enumerate(playable()):
         with CaptureQueriesContext(connection) as captured:
             answer = api.post(url, {"move": move, "ply": ply}, format="json")
         assert answer.status_code == 200, answer.content
         sqls, commits = statements(captured)
-        assert len(sqls) <= 2 and commits <= 1, captured.captured_queries  # token, move
+        assert commits <= 1, captured.captured_queries
+        ran.append(sqls)
     assert_consistent(Game.objects.get(pk=started.json()["id"]))
+    return ran
+
+
+@needs_postgres
+def test_rest_moves_cost_two_statements_each(api: Any, assert_consistent: Any) -> None:
+    for sqls in rest_moves(api, assert_consistent):
+        assert len(sqls) <= 2, sqls  # token, move
+
+
+@needs_postgres
+def test_rest_moves_with_the_token_cached_cost_one_statement_each(
+    own_redis: Any, api: Any, assert_consistent: Any
+) -> None:
+    for sqls in rest_moves(api, assert_consistent):  # the game's start filled the entry
+        assert len(sqls) == 1 and sqls[0].startswith("WITH moved AS (UPDATE"), sqls
 
 
 def test_a_held_state_that_another_process_outran_answers_as_before(user: Any) -> None:
@@ -194,3 +212,15 @@ def test_a_held_race_game_takes_no_move_after_the_time_limit(
     with pytest.raises(RaceOver):
         game_services.game_apply_move(game_id=game.pk, user=ann, move=second, ply=1)
     assert Game.objects.get(pk=game.pk).ply == 1 and not sent
+
+
+@needs_postgres
+def test_the_move_statement_is_prepared_on_its_connection(user: Any) -> None:
+    """Server-side binding (PG_PREPARE_THRESHOLD): PostgreSQL plans the move once."""
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
+    with connection.cursor() as cursor:  # one connection for the whole test
+        for ply, move in enumerate(playable(moves=8)):
+            game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        cursor.execute("SELECT statement FROM pg_prepared_statements")
+        prepared = [row[0] for row in cursor.fetchall()]
+    assert any(s.startswith("WITH moved AS (UPDATE") for s in prepared), prepared
