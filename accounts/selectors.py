@@ -32,12 +32,15 @@ def token_hash(key: str) -> str:
 
 
 @cache
-def _token_user_sql() -> tuple[str, list[str], list[str]]:
-    """The token and its user in one statement, with the field names of each part of a row.
+def _token_user_sql() -> tuple[str, list[str], list[str], list[tuple[Any, list[Any]]]]:
+    """The token and its user in one statement, with the field names of each part of a row
+    and each column's converters (expression, converters).
 
     Every REST request with a token runs it: building and compiling the ORM's
     ``select_related`` query cost more than half the lookup (0.85 ms against 0.22 ms
     of CPU per call), so it is written once and its rows loaded with ``Model.from_db``.
+    The converters are those the ORM's compiler applies (SQLite, for one, returns
+    datetimes without their time zone); on PostgreSQL most columns have none.
     """
 
     def col(field: Any) -> str:
@@ -54,20 +57,31 @@ def _token_user_sql() -> tuple[str, list[str], list[str]]:
         f"WHERE t.{col(token.get_field('key_hash'))} = %s "
         f"AND t.{col(token.get_field('revoked_at'))} IS NULL"
     )
-    return sql, [f.attname for f in token_fields], [f.attname for f in user_fields]
+    expressions = [f.get_col(token.db_table) for f in token_fields]
+    expressions += [f.get_col(user.db_table) for f in user_fields]
+    converters = [
+        (e, connection.ops.get_db_converters(e) + e.get_db_converters(connection))
+        for e in expressions
+    ]
+    names = [f.attname for f in token_fields], [f.attname for f in user_fields]
+    return sql, *names, converters
 
 
 def token_user(key: str) -> tuple[User, ApiToken] | None:
     """The active user and token for a presented key, or None."""
-    sql, token_names, user_names = _token_user_sql()
+    sql, token_names, user_names, converters = _token_user_sql()
     with connection.cursor() as cursor:
         cursor.execute(sql, [token_hash(key)])
         row = cursor.fetchone()
     if row is None:
         return None
+    values = list(row)
+    for i, (expression, funcs) in enumerate(converters):
+        for func in funcs:
+            values[i] = func(values[i], expression, connection)
     split = len(token_names)
-    token = ApiToken.from_db(connection.alias, token_names, row[:split])
-    user = get_user_model().from_db(connection.alias, user_names, row[split:])
+    token = ApiToken.from_db(connection.alias, token_names, values[:split])
+    user = get_user_model().from_db(connection.alias, user_names, values[split:])
     if not user.is_active:
         return None
     token.user = user
