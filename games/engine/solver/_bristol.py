@@ -37,11 +37,12 @@ BELOW_KING = (1 << KING) - 2
 
 #: Most states the relaxed-game search may visit before it gives up; giving up answers
 #: "not provably lost", so the limit costs pruning, never soundness. The limit is the
-#: same for every search and every state, so whether a state is pruned is a function of
-#: the state alone: a limit that shrank once most searches gave up (shared by all the
-#: searches of a position) made each depth-first search prune by what the others had
-#: met, and Bristol 7146, won alone by one order within a few hundred states, stayed
-#: unknown at 400,000 in turns (bench/README.md, 2026-12-02, session 3).
+#: same for every search and every state but the root, so whether a state is pruned does
+#: not depend on the other searches: a limit that shrank once a quarter of the relaxed
+#: searches had given up (a count shared by all the searches of a position) made each
+#: depth-first search prune by what the others had met, and Bristol 7146, won by the
+#: cautious order alone within 10,000 states, stayed unknown at 400,000 in turns
+#: (bench/README.md, 2026-12-02, session 3).
 RELAXED_LIMIT = 400
 #: The limit at the root of each search: one deep look there decides some lost deals at
 #: once (a few milliseconds), which the small limits never decide.
