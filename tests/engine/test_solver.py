@@ -27,6 +27,7 @@ ALL_VARIANTS = (
 )
 BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
 BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "cautious-depth-first")
+BRISTOL_RULES += ("deal-last-depth-first",)
 GALLERY_RULES: tuple[str, ...] = ("symmetry", "safe-aces", "null-moves", "dead-ends")
 GALLERY_RULES += ("counted-dead-ends", "lone-builds", "no-exit", "depth-first")
 
@@ -460,6 +461,7 @@ def test_bristol_each_rule_alone_keeps_verdicts(rule: str, bristol_truth: list) 
         frozenset({"deal-first"}),
         frozenset({"cautious"}),
         frozenset({"cautious", "fans-first"}),
+        frozenset({"deal-last"}),
     ],
 )
 def test_bristol_depth_first_search_alone_is_complete(
@@ -500,15 +502,42 @@ def test_bristol_cautious_orders_decide_what_the_others_miss(
 ) -> None:
     # The other orders send every card home at once and strand a foundation; these keep
     # the foundations close and win within a few thousand states (5028 only with the
-    # fan cards tried first, so both orders take turns).
+    # fan cards tried first, so both orders take turns). The deal-last order wins 8039 too.
     deal = new_position("bristol", seed=seed)
-    without = solve(deal, max_nodes=35_000, rules=RULES - {"cautious-depth-first"})
+    others = RULES - {"cautious-depth-first", "deal-last-depth-first"}
+    without = solve(deal, max_nodes=35_000, rules=others)
     assert without.verdict is Verdict.UNKNOWN
     won = DepthFirst(BristolGame(deal, RULES | {"cautious"} | order)).run(5_000)
     assert won is not None and won.verdict == "won" and replays_to_won(deal, won.line)
     if seed == 5028:
         assert DepthFirst(BristolGame(deal, RULES | {"cautious"} | other)).run(20_000) is None
     assert solve(deal, max_nodes=80_000).verdict is Verdict.WON
+
+
+def test_bristol_deal_last_order_decides_what_the_others_miss() -> None:
+    # Bristol 7146 and Belvedere 5268: every card home, the lowest first, and the deal
+    # last wins within a few hundred states; the other orders are still unknown.
+    for variant, seed in (("bristol", 7146), ("belvedere", 5268)):
+        deal = new_position(variant, seed=seed)
+        without = solve(deal, max_nodes=35_000, rules=RULES - {"deal-last-depth-first"})
+        assert without.verdict is Verdict.UNKNOWN
+        won = DepthFirst(BristolGame(deal, RULES | {"deal-last"})).run(1_000)
+        assert won is not None and won.verdict == "won" and replays_to_won(deal, won.line)
+        assert solve(deal, max_nodes=35_000).verdict is Verdict.WON
+
+
+def test_bristol_pruning_does_not_depend_on_the_other_searches() -> None:
+    # The searches of one position share their memo tables; what a search prunes must not
+    # depend on what the others met before it (a relaxed-game limit that shrank with
+    # the others' give-ups once kept Bristol 7146 unknown in turns, won alone).
+    deal = new_position("bristol", seed=7146)
+    alone = DepthFirst(BristolGame(deal, RULES | {"deal-last"}))
+    assert alone.run(5_000) is not None
+    memos: dict = {}
+    BestFirst(BristolGame(deal, RULES | {"dig"}, memos)).run(30_000)
+    after = DepthFirst(BristolGame(deal, RULES | {"deal-last"}, memos))
+    assert after.run(5_000) is not None
+    assert after.nodes == alone.nodes
 
 
 def test_bristol_cases_catch_an_unsafe_rule(bristol_truth: list) -> None:
