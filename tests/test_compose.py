@@ -10,6 +10,7 @@ REQUIRED_ENV = {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOS
 # Tuning knobs read by settings.py that have safe defaults and need not be set in compose.
 OPTIONAL_ENV = {
     "CONN_MAX_AGE",
+    "PG_PREPARE_THRESHOLD",
     "DAILY_FIRST_DAY",
     "GAME_MAX_LOG",
     "REDIS_TIMEOUT",
