@@ -313,7 +313,7 @@ class GalleryGame:
             p, rows = stack.pop()
             for s in range(SOURCES):
                 q = p[s]
-                if not q or (s < SLOTS and q[0] >> 2 == ROW_START[s]):
+                if not q or _built(s, q):
                     continue  # empty, or a built slot (its top only moves to a twin)
                 c = q[-1]
                 targets = _destinations(rows, c)
@@ -376,7 +376,7 @@ class GalleryGame:
                     free |= ROW_STARTS[row]
             for s in range(SOURCES):
                 q = p[s]
-                if q and free >> q[-1] & 1 and not (s < SLOTS and q[0] >> 2 == ROW_START[s]):
+                if q and free >> q[-1] & 1 and not _built(s, q):
                     break
             else:
                 return True
