@@ -104,6 +104,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, TypeVar
 
+import orjson
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -140,9 +141,18 @@ BOARD_LIMIT = 10
 T = TypeVar("T")
 
 
+#: What orjson leaves to DRF's encoder: the types REST renders its own way (dates and times
+#: as DRF formats them, dataclasses refused); ``dict`` keys that are not text made text, as
+#: the json module does.
+_JSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
+_JSON_OPTIONS |= orjson.OPT_NON_STR_KEYS
+_drf_encoder = JSONEncoder()
+
+
 def _dumps(message: dict[str, Any]) -> str:
-    """JSON text as REST renders it (DRF's encoder: same dates, decimals, ...)."""
-    return json.dumps(message, cls=JSONEncoder, ensure_ascii=False, separators=(",", ":"))
+    """JSON text as REST renders it (DRF's encoder for dates, decimals, ...), by orjson: a
+    game state's frame in a tenth of the json module's time (bench/README.md)."""
+    return orjson.dumps(message, default=_drf_encoder.default, option=_JSON_OPTIONS).decode()
 
 
 def _tidy(func: Callable[..., T], *args: Any) -> T:

@@ -17,13 +17,13 @@ the answer itself, and the move's ``game.changed`` would reach nobody else.
 from __future__ import annotations
 
 import copy
-import json
 import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
 
+import orjson
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import connection, transaction
@@ -229,11 +229,12 @@ def _apply_held(held: _Held, move: str, ply: int, announce: bool) -> MoveOutcome
     if pos.status != Status.PLAYING or log.entries >= settings.GAME_MAX_LOG:
         return None  # the result is entered in the game's transaction, on the locked path
     stored = pos.to_json()
+    stored_text = orjson.dumps(stored).decode()  # a tenth of the json module's time
     with connection.cursor() as cursor:
         cursor.execute(
             _guarded_move_sql(),
             [
-                *(log.entries, log.undo_floor, pos.score, json.dumps(stored), game.pk),
+                *(log.entries, log.undo_floor, pos.score, stored_text, game.pk),
                 *(game.player_id, ply, day, day, *window),
                 *(ply, move, timezone.now(), log.moves_on_board),
             ],
