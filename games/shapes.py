@@ -25,7 +25,7 @@ a player may see of them:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
@@ -33,11 +33,8 @@ from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from django.db.models.manager import BaseManager
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
-from rest_framework.fields import SkipField
-from rest_framework.relations import ManyRelatedField, RelatedField
 
 from games import clock
 from games.engine import GameLog, Position, Status, deck_order, get_variant
@@ -63,100 +60,20 @@ def _instant(**kwargs: Any) -> serializers.DateTimeField:
     return serializers.DateTimeField(default_timezone=UTC, **kwargs)
 
 
-#: A value a field's getter did not find by plain attribute access.
-_ABSENT = object()
-
-
 @cache
-def _mapping(kind: type) -> bool:
-    """Whether DRF reads attributes of values of this type by key (once per type)."""
-    return issubclass(kind, Mapping)
+def _renderer(shape: type[serializers.Serializer], many: bool) -> serializers.BaseSerializer:
+    """The one serializer that renders every value of a shape.
 
-
-def _getter(field: serializers.Field) -> Callable[[Any], Any]:
-    """``field.get_attribute``, by plain attribute access where that is all it does.
-
-    Anything else on the way (a mapping, a callable such as ``get_username``, a missing
-    attribute, a failing look-up) is left to DRF's own ``get_attribute``, from the start.
+    A new serializer copies its declared fields, which costs several times the
+    rendering itself (three quarters of a game state's); ``to_representation``
+    keeps no state, so one instance serves every call and thread.
     """
-    attrs = tuple(field.source_attrs)
-
-    def get(instance: Any) -> Any:
-        value = instance
-        try:
-            for attr in attrs:
-                if _mapping(value.__class__):
-                    return field.get_attribute(instance)
-                value = getattr(value, attr, _ABSENT)
-                if value is _ABSENT or callable(value):
-                    return field.get_attribute(instance)
-        except Exception:
-            return field.get_attribute(instance)
-        return value
-
-    return get
-
-
-def _plan(field: serializers.Field) -> Callable[[Any], Any]:
-    """How a bound field renders a value: DRF's ``to_representation`` step by step,
-    decided once from the declaration.
-
-    DRF finds each field, its attribute and its children anew on every call (a call per
-    card of a list), which cost about twice the values' own work in a game state; the
-    steps below are the same, taken straight. Fields of other kinds render through their
-    own ``to_representation``.
-    """
-    if isinstance(field, serializers.ListSerializer):
-        assert field.child is not None  # a shape's ``many``: its child serializer
-        each = _plan(field.child)
-        return lambda data: [
-            each(v) for v in (data.all() if isinstance(data, BaseManager) else data)
-        ]
-    if isinstance(field, serializers.Serializer):
-        readable = [f for f in field.fields.values() if not f.write_only]
-        if any(isinstance(f, RelatedField | ManyRelatedField) for f in readable):
-            return field.to_representation  # DRF's primary-key shortcut: left to DRF
-        steps = [(str(f.field_name), _getter(f), _plan(f)) for f in readable]
-
-        def render(instance: Any) -> dict[str, Any]:
-            out: dict[str, Any] = {}
-            for name, get, to_json in steps:
-                try:
-                    value = get(instance)
-                except SkipField:
-                    continue
-                out[name] = None if value is None else to_json(value)
-            return out
-
-        return render
-    kind = type(field)
-    if isinstance(field, serializers.ListField) and kind is serializers.ListField:
-        item = _plan(field.child)
-        return lambda data: [None if v is None else item(v) for v in data]
-    if isinstance(field, serializers.DictField) and kind is serializers.DictField:
-        item = _plan(field.child)
-        return lambda data: {str(k): None if v is None else item(v) for k, v in data.items()}
-    if kind is serializers.CharField:
-        return str
-    if kind is serializers.IntegerField:
-        return int
-    return field.to_representation
-
-
-@cache
-def _renderer(shape: type[serializers.Serializer], many: bool) -> Callable[[Any], Any]:
-    """The one rendering of a shape, planned once.
-
-    A serializer keeps no state in ``to_representation``, so one instance serves every
-    call and thread (a new one copies its declared fields, which costs several times the
-    rendering itself).
-    """
-    return _plan(shape(many=many))
+    return shape(many=many)
 
 
 def _render(shape: type[serializers.Serializer], value: Any, *, many: bool = False) -> Any:
     """``value`` (a list of values if ``many``) rendered as the JSON data of ``shape``."""
-    return _renderer(shape, many)(value)
+    return _renderer(shape, many).to_representation(value)
 
 
 # -- a game -------------------------------------------------------------------------------
