@@ -44,7 +44,7 @@ if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime impo
     from rest_framework.views import APIView
 
 _cache: BaseCache | None = None
-_client: Any = None
+_client: Any = None  # the windows' script, bound to one Redis client
 
 
 def throttle_cache() -> BaseCache:
@@ -156,21 +156,31 @@ def _take_all(wants: list[tuple[_SettingsRateThrottle, int]]) -> list[int]:
     return [int(throttle._allow_in(cache)) for throttle, _ in wants]
 
 
+#: Each window (KEYS[i], its seconds ARGV[2i-1], the requests taken ARGV[2i]): create it
+#: with its expiry unless it exists, count, read the milliseconds left. A script runs
+#: whole, so a key cannot expire between its SET and INCRBY (it would live forever).
+WINDOWS_SCRIPT = """
+local replies = {}
+for i, key in ipairs(KEYS) do
+    redis.call("SET", key, 0, "EX", ARGV[2 * i - 1], "NX")
+    replies[2 * i - 1] = redis.call("INCRBY", key, ARGV[2 * i])
+    replies[2 * i] = redis.call("PTTL", key)
+end
+return replies
+"""
+
+
 def _take_redis(cache: RedisCache, wants: list[tuple[_SettingsRateThrottle, int]]) -> list[int]:
-    """Each window in Redis: create with expiry, count, read the time left; all in one
-    MULTI/EXEC, so a key cannot expire between its SET and INCRBY (it would live forever)."""
+    """All the windows in one command (``WINDOWS_SCRIPT``): one request and one reply to
+    encode and parse, where a MULTI/EXEC of the same commands cost as much CPU as a round
+    trip per window (py-spy, bench/README.md)."""
     global _client
     keys = [cache.make_and_validate_key(throttle.key) for throttle, _ in wants]
     if _client is None:  # Django builds a new client object per call: keep one
-        _client = cache._cache.get_client(keys[0], write=True)
-    pipe = _client.pipeline(transaction=True)
-    for key, (throttle, wanted) in zip(keys, wants, strict=True):
-        pipe.set(key, 0, ex=throttle.duration, nx=True)
-        pipe.incrby(key, wanted)
-        pipe.pttl(key)
-    replies = pipe.execute()
+        _client = cache._cache.get_client(keys[0], write=True).register_script(WINDOWS_SCRIPT)
+    replies = _client(keys=keys, args=[n for t, wanted in wants for n in (t.duration, wanted)])
     return [
-        throttle._taken(wanted, replies[3 * i + 1], replies[3 * i + 2])
+        throttle._taken(wanted, replies[2 * i], replies[2 * i + 1])
         for i, (throttle, wanted) in enumerate(wants)
     ]
 
