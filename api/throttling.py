@@ -10,7 +10,8 @@ rewrites the list of every request time in the window, which grows with the
 traffic (thousands of timestamps for a busy address, all pickled twice per
 request) and loses counts when requests of one client overlap. A window starts
 with a client's first request and lasts the rate's period; Retry-After is the
-time left in it. With Redis a request costs one round trip per throttle.
+time left in it. With Redis a request costs one round trip for its account's and its
+address's windows together (``RequestThrottle``).
 While Redis is unavailable (``games.redis_guard``) each process counts in its
 own memory with the same rates, and says so in the log.
 
@@ -35,7 +36,7 @@ from django.dispatch import receiver
 from django.http import HttpRequest
 from rest_framework.request import Request
 from rest_framework.settings import api_settings
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
 from games.redis_guard import RedisUnavailable, guarded
 
@@ -43,7 +44,7 @@ if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime impo
     from rest_framework.views import APIView
 
 _cache: BaseCache | None = None
-_client: Any = None
+_client: Any = None  # the windows' script, bound to one Redis client
 
 
 def throttle_cache() -> BaseCache:
@@ -104,13 +105,7 @@ class _SettingsRateThrottle(SimpleRateThrottle):
         """Take up to ``wanted`` requests of ``self.key``'s window: how many it had left (0:
         refused, ``wait()`` says how long). Only Redis hands out more than one at a time;
         ``self.window`` is then the seconds left in the window."""
-        cache = throttle_cache()
-        if isinstance(cache, RedisCache):
-            try:
-                return guarded(self._take_redis, cache, wanted)
-            except RedisUnavailable:  # logged by the guard; counted in this process meanwhile
-                return int(self._allow_in(_fallback_cache()))
-        return int(self._allow_in(cache))
+        return _take_all([(self, wanted)])[0]
 
     def _allow_in(self, cache: BaseCache) -> bool:
         """The window in any Django cache (in-process, or a shared one without Redis)."""
@@ -131,21 +126,12 @@ class _SettingsRateThrottle(SimpleRateThrottle):
         self.left = max(start + self.duration - self.now, 0.001)
         return False
 
-    def _take_redis(self, cache: RedisCache, wanted: int) -> int:
-        """The same window in one round trip: create with expiry, count, read the time left.
+    def _taken(self, wanted: int, count: int, left_ms: int) -> int:
+        """How many of ``wanted`` the window had left, from Redis's count after adding them
+        and the window's time left.
 
         The count goes up by ``wanted`` even when fewer were left: the window is used up
         either way, and a count past the limit refuses the same."""
-        global _client
-        key = cache.make_and_validate_key(self.key)
-        if _client is None:  # Django builds a new client object per call: keep one
-            _client = cache._cache.get_client(key, write=True)
-        # MULTI/EXEC: the key cannot expire between SET and INCRBY (it would live forever).
-        pipe = _client.pipeline(transaction=True)
-        pipe.set(key, 0, ex=self.duration, nx=True)
-        pipe.incrby(key, wanted)
-        pipe.pttl(key)
-        _, count, left_ms = pipe.execute()
         self.window = left_ms / 1000
         taken = max(0, min(wanted, self.num_requests - (count - wanted)))
         if not taken:
@@ -154,6 +140,49 @@ class _SettingsRateThrottle(SimpleRateThrottle):
 
     def wait(self) -> float:
         return self.left
+
+
+def _take_all(wants: list[tuple[_SettingsRateThrottle, int]]) -> list[int]:
+    """``_take`` for several windows at once (each throttle's ``key`` set): with Redis in
+    one round trip, while it is unavailable in this process's own counters."""
+    if not wants:
+        return []
+    cache = throttle_cache()
+    if isinstance(cache, RedisCache):
+        try:
+            return guarded(_take_redis, cache, wants)
+        except RedisUnavailable:  # logged by the guard; counted in this process meanwhile
+            cache = _fallback_cache()
+    return [int(throttle._allow_in(cache)) for throttle, _ in wants]
+
+
+#: Each window (KEYS[i], its seconds ARGV[2i-1], the requests taken ARGV[2i]): create it
+#: with its expiry unless it exists, count, read the milliseconds left. A script runs
+#: whole, so a key cannot expire between its SET and INCRBY (it would live forever).
+WINDOWS_SCRIPT = """
+local replies = {}
+for i, key in ipairs(KEYS) do
+    redis.call("SET", key, 0, "EX", ARGV[2 * i - 1], "NX")
+    replies[2 * i - 1] = redis.call("INCRBY", key, ARGV[2 * i])
+    replies[2 * i] = redis.call("PTTL", key)
+end
+return replies
+"""
+
+
+def _take_redis(cache: RedisCache, wants: list[tuple[_SettingsRateThrottle, int]]) -> list[int]:
+    """All the windows in one command (``WINDOWS_SCRIPT``): one request and one reply to
+    encode and parse, where a MULTI/EXEC of the same commands cost as much CPU as a round
+    trip per window (py-spy, bench/README.md)."""
+    global _client
+    keys = [cache.make_and_validate_key(throttle.key) for throttle, _ in wants]
+    if _client is None:  # Django builds a new client object per call: keep one
+        _client = cache._cache.get_client(keys[0], write=True).register_script(WINDOWS_SCRIPT)
+    replies = _client(keys=keys, args=[n for t, wanted in wants for n in (t.duration, wanted)])
+    return [
+        throttle._taken(wanted, replies[2 * i], replies[2 * i + 1])
+        for i, (throttle, wanted) in enumerate(wants)
+    ]
 
 
 class UserThrottle(_SettingsRateThrottle):
@@ -247,3 +276,29 @@ class AuthThrottle(IpThrottle):
     """Stricter per-IP limit for log-in and registration (password guessing)."""
 
     scope = "auth"
+
+
+class RequestThrottle(BaseThrottle):
+    """The default limits of a REST request: ``UserThrottle``'s and ``IpThrottle``'s windows,
+    counted as those two would count them, in one Redis round trip instead of one each.
+
+    As with DRF's list of throttles, a request counts in both windows, is refused when
+    either is used up, and waits for the later of the refusing windows to end.
+    """
+
+    parts: tuple[type[_SettingsRateThrottle], ...] = (UserThrottle, IpThrottle)
+    refused: list[_SettingsRateThrottle]  # the parts whose window is used up
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        counted = []
+        for part in self.parts:
+            throttle = part()
+            if throttle.rate is not None:
+                throttle.key = throttle.get_cache_key(request, view)
+                counted.append(throttle)
+        taken = _take_all([(throttle, 1) for throttle in counted])
+        self.refused = [throttle for throttle, n in zip(counted, taken, strict=True) if not n]
+        return not self.refused
+
+    def wait(self) -> float:
+        return max(throttle.wait() for throttle in self.refused)

@@ -249,9 +249,10 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.ContentNegotiation",
     "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
-    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.UserThrottle", "api.throttling.IpThrottle"],
+    "DEFAULT_THROTTLE_CLASSES": ["api.throttling.RequestThrottle"],  # per account and per IP
     "DEFAULT_THROTTLE_RATES": {
         "user": env("THROTTLE_RATE_USER", default="1200/min"),
         "ip": env("THROTTLE_RATE_IP", default="3000/min"),

@@ -11,6 +11,7 @@ from rest_framework.test import APIClient
 from rest_framework.views import APIView
 
 pytestmark = pytest.mark.django_db
+pytest_plugins = ["tests.own_redis"]
 
 ME = "/api/v1/auth/me/"
 LOGIN = "/api/v1/auth/login/"
@@ -181,3 +182,46 @@ def test_admin_login_attempts_are_limited_on_the_same_budget(make_user, password
             other.post("/admin/login/", {"username": "boss", "password": password}).status_code
             == 302
         )
+
+
+def test_both_windows_refuse_until_the_later_one_ends(user, token_client):
+    api = token_client(user)
+    with override_settings(REST_FRAMEWORK=rates(user="1/min", ip="1/s")):
+        assert api.get(ME).status_code == 200
+        response = api.get(ME)  # refused by both: the account's window ends last
+        assert_throttled(response)
+        assert response["Retry-After"] == "60"
+
+
+def test_both_windows_cost_one_redis_command(own_redis, user, token_client, monkeypatch):
+    import redis
+
+    from api.throttling import IpThrottle, UserThrottle, throttle_cache
+
+    sent = []
+    execute = redis.Redis.execute_command
+
+    def counted(client, *args, **kwargs):
+        sent.append(args[0])
+        return execute(client, *args, **kwargs)
+
+    api = token_client(user)
+    assert api.get(ME).status_code == 200  # the token is cached now
+    monkeypatch.setattr(redis.Redis, "execute_command", counted)
+    assert api.get(ME).status_code == 200
+    assert sent.count("EVALSHA") == 1 and not {"INCRBY", "MULTI"} & set(sent)
+    user_key = UserThrottle.cache_format % {"scope": "user", "ident": user.pk}
+    ip_key = IpThrottle.cache_format % {"scope": "ip", "ident": "127.0.0.1"}
+    assert throttle_cache().get(user_key) == 2
+    assert throttle_cache().get(ip_key) == 2
+    raw = redis.Redis.from_url(own_redis.url)
+    assert 0 < raw.ttl(throttle_cache().make_key(user_key)) <= 60  # the window expires
+
+
+def test_limits_hold_per_process_while_redis_is_down(own_redis, user, token_client):
+    api = token_client(user)
+    own_redis.kill()
+    with override_settings(REST_FRAMEWORK=rates(user="2/min", ip="1000/min")):
+        assert api.get(ME).status_code == 200
+        assert api.get(ME).status_code == 200
+        assert_throttled(api.get(ME))

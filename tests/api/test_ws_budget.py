@@ -28,13 +28,13 @@ def budget(settings: Any, own_redis: Any) -> Any:
 def round_trips(monkeypatch: Any) -> list[int]:
     """The size of every lease asked of Redis from now on."""
     asked: list[int] = []
-    take = throttling._SettingsRateThrottle._take_redis
+    take = throttling._take_redis
 
-    def spy(self: Any, cache: Any, wanted: int) -> int:
-        asked.append(wanted)
-        return take(self, cache, wanted)
+    def spy(cache: Any, wants: list[tuple[Any, int]]) -> list[int]:
+        asked.extend(wanted for _, wanted in wants)
+        return take(cache, wants)
 
-    monkeypatch.setattr(throttling._SettingsRateThrottle, "_take_redis", spy)
+    monkeypatch.setattr(throttling, "_take_redis", spy)
     return asked
 
 
