@@ -772,6 +772,36 @@ def test_winrate_command_reports_share_interval_and_unknowns(tmp_path) -> None:
     assert rows[4].startswith("149,lost,") and rows[4].endswith(",undecided")
 
 
+def test_winrate_command_solves_again_only_the_unknowns(tmp_path) -> None:
+    from io import StringIO
+
+    from django.core.management import CommandError, call_command
+
+    low, again = tmp_path / "low.csv", tmp_path / "again.csv"
+    call_command(
+        "winrate", "bristol", "--deals", "4", "--limit", "5", "--start-seed", "146",
+        "--nodes", "1", "--csv", str(low), "--proof-states", "0", "--no-progress",
+        stdout=StringIO(),
+    )  # fmt: skip
+    first = low.read_text().splitlines()[1:]
+    unknown = [r.split(",")[0] for r in first if ",unknown," in r]
+    assert "149" in unknown  # lost, but not within one state
+    out = StringIO()
+    call_command(
+        "winrate", "bristol", "--limit", "5", "--again", str(low), "--csv", str(again),
+        "--proof-states", "0", "--no-progress", stdout=out,
+    )  # fmt: skip
+    text = out.getvalue()
+    assert f"solved again: the {len(unknown)} deal(s)" in text
+    assert "4 deals (seeds 146..149)" in text and "won 3, lost 1, unknown 0" in text
+    rows = again.read_text().splitlines()[1:]
+    assert [r.split(",")[0] for r in rows] == ["146", "147", "148", "149"]
+    kept = [r for r in first if ",unknown," not in r]
+    assert all(r in rows for r in kept)  # the decided deals as the first run has them
+    with pytest.raises(CommandError, match="no --deals"):
+        call_command("winrate", "bristol", "--limit", "5", "--deals", "4", "--again", str(low))
+
+
 def test_winrate_command_fails_when_the_second_proof_wins_a_lost_deal(monkeypatch) -> None:
     from io import StringIO
 

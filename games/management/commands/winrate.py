@@ -6,6 +6,11 @@ Prints won, lost and unknown counts, the share won among the decided deals with 
 95% Wilson score interval, the range the share could take if the unknowns went either
 way, time per deal, and deals per second. ``--workers`` solves in parallel processes.
 
+``--again CSV`` takes an earlier run's per-deal rows (``--csv``) and solves again, at the
+given limits, only the deals they leave unknown; the report covers all of that run's
+deals, the others as it had them. So a row at a high limit costs only its hard deals:
+run every deal at a low limit first, then its unknowns at the high one.
+
 Every "lost" is checked by a second, independent proof (an exhaustive search on the
 engine's own moves, :mod:`games.engine.solver.proof`) within ``--proof-states``
 positions: the report counts confirmed and unconfirmed losses apart, and a loss the
@@ -83,7 +88,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("variant", choices=sorted(VARIANTS))
-        parser.add_argument("--deals", type=int, required=True, help="number of deals")
+        parser.add_argument("--deals", type=int, default=None, help="number of deals")
         parser.add_argument("--limit", type=float, required=True, help="seconds per deal")
         parser.add_argument(
             "--nodes", type=int, default=None, help="also a limit in states per deal"
@@ -91,6 +96,11 @@ class Command(BaseCommand):
         parser.add_argument("--start-seed", type=seed_arg, default=0, help="first seed")
         parser.add_argument("--workers", type=int, default=1, help="parallel processes")
         parser.add_argument("--csv", default=None, help="also write one row per deal here")
+        parser.add_argument(
+            "--again",
+            default=None,
+            help="an earlier run's --csv: solve only its unknown deals again, report all",
+        )
         parser.add_argument("--no-progress", action="store_true", help="no progress bar")
         parser.add_argument(
             "--proof-states",
@@ -102,17 +112,31 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         variant, deals, limit = options["variant"], options["deals"], options["limit"]
         start, workers, nodes = options["start_seed"], options["workers"], options["nodes"]
-        if deals < 1:
+        kept: list[Row] = []
+        if options["again"]:
+            if deals is not None:
+                raise CommandError("--again takes its deals from the CSV: no --deals")
+            kept = read_rows(options["again"])
+            if not kept:
+                raise CommandError(f"no deals in {options['again']}")
+            seeds = [r[0] for r in kept if r[1] == Verdict.UNKNOWN]
+            kept = [r for r in kept if r[1] != Verdict.UNKNOWN]
+        elif deals is None:
+            raise CommandError("give --deals (or --again)")
+        elif deals < 1:
             raise CommandError("--deals must be at least 1")
+        else:
+            if start + deals > SEED_LIMIT:
+                raise CommandError("the seeds would pass 2**64 - 1")
+            seeds = list(range(start, start + deals))
         if limit <= 0:
             raise CommandError("--limit must be positive")
         if workers < 1:
             raise CommandError("--workers must be at least 1")
-        if start + deals > SEED_LIMIT:
-            raise CommandError("the seeds would pass 2**64 - 1")
         proof_states = options["proof_states"]
-        jobs = [(variant, seed, limit, nodes, proof_states) for seed in range(start, start + deals)]
-        progress = None if options["no_progress"] else Progress(deals, self.stderr)
+        jobs = [(variant, seed, limit, nodes, proof_states) for seed in seeds]
+        deals = len(jobs)
+        progress = None if options["no_progress"] or not jobs else Progress(deals, self.stderr)
         rows: list[Row] = []
         t0 = time.perf_counter()
         if workers == 1:
@@ -127,13 +151,19 @@ class Command(BaseCommand):
                     if progress:
                         progress.update(len(rows))
         elapsed = time.perf_counter() - t0
-        rows.sort()
+        solved = len(rows)
+        rows = sorted(rows + kept)
         if options["csv"]:
             with open(options["csv"], "w", newline="") as fh:
                 out = csv.writer(fh)
                 out.writerow(["seed", "verdict", "nodes", "seconds", "moves", "proof"])
                 out.writerows((s, v, n, f"{t:.4f}", m, p) for s, v, n, t, m, p in rows)
-        for line in report(variant, rows, start, limit, nodes, workers, elapsed):
+        if options["again"]:
+            self.stdout.write(
+                f"solved again: the {solved} deal(s) {options['again']} leaves unknown; "
+                f"its other {len(kept)} as it has them"
+            )
+        for line in report(variant, rows, limit, nodes, workers, elapsed, solved):
             self.stdout.write(line)
         wrong = [r[0] for r in rows if r[5] == Proof.CONTRADICTED]
         if wrong:
@@ -143,16 +173,29 @@ class Command(BaseCommand):
             )
 
 
+def read_rows(path: str) -> list[Row]:
+    """The per-deal rows of an earlier run's ``--csv`` file."""
+    try:
+        with open(path, newline="") as fh:
+            return [
+                (int(r["seed"]), r["verdict"], int(r["nodes"]), float(r["seconds"]),
+                 int(r["moves"]), r["proof"])
+                for r in csv.DictReader(fh)
+            ]  # fmt: skip
+    except (OSError, KeyError, ValueError) as exc:
+        raise CommandError(f"cannot read the rows of {path}: {exc}") from exc
+
+
 def report(
     variant: str,
     rows: list[Row],
-    start: int,
     limit: float,
     nodes: int | None,
     workers: int,
     elapsed: float,
+    solved: int,
 ) -> list[str]:
-    """The summary lines of a run."""
+    """The summary lines of a run (``solved``: how many of ``rows`` it solved)."""
     n = len(rows)
     won = sum(1 for r in rows if r[1] == Verdict.WON)
     lost = sum(1 for r in rows if r[1] == Verdict.LOST)
@@ -161,7 +204,7 @@ def report(
     times = sorted(r[3] for r in rows)
     limits = f"{limit:g} s" + (f" or {nodes} states" if nodes else "")
     lines = [
-        f"{variant}: {n} deals (seeds {start}..{start + n - 1}), limit {limits} per deal, "
+        f"{variant}: {n} deals (seeds {rows[0][0]}..{rows[-1][0]}), limit {limits} per deal, "
         f"{workers} worker(s)",
         f"won {won}, lost {lost}, unknown {unknown} (counted apart)",
     ]
@@ -188,5 +231,5 @@ def report(
         f"time per deal: median {statistics.median(times):.3f} s, "
         f"p95 {times[min(n - 1, int(0.95 * n))]:.3f} s, max {times[-1]:.3f} s"
     )
-    lines.append(f"{n / elapsed:.1f} deals/s ({elapsed:.1f} s in all)")
+    lines.append(f"{solved / max(elapsed, 1e-9):.1f} deals/s ({elapsed:.1f} s in all)")
     return lines
