@@ -13,7 +13,7 @@ from games.engine import Position, get_variant, new_position
 from games.engine.solver import RULES, Verdict, solve, solve_seed
 from games.engine.solver._bristol import BristolGame
 from games.engine.solver._gallery import GalleryGame
-from games.engine.solver._search import BestFirst, DepthFirst
+from games.engine.solver._search import BestFirst, DepthFirst, Discrepancies
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
@@ -30,6 +30,7 @@ BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "caut
 BRISTOL_RULES += ("deal-last-depth-first",)
 GALLERY_RULES: tuple[str, ...] = ("symmetry", "safe-aces", "null-moves", "dead-ends")
 GALLERY_RULES += ("counted-dead-ends", "lone-builds", "no-exit", "depth-first")
+GALLERY_RULES += ("discrepancy-search",)
 
 
 def code(rank: int, suit: int) -> str:
@@ -540,6 +541,46 @@ def test_bristol_pruning_does_not_depend_on_the_other_searches() -> None:
     assert after.nodes == alone.nodes
 
 
+@pytest.mark.parametrize("first", ["deal-last", "cautious", "deal-first"])
+def test_bristol_states_proven_lost_by_one_search_keep_the_others_right(
+    first: str, bristol_truth: list
+) -> None:
+    # A depth-first search fills the table of states proven lost as it goes; searches of
+    # the same graph that skip those states must still find every win and every loss.
+    for pos, truth in bristol_truth[:150]:
+        lost: set = set()
+        DepthFirst(BristolGame(pos, RULES | {first}), lost).run(300)
+        for search in (
+            DepthFirst(BristolGame(pos, RULES), lost),
+            BestFirst(BristolGame(pos, RULES | {"dig"}), lost),
+        ):
+            out = search.run(20_000)
+            assert out is None or out.verdict == truth.value
+            if out is not None and out.verdict == "won":
+                assert replays_to_won(pos, out.line)
+
+
+def test_bristol_depth_first_proves_the_root_lost_when_it_gives_up(bristol_truth: list) -> None:
+    # Every state a finished depth-first search walked is lost, its root included; a won
+    # position's root never enters the table.
+    for pos, truth in bristol_truth[:150]:
+        game = BristolGame(pos, RULES)
+        lost: set = set()
+        out = DepthFirst(game, lost).run(20_000)
+        root = game.key(game.start()[0])
+        if out is not None and out.verdict == "lost":
+            assert root in lost
+        if truth is Verdict.WON:
+            assert root not in lost
+
+
+def test_bristol_shared_proofs_decide_a_loss_with_fewer_states() -> None:
+    # Bristol 441 is lost; each complete search alone must walk all of it, so without the
+    # shared table the turns took 391,316 states, with it about 252,000.
+    res = solve(new_position("bristol", seed=441), max_nodes=300_000)
+    assert res.verdict is Verdict.LOST and res.nodes < 300_000
+
+
 def test_bristol_cases_catch_an_unsafe_rule(bristol_truth: list) -> None:
     # Playing every card home as soon as it fits is not safe; the cases show it.
     wrong = 0
@@ -651,6 +692,39 @@ def test_gallery_depth_first_decides_what_the_scores_miss() -> None:
     assert DepthFirst(GalleryGame(other, RULES)).run(30_000) is None
     won = DepthFirst(GalleryGame(other, RULES | {"deal-first"})).run(30_000)
     assert won is not None and won.verdict == "won" and replays_to_won(other, won.line)
+
+
+def test_gallery_discrepancy_search_wins_what_the_others_miss() -> None:
+    # Royal Parade 373: every other search is still unknown at 30,000 states (the depth-
+    # first ones commit to their first choices at the top); lines that leave the order
+    # at most twice win within 1,400.
+    deal = new_position("royal-parade", seed=373)
+    without = solve(deal, max_nodes=30_000, rules=RULES - {"discrepancy-search"})
+    assert without.verdict is Verdict.UNKNOWN
+    search = Discrepancies(GalleryGame(deal, RULES))
+    won = search.run(2_000)
+    assert won is not None and won.verdict == "won" and replays_to_won(deal, won.line)
+    assert 0 < search.round <= 2
+    assert solve(deal, max_nodes=30_000).verdict is Verdict.WON
+
+
+def test_discrepancy_search_agrees_with_the_complete_search(bristol_truth: list) -> None:
+    # Incomplete as the solver uses it, but its wins are real, and once a round leaves
+    # nothing out it has walked every line: then "lost" is the truth as well.
+    outcomes = set()
+    late = [random_gallery(random.Random(seed), GALLERY_CASES[seed % 4][0]) for seed in range(40)]
+    cases: list[tuple[GalleryGame | BristolGame, Position, Verdict]] = [
+        (GalleryGame(p, RULES), p, solve(p, max_nodes=10_000).verdict) for p in late
+    ]
+    cases += [(BristolGame(p, RULES), p, v) for p, v in bristol_truth[:100]]
+    for game, pos, truth in cases:
+        out = Discrepancies(game).run(10_000)
+        if out is not None and truth is not Verdict.UNKNOWN:
+            assert out.verdict == truth.value
+            outcomes.add(out.verdict)
+            if out.verdict == "won":
+                assert replays_to_won(pos, out.line)
+    assert outcomes == {"won", "lost"}
 
 
 def test_gallery_real_deals_catch_an_unsafe_rule() -> None:

@@ -128,14 +128,16 @@ class BristolGame:
         is dropped once the same position free to deal was seen, and a state free to
         deal keeps only the deal once the same position barred from dealing was seen."""
         piles, found, dealt, can_deal = state
-        if not self.deal_early or dealt == len(self.stock):
-            return state
-        # With stock left, the key ends with the flag (see ``key``): the twin's key
-        # differs in that item only.
-        twin = (*cast(tuple[Hashable, ...], key)[:-1], not can_deal)
-        if twin not in seen:
+        if not self.deal_early or dealt == len(self.stock) or self.twin(key) not in seen:
             return state
         return (piles, found, dealt, DEAL_ONLY) if can_deal else None
+
+    def twin(self, key: Hashable) -> Hashable:
+        """The key of the same position with the other "deal early" flag, to which
+        ``restrict`` leaves the moves it cuts (with stock left the key ends with the
+        flag, see ``key``)."""
+        items = cast(tuple[Hashable, ...], key)
+        return (*items[:-1], not items[-1])
 
     def text(self, move: Move) -> str:
         s, d = move

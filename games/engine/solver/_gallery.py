@@ -402,6 +402,10 @@ class GalleryGame:
         """Every move stays (see :mod:`._search`): no rule of this family knows better."""
         return state
 
+    def twin(self, key: Hashable) -> None:
+        """No state restricts its moves here, so none leaves them to a twin."""
+        return None
+
     def moves(self, state: State) -> list[Move]:
         piles, dealt, _ = state
         stock_left = len(self.stock) - dealt

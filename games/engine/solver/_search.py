@@ -15,13 +15,26 @@ A family (:mod:`._bristol`, :mod:`._gallery`) supplies a small interface:
   whose children no state in ``seen`` (the keys seen so far) also has among its own,
   or None when none is left.
   A seen state is expanded sooner or later, so the children it shares need not be
-  generated twice; a family without such knowledge returns ``state``.
+  generated twice; a family without such knowledge returns ``state``;
+- ``twin(key)``: the key of the one state whose moves ``restrict`` may count on for a
+  state of key ``key`` (None if it never restricts): the depth-first search treats it as
+  that state's successor when it proves states lost (below).
 
 The question is reachability (can a won state be reached from the root?), so the table
 is a plain visited set keyed by the canonical key: a state seen before is never expanded
 again, which also breaks every cycle. The order of expansion (best score first, the
 newest first among equals) only decides how soon a win is found; when the frontier runs
 out without a win, every visited state is lost, the root included.
+
+Searches of one position under the same rules explore the same graph in different
+orders, so they share a table of keys *proven lost* (:class:`Lost`). A depth-first search
+proves states lost as it goes: it finds the strongly connected components of the graph
+it walks (Tarjan's algorithm), and a component it leaves without a win, whose edges all
+lead to states inside it or proven lost, cannot reach a win. Every search skips a child
+whose key is in the table, and a best-first search also drops a frontier state that got
+there. The table is sound whichever search filled it (a lost state is lost for all), so
+the searches keep every guarantee they had alone, and once they share it their work on
+a lost position adds up instead of being repeated by each.
 """
 
 from __future__ import annotations
@@ -61,6 +74,7 @@ class Game(Protocol):
     def score(self, state: Any) -> int: ...
     def dead(self, state: Any) -> bool: ...
     def restrict(self, state: Any, key: Hashable, seen: set[Hashable]) -> Any: ...
+    def twin(self, key: Hashable) -> Hashable | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,18 +86,26 @@ class Outcome:
 
 
 class BestFirst:
-    """Best-first search that can be run in slices (:meth:`run`) and resumed."""
+    """Best-first search that can be run in slices (:meth:`run`) and resumed.
 
-    def __init__(self, game: Game) -> None:
+    ``lost`` is the table of keys proven lost that it shares with the other searches of
+    the same graph (see the module docstring); it only reads it.
+    """
+
+    def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
         self.game = game
         self.nodes = 0  # states generated so far
         self.outcome: Outcome | None = None
+        self._lost: set[Hashable] = set() if lost is None else lost
         state, autos = game.start()
         # parents[i] = (parent index, move, autos): how node i was reached; the texts are
         # written only for the winning line
         self._parents: list[tuple[int, Any, tuple[str, ...]]] = [(-1, None, autos)]
-        self._seen = {game.key(state)}
-        self._heap: list[tuple[int, int, int, Any]] = [(-game.score(state), 0, 0, state)]
+        root_key = game.key(state)
+        self._seen = {root_key}
+        self._heap: list[tuple[int, int, int, Any, Hashable]] = [
+            (-game.score(state), 0, 0, state, root_key)
+        ]
         if game.won(state):
             self.outcome = Outcome("won", autos)
 
@@ -105,7 +127,7 @@ class BestFirst:
         game = self.game
         moves_of, play, won, key = game.moves, game.play, game.won, game.key
         dead, score, restrict = game.dead, game.score, game.restrict
-        seen, parents, heap = self._seen, self._parents, self._heap
+        seen, lost, parents, heap = self._seen, self._lost, self._parents, self._heap
         push, pop = heapq.heappush, heapq.heappop
         stop = self.nodes + max_nodes if max_nodes is not None else None
         next_clock = self.nodes + CLOCK_EVERY
@@ -118,9 +140,8 @@ class BestFirst:
                     next_clock = nodes + CLOCK_EVERY
                     if deadline is not None and time.perf_counter() >= deadline:
                         return None
-                entry = pop(heap)
-                idx, st = entry[2], entry[3]
-                if dead(st):
+                _, _, idx, st, sk = pop(heap)
+                if sk in lost or dead(st):
                     continue
                 for move in moves_of(st):
                     child, autos = play(st, move)
@@ -129,7 +150,7 @@ class BestFirst:
                         self.outcome = Outcome("won", self._line(idx, move, autos))
                         return self.outcome
                     k = key(child)
-                    if k in seen:
+                    if k in seen or k in lost:
                         continue
                     child = restrict(child, k, seen)
                     if child is None:
@@ -137,11 +158,25 @@ class BestFirst:
                     seen.add(k)
                     parents.append((idx, move, autos))
                     n = len(parents) - 1
-                    push(heap, (-score(child), -n, n, child))
+                    push(heap, (-score(child), -n, n, child, k))
             self.outcome = Outcome("lost", ())
             return self.outcome
         finally:
             self.nodes = nodes
+
+
+class _Frame:
+    """A state on the depth-first search's path, with its place in Tarjan's algorithm."""
+
+    __slots__ = ("state", "moves", "key", "index", "low", "via")
+
+    def __init__(self, state: Any, moves: Iterator[Any], key: Hashable, index: int) -> None:
+        self.state = state
+        self.moves = moves
+        self.key = key
+        self.index = index  # order of discovery
+        self.low = index  # the lowest index of an open state it is known to reach
+        self.via: tuple[Any, tuple[str, ...]] | None = None  # (move, autos) from the parent
 
 
 class DepthFirst:
@@ -153,35 +188,66 @@ class DepthFirst:
     to it within hundreds of states. It is complete for the same reason: every state
     it sees is expanded before it gives up, so when the stack runs out every seen state
     is lost.
+
+    It also proves states lost on the way and adds their keys to ``lost`` (shared with
+    the other searches of the graph): each strongly connected component of the states it
+    walked, once left without a win (Tarjan's algorithm, the ``low`` of each frame). A
+    state that ``restrict`` cut down counts the state named by ``twin`` among its
+    successors, since it leaves those moves to it.
     """
 
-    def __init__(self, game: Game) -> None:
+    def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
         self.game = game
         self.nodes = 0
         self.outcome: Outcome | None = None
+        self._lost: set[Hashable] = set() if lost is None else lost
         state, autos = game.start()
         self._root_autos = autos
-        self._seen = {game.key(state)}
-        # stack[i]: (state, its moves not yet tried); path[i]: (move, autos) that led from
-        # stack[i]'s state to stack[i + 1]'s
-        self._stack: list[tuple[Any, Iterator[Any]]] = []
-        self._path: list[tuple[Any, tuple[str, ...]]] = []
+        key = game.key(state)
+        self._seen = {key}
+        self._path: list[_Frame] = []  # the states from the root to the current one
+        self._open: dict[Hashable, int] = {}  # key -> index: seen, component not yet left
+        self._component: list[Hashable] = []  # Tarjan's stack of those keys
+        self._count = 0  # indices given so far
         if game.won(state):
             self.outcome = Outcome("won", autos)
         else:
-            self._push(state)
+            self._push(state, key, None)
 
-    def _push(self, state: Any) -> None:
+    def _push(self, state: Any, key: Hashable, via: tuple[Any, tuple[str, ...]] | None) -> _Frame:
         moves = () if self.game.dead(state) else self.game.moves(state)
-        self._stack.append((state, iter(moves)))
+        frame = _Frame(state, iter(moves), key, self._count)
+        frame.via = via
+        self._count += 1
+        self._open[key] = frame.index
+        self._component.append(key)
+        self._path.append(frame)
+        return frame
 
     def _line(self, move: Any, autos: tuple[str, ...]) -> tuple[str, ...]:
         text = self.game.text
         out = list(self._root_autos)
-        for m, a in (*self._path, (move, autos)):
+        steps = [f.via for f in self._path[1:] if f.via is not None]
+        for m, a in (*steps, (move, autos)):
             out.append(text(m))
             out.extend(a)
         return tuple(out)
+
+    def _leave(self) -> None:
+        """Pop the current state; close its component if it is the component's root."""
+        frame = self._path.pop()
+        if frame.low == frame.index:
+            comp, opened, lost = self._component, self._open, self._lost
+            while True:
+                k = comp.pop()
+                del opened[k]
+                lost.add(k)
+                if k == frame.key:
+                    break
+        elif self._path:
+            parent = self._path[-1]
+            if frame.low < parent.low:
+                parent.low = frame.low
 
     def run(self, max_nodes: int | None = None, deadline: float | None = None) -> Outcome | None:
         """Search until done, ``max_nodes`` more states, or the ``perf_counter`` deadline.
@@ -191,41 +257,157 @@ class DepthFirst:
         if self.outcome is not None:
             return self.outcome
         game = self.game
-        play, won, key, restrict = game.play, game.won, game.key, game.restrict
-        seen, stack, path = self._seen, self._stack, self._path
+        play, won, key, restrict, twin = game.play, game.won, game.key, game.restrict, game.twin
+        seen, lost, path, opened = self._seen, self._lost, self._path, self._open
         stop = self.nodes + max_nodes if max_nodes is not None else None
         next_clock = self.nodes + CLOCK_EVERY
         nodes = self.nodes
         try:
-            while stack:
+            while path:
                 if stop is not None and nodes >= stop:
                     return None
                 if nodes >= next_clock:
                     next_clock = nodes + CLOCK_EVERY
                     if deadline is not None and time.perf_counter() >= deadline:
                         return None
-                state, moves = stack[-1]
-                move = next(moves, None)
+                frame = path[-1]
+                move = next(frame.moves, None)
                 if move is None:
-                    stack.pop()
-                    if path:
-                        path.pop()
+                    self._leave()
                     continue
-                child, autos = play(state, move)
+                child, autos = play(frame.state, move)
                 nodes += 1
                 if won(child):
                     self.outcome = Outcome("won", self._line(move, autos))
                     return self.outcome
                 k = key(child)
-                if k in seen:
+                if k in lost:
                     continue
-                child = restrict(child, k, seen)
-                if child is None:
+                if k in seen:
+                    # Seen and not proven lost: its component is still open.
+                    i = opened[k]
+                    if i < frame.low:
+                        frame.low = i
+                    continue
+                cut = restrict(child, k, seen)
+                # The moves cut are left to the twin (seen, so proven lost or open).
+                tied = None if cut is child else opened.get(twin(k))
+                if cut is None:
+                    if tied is not None and tied < frame.low:
+                        frame.low = tied
                     continue
                 seen.add(k)
-                path.append((move, autos))
-                self._push(child)
+                pushed = self._push(cut, k, (move, autos))
+                if tied is not None and tied < pushed.low:
+                    pushed.low = tied
             self.outcome = Outcome("lost", ())
             return self.outcome
+        finally:
+            self.nodes = nodes
+
+
+class Discrepancies:
+    """Limited discrepancy search: lines that leave the family's order only a few times.
+
+    A depth-first search trusts its order most at the top, where it backtracks last:
+    one wrong early choice (dealing on where a line must first play a reserve card, say)
+    buries the win under a subtree it never leaves. This search walks, in rounds
+    ``d = 0, 1, 2, ...``, every line that takes a move other than the first of its state
+    at most ``d`` times, wherever on the line, so an early discrepancy costs no more
+    than a late one. A state is walked again in a round only when reached with more
+    discrepancies left than before. It is incomplete (its rounds revisit states and it
+    never answers "lost"); its wins are real, and it skips states the complete searches
+    proved lost (``lost``, read only).
+    """
+
+    def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
+        self.game = game
+        self.nodes = 0
+        self.outcome: Outcome | None = None
+        self._lost: set[Hashable] = set() if lost is None else lost
+        self._root, self._root_autos = game.start()
+        self.round = -1
+        self._cut = True  # whether the last round skipped a move for want of discrepancies
+        # path[i]: (state, its moves not yet tried with their order, discrepancies left,
+        # the (move, autos) that led to it)
+        self._path: list[tuple[Any, Iterator[tuple[int, Any]], int, Any]] = []
+        self._best: dict[Hashable, int] = {}
+        if game.won(self._root):
+            self.outcome = Outcome("won", self._root_autos)
+
+    def _line(self, move: Any, autos: tuple[str, ...]) -> tuple[str, ...]:
+        text = self.game.text
+        out = list(self._root_autos)
+        for m, a in (*(step[3] for step in self._path[1:]), (move, autos)):
+            out.append(text(m))
+            out.extend(a)
+        return tuple(out)
+
+    def _next_round(self) -> bool:
+        """Start the next round from the root; False once a round cut nothing."""
+        if not self._cut:
+            return False
+        self._cut = False
+        self.round += 1
+        self._best = {self.game.key(self._root): self.round}
+        moves = () if self.game.dead(self._root) else self.game.moves(self._root)
+        self._path = [(self._root, iter(enumerate(moves)), self.round, None)]
+        return True
+
+    def run(self, max_nodes: int | None = None, deadline: float | None = None) -> Outcome | None:
+        """Search until a win, ``max_nodes`` more states, or the ``perf_counter`` deadline;
+        after a round that cut nothing every line was walked: the outcome is "lost"
+        (which the caller must not take for a proof: see the class docstring).
+
+        Returns the outcome once the search is finished, else None (call again to resume).
+        """
+        if self.outcome is not None:
+            return self.outcome
+        game = self.game
+        play, won, key, dead, moves_of = game.play, game.won, game.key, game.dead, game.moves
+        lost = self._lost
+        stop = self.nodes + max_nodes if max_nodes is not None else None
+        next_clock = self.nodes + CLOCK_EVERY
+        nodes = self.nodes
+        try:
+            while True:
+                path = self._path
+                if not path:
+                    if not self._next_round():
+                        self.outcome = Outcome("lost", ())
+                        return self.outcome
+                    path = self._path
+                best = self._best
+                while path:
+                    if stop is not None and nodes >= stop:
+                        return None
+                    if nodes >= next_clock:
+                        next_clock = nodes + CLOCK_EVERY
+                        if deadline is not None and time.perf_counter() >= deadline:
+                            return None
+                    state, moves, left, _ = path[-1]
+                    nxt = next(moves, None)
+                    if nxt is None:
+                        path.pop()
+                        continue
+                    i, move = nxt
+                    if i:
+                        if not left:
+                            # The rest of the moves are discrepancies too.
+                            self._cut = True
+                            path.pop()
+                            continue
+                        left -= 1
+                    child, autos = play(state, move)
+                    nodes += 1
+                    if won(child):
+                        self.outcome = Outcome("won", self._line(move, autos))
+                        return self.outcome
+                    k = key(child)
+                    if best.get(k, -1) >= left or k in lost:
+                        continue
+                    best[k] = left
+                    todo = () if dead(child) else moves_of(child)
+                    path.append((child, iter(enumerate(todo)), left, (move, autos)))
         finally:
             self.nodes = nodes
