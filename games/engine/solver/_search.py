@@ -77,6 +77,27 @@ class Game(Protocol):
     def twin(self, key: Hashable) -> Hashable | None: ...
 
 
+class _Budget:
+    """The limits of one ``run``: ``max_nodes`` more states and a ``perf_counter``
+    deadline, whose clock is read every ``CLOCK_EVERY`` states."""
+
+    __slots__ = ("stop", "deadline", "next_clock")
+
+    def __init__(self, nodes: int, max_nodes: int | None, deadline: float | None) -> None:
+        self.stop = nodes + max_nodes if max_nodes is not None else None
+        self.deadline = deadline
+        self.next_clock = nodes + CLOCK_EVERY
+
+    def spent(self, nodes: int) -> bool:
+        """Whether the run must stop, ``nodes`` states generated in all."""
+        if self.stop is not None and nodes >= self.stop:
+            return True
+        if nodes >= self.next_clock:
+            self.next_clock = nodes + CLOCK_EVERY
+            return self.deadline is not None and time.perf_counter() >= self.deadline
+        return False
+
+
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """A finished search: ``verdict`` is ``won`` (with ``line``) or ``lost``."""
@@ -129,17 +150,12 @@ class BestFirst:
         dead, score, restrict = game.dead, game.score, game.restrict
         seen, lost, parents, heap = self._seen, self._lost, self._parents, self._heap
         push, pop = heapq.heappush, heapq.heappop
-        stop = self.nodes + max_nodes if max_nodes is not None else None
-        next_clock = self.nodes + CLOCK_EVERY
+        budget = _Budget(self.nodes, max_nodes, deadline)
         nodes = self.nodes
         try:
             while heap:
-                if stop is not None and nodes >= stop:
+                if budget.spent(nodes):
                     return None
-                if nodes >= next_clock:
-                    next_clock = nodes + CLOCK_EVERY
-                    if deadline is not None and time.perf_counter() >= deadline:
-                        return None
                 _, _, idx, st, sk = pop(heap)
                 if sk in lost or dead(st):
                     continue
@@ -259,17 +275,12 @@ class DepthFirst:
         game = self.game
         play, won, key, restrict, twin = game.play, game.won, game.key, game.restrict, game.twin
         seen, lost, path, opened = self._seen, self._lost, self._path, self._open
-        stop = self.nodes + max_nodes if max_nodes is not None else None
-        next_clock = self.nodes + CLOCK_EVERY
+        budget = _Budget(self.nodes, max_nodes, deadline)
         nodes = self.nodes
         try:
             while path:
-                if stop is not None and nodes >= stop:
+                if budget.spent(nodes):
                     return None
-                if nodes >= next_clock:
-                    next_clock = nodes + CLOCK_EVERY
-                    if deadline is not None and time.perf_counter() >= deadline:
-                        return None
                 frame = path[-1]
                 move = next(frame.moves, None)
                 if move is None:
@@ -366,8 +377,7 @@ class Discrepancies:
         game = self.game
         play, won, key, dead, moves_of = game.play, game.won, game.key, game.dead, game.moves
         lost = self._lost
-        stop = self.nodes + max_nodes if max_nodes is not None else None
-        next_clock = self.nodes + CLOCK_EVERY
+        budget = _Budget(self.nodes, max_nodes, deadline)
         nodes = self.nodes
         try:
             while True:
@@ -379,12 +389,8 @@ class Discrepancies:
                     path = self._path
                 best = self._best
                 while path:
-                    if stop is not None and nodes >= stop:
+                    if budget.spent(nodes):
                         return None
-                    if nodes >= next_clock:
-                        next_clock = nodes + CLOCK_EVERY
-                        if deadline is not None and time.perf_counter() >= deadline:
-                            return None
                     state, moves, left, _ = path[-1]
                     nxt = next(moves, None)
                     if nxt is None:
