@@ -27,7 +27,7 @@ newest first among equals) only decides how soon a win is found; when the fronti
 out without a win, every visited state is lost, the root included.
 
 Searches of one position under the same rules explore the same graph in different
-orders, so they share a table of keys *proven lost* (:class:`Lost`). A depth-first search
+orders, so they share a table (a set) of keys *proven lost*. A depth-first search
 proves states lost as it goes: it finds the strongly connected components of the graph
 it walks (Tarjan's algorithm), and a component it leaves without a win, whose edges all
 lead to states inside it or proven lost, cannot reach a win. Every search skips a child
@@ -186,13 +186,20 @@ class _Frame:
 
     __slots__ = ("state", "moves", "key", "index", "low", "via")
 
-    def __init__(self, state: Any, moves: Iterator[Any], key: Hashable, index: int) -> None:
+    def __init__(
+        self,
+        state: Any,
+        moves: Iterator[Any],
+        key: Hashable,
+        index: int,
+        via: tuple[Any, tuple[str, ...]] | None,
+    ) -> None:
         self.state = state
         self.moves = moves
         self.key = key
         self.index = index  # order of discovery
         self.low = index  # the lowest index of an open state it is known to reach
-        self.via: tuple[Any, tuple[str, ...]] | None = None  # (move, autos) from the parent
+        self.via = via  # (move, autos) that led from the parent here; None at the root
 
 
 class DepthFirst:
@@ -232,8 +239,7 @@ class DepthFirst:
 
     def _push(self, state: Any, key: Hashable, via: tuple[Any, tuple[str, ...]] | None) -> _Frame:
         moves = () if self.game.dead(state) else self.game.moves(state)
-        frame = _Frame(state, iter(moves), key, self._count)
-        frame.via = via
+        frame = _Frame(state, iter(moves), key, self._count, via)
         self._count += 1
         self._open[key] = frame.index
         self._component.append(key)
