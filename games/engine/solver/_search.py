@@ -332,9 +332,10 @@ class Discrepancies:
     ``d = 0, 1, 2, ...``, every line that takes a move other than the first of its state
     at most ``d`` times, wherever on the line, so an early discrepancy costs no more
     than a late one. A state is walked again in a round only when reached with more
-    discrepancies left than before. It is incomplete (its rounds revisit states and it
-    never answers "lost"); its wins are real, and it skips states the complete searches
-    proved lost (``lost``, read only).
+    discrepancies left than before. The solver counts it incomplete (its rounds walk
+    states again, so it cannot prove much within a budget): its wins are real, it ends
+    with "lost" only after a round that left no move out, and it skips states the
+    complete searches proved lost (``lost``, read only).
     """
 
     def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
