@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import heapq
 import time
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -181,6 +181,20 @@ class BestFirst:
             self.nodes = nodes
 
 
+def _spell(
+    text: Callable[[Any], str],
+    root_autos: tuple[str, ...],
+    steps: list[tuple[Any, tuple[str, ...]]],
+) -> tuple[str, ...]:
+    """The texts of a line walked from the root: the root's forced moves, then each
+    step's move and the forced moves that followed it."""
+    out = list(root_autos)
+    for move, autos in steps:
+        out.append(text(move))
+        out.extend(autos)
+    return tuple(out)
+
+
 class _Frame:
     """A state on the depth-first search's path, with its place in Tarjan's algorithm."""
 
@@ -247,13 +261,8 @@ class DepthFirst:
         return frame
 
     def _line(self, move: Any, autos: tuple[str, ...]) -> tuple[str, ...]:
-        text = self.game.text
-        out = list(self._root_autos)
         steps = [f.via for f in self._path[1:] if f.via is not None]
-        for m, a in (*steps, (move, autos)):
-            out.append(text(m))
-            out.extend(a)
-        return tuple(out)
+        return _spell(self.game.text, self._root_autos, [*steps, (move, autos)])
 
     def _leave(self) -> None:
         """Pop the current state; close its component if it is the component's root."""
@@ -354,12 +363,8 @@ class Discrepancies:
             self.outcome = Outcome("won", self._root_autos)
 
     def _line(self, move: Any, autos: tuple[str, ...]) -> tuple[str, ...]:
-        text = self.game.text
-        out = list(self._root_autos)
-        for m, a in (*(step[3] for step in self._path[1:]), (move, autos)):
-            out.append(text(m))
-            out.extend(a)
-        return tuple(out)
+        steps = [step[3] for step in self._path[1:]]
+        return _spell(self.game.text, self._root_autos, [*steps, (move, autos)])
 
     def _next_round(self) -> bool:
         """Start the next round from the root; False once a round cut nothing."""
