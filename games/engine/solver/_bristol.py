@@ -89,6 +89,7 @@ class BristolGame:
         self.cautious = "cautious" in rules  # the orders of ``cautious-depth-first``
         self.fans_first = "fans-first" in rules  # ... the second one: fan cards first
         self.deal_last = "deal-last" in rules  # the order of ``deal-last-depth-first``
+        self.home_last = "home-last" in rules  # the order of ``home-last-depth-first``
         m = {} if memos is None else memos
         self._masks: dict[bytes, int] = m.setdefault("masks", {})
         self._pile_info: dict[bytes, tuple[int, dict[int, list[int]]]] = m.setdefault(
@@ -221,6 +222,10 @@ class BristolGame:
             # ``deal-last-depth-first``).
             home.sort(key=lambda m: piles[m[0]][-1])
             return home + from_reserve + from_fan + ([DEAL] if can else [])
+        if self.home_last:
+            # Cards onto fans first, then cards home, the deal last: a card kept on a fan
+            # can still take a lower one (rule ``home-last-depth-first``).
+            return from_reserve + from_fan + home + ([DEAL] if can else [])
         out = home + from_reserve
         if can:
             if self.deal_first:
