@@ -4,9 +4,10 @@
 // It answers how far a search without the solver's dead-end rules must go to decide a
 // deal, at hundreds of thousands of states a second. It keeps only the four cheap
 // rules of the solver's docstring (symmetry, safe-foundation, lone-fan, deal-early,
-// the last without its "restrict" step) and a table of visited states (128-bit hashes
-// of the canonical key; a collision could only hide a state, never invent a win, and a
-// won line is replayed through the engine by the driver).
+// the last without its "restrict" step) and a table of visited states (a 64-bit hash
+// of the canonical key, stored at a slot that a second hash picks). A collision could
+// only hide a state: it never invents a win (the driver replays every won line through
+// the engine), but it could make a "lost" wrong, so a "lost" here is no proof.
 //
 // Input, one deal a line: seed, 11 piles (fans then reserves, ranks bottom to top,
 // comma-separated, "-" when empty), the foundations' four top ranks, the stock in deal

@@ -9,8 +9,8 @@ rules (symmetry, safe-foundation, lone-fan, deal-early; no dead-end rule) at hun
 of thousands of states a second, once per move order: 0 cards home first, 1 the deal
 first, 2 cards onto fans first (the deal last in 0 and 2). Its states are distinct
 states (the solver counts the states it generates, several times more). Every won line
-is replayed through the engine before it is printed. Needs g++ and about 16 bytes of
-memory per state.
+is replayed through the engine before it is printed; a "lost" is no proof (the table
+keeps hashes, see the C++ file). Needs g++ and 16 to 32 bytes of memory per state.
 """
 
 from __future__ import annotations
