@@ -44,6 +44,7 @@ STATUSES: dict[type[Exception], int] = {
     domain.NoCertifiedDeal: 503,
     domain.HintBusy: 503,
     domain.HintTimeout: 503,
+    domain.HintUnavailable: 503,
     domain.DailyNotReady: 503,
     domain.RaceNotStarted: 409,
     domain.RaceOver: 409,

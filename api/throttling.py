@@ -25,11 +25,9 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass
-from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import DEFAULT_CACHE_ALIAS, BaseCache, caches
-from django.core.cache.backends.locmem import LocMemCache
 from django.core.cache.backends.redis import RedisCache
 from django.core.signals import setting_changed
 from django.dispatch import receiver
@@ -38,7 +36,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from games.redis_guard import RedisUnavailable, guarded
+from games.redis_guard import RedisUnavailable, guarded, process_cache
 
 if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime import.
     from rest_framework.views import APIView
@@ -57,12 +55,6 @@ def throttle_cache() -> BaseCache:
     if _cache is None:
         _cache = caches.create_connection(DEFAULT_CACHE_ALIAS)
     return _cache
-
-
-@cache
-def _fallback_cache() -> BaseCache:
-    """This process's own counters, used while Redis is unavailable."""
-    return LocMemCache("throttle-fallback", {})
 
 
 @receiver(setting_changed)
@@ -152,7 +144,7 @@ def _take_all(wants: list[tuple[_SettingsRateThrottle, int]]) -> list[int]:
         try:
             return guarded(_take_redis, cache, wants)
         except RedisUnavailable:  # logged by the guard; counted in this process meanwhile
-            cache = _fallback_cache()
+            cache = process_cache()
     return [int(throttle._allow_in(cache)) for throttle, _ in wants]
 
 

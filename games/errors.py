@@ -92,6 +92,12 @@ class HintBusy(ServiceError):
     code = "hint_busy"
 
 
+class HintUnavailable(ServiceError):
+    """The solver worker died under this hint; a new one is starting (``retry_after``)."""
+
+    code = "hint_unavailable"
+
+
 class HintTimeout(ServiceError):
     """No hint within the deadline; ``details.retry_after`` in seconds."""
 

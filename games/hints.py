@@ -20,30 +20,50 @@ hints is answered from the cache to the end of that line, and the solver runs
 again only when they leave it. A lost position is cached as lost; an unknown
 one (limits reached) for ``HINT_UNKNOWN_CACHE_SECONDS``, so asking again at
 once costs nothing.
+
+Nothing stays broken. A worker that dies (killed, out of memory) breaks its
+pool: the hint it was solving answers ``hint_unavailable`` (503, Retry-After),
+and the next hint starts a new pool. Workers end with their server process
+(``games.lifeline``). The cache goes through the Redis breaker
+(``games.redis_guard``): while Redis is away each process caches on its own.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
+import os
 import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
+from functools import partial
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache
 
 from games.engine import Position
 from games.engine.solver import Verdict
-from games.errors import HintBusy, HintInProgress, HintTimeout
-from games.workers import hint_line, lower_priority, position_key
+from games.errors import HintBusy, HintInProgress, HintTimeout, HintUnavailable
+from games.redis_guard import RedisUnavailable, guarded, process_cache
+from games.workers import hint_line, position_key, worker_start
+
+logger = logging.getLogger(__name__)
 
 #: Cache values that are not a move.
 LOST, UNKNOWN = "", "?"
 
+#: Seconds a client waits after its hint met a broken pool (a new one starts meanwhile).
+UNAVAILABLE_RETRY_AFTER = 2
+
 _setup = threading.Lock()
 _pool: ProcessPoolExecutor | None = None
 _slots: threading.BoundedSemaphore | None = None
+_in_flight = 0  # hints of this process queued or running in the pool
+_restarts = 0  # broken pools replaced since this process started
+_broken = False  # the last hint found no working pool, and none has worked since
 
 
 @dataclass(frozen=True)
@@ -60,21 +80,65 @@ def _cache_key(key: str) -> str:
     return f"hint:{key}"
 
 
+def _shared(method: str, *args: Any, **kwargs: Any) -> Any:
+    """``cache.<method>(...)``: the shared cache, or this process's own while Redis fails
+    (``games.redis_guard``), so a Redis outage costs repeated solves, never an error."""
+    try:
+        return guarded(partial(getattr(cache, method), *args, **kwargs))
+    except RedisUnavailable:  # logged by the guard
+        return getattr(process_cache(), method)(*args, **kwargs)
+
+
 def _workers() -> tuple[ProcessPoolExecutor, threading.BoundedSemaphore]:
     """This server process's solver pool (started on first use) and its queue slots."""
     global _pool, _slots
     with _setup:
-        if _pool is None or _slots is None:
+        if _pool is None:
             # "spawn": a fresh interpreter, never a fork of a threaded server process.
             context = multiprocessing.get_context("spawn")
             _pool = ProcessPoolExecutor(
                 settings.HINT_WORKERS,
                 mp_context=context,
-                initializer=lower_priority,
-                initargs=(settings.HINT_WORKER_NICE,),
+                initializer=worker_start,
+                initargs=(settings.HINT_WORKER_NICE, os.getpid()),
             )
+        if _slots is None:
             _slots = threading.BoundedSemaphore(settings.HINT_QUEUE)
         return _pool, _slots
+
+
+def _replace(broken: ProcessPoolExecutor) -> None:
+    """Drop a pool one of whose workers died (killed, out of memory): the next hint
+    starts a new one. Without this every later hint would fail for good."""
+    global _pool, _restarts
+    with _setup:
+        if _pool is not broken:
+            return  # another thread replaced it already
+        _pool = None
+        _restarts += 1
+    logger.warning("a hint worker died: its pool is replaced on the next hint")
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+def _taken(delta: int) -> None:
+    global _in_flight
+    with _setup:
+        _in_flight += delta
+
+
+def _done(slots: threading.BoundedSemaphore, _: Future) -> None:
+    _taken(-1)
+    slots.release()
+
+
+def pool_state() -> dict[str, Any]:
+    """This process's hint pool, for metrics: live workers, hints queued or running,
+    whether the last hint found no working pool, and broken pools replaced so far."""
+    with _setup:
+        started = _pool is not None
+        in_flight, broken, restarts = _in_flight, _broken, _restarts
+    workers = len(multiprocessing.active_children()) if started else 0
+    return {"workers": workers, "in_flight": in_flight, "broken": broken, "restarts": restarts}
 
 
 def shutdown() -> None:
@@ -87,7 +151,7 @@ def shutdown() -> None:
 
 
 def _cached(key: str) -> Answer | None:
-    value = cache.get(_cache_key(key))
+    value = _shared("get", _cache_key(key))
     if value is None:
         return None
     if value == LOST:
@@ -97,24 +161,47 @@ def _cached(key: str) -> Answer | None:
     return Answer(Verdict.WON.value, value, 0)
 
 
+def _unavailable() -> HintUnavailable:
+    return HintUnavailable(
+        "the hint worker stopped; a new one is starting: try again in a moment",
+        details={"retry_after": UNAVAILABLE_RETRY_AFTER},
+    )
+
+
+def _submit(position: Position) -> tuple[Future, ProcessPoolExecutor]:
+    """Hand the position to a worker, on a new pool if the current one broke while idle."""
+    global _broken
+    for _ in range(2):
+        pool, slots = _workers()
+        if not slots.acquire(blocking=False):
+            raise HintBusy(
+                "every solver worker is busy: try again in a moment", details={"retry_after": 2}
+            )
+        try:
+            future = pool.submit(
+                hint_line,
+                position.to_json(),
+                max_nodes=settings.HINT_SOLVER_NODES,
+                max_seconds=settings.HINT_SOLVER_SECONDS,
+            )
+        except BrokenProcessPool:
+            slots.release()
+            _replace(pool)
+            continue
+        except BaseException:
+            slots.release()
+            raise
+        _broken = False
+        _taken(1)
+        # The slot is free once the worker is done, not when this request stops waiting.
+        future.add_done_callback(partial(_done, slots))
+        return future, pool
+    _broken = True
+    raise _unavailable()
+
+
 def _solve(position: Position) -> tuple[str, list[tuple[str, str]], int]:
-    pool, slots = _workers()
-    if not slots.acquire(blocking=False):
-        raise HintBusy(
-            "every solver worker is busy: try again in a moment", details={"retry_after": 2}
-        )
-    try:
-        future: Future = pool.submit(
-            hint_line,
-            position.to_json(),
-            max_nodes=settings.HINT_SOLVER_NODES,
-            max_seconds=settings.HINT_SOLVER_SECONDS,
-        )
-    except BaseException:
-        slots.release()
-        raise
-    # The slot is free once the worker is done, not when this request stops waiting.
-    future.add_done_callback(lambda _: slots.release())
+    future, pool = _submit(position)
     try:
         return future.result(timeout=settings.HINT_DEADLINE_SECONDS)
     except FutureTimeout:
@@ -123,6 +210,9 @@ def _solve(position: Position) -> tuple[str, list[tuple[str, str]], int]:
             f"no hint within {settings.HINT_DEADLINE_SECONDS:g} s: try again in a moment",
             details={"retry_after": 5},
         ) from None
+    except BrokenProcessPool:  # the worker died under this hint
+        _replace(pool)
+        raise _unavailable() from None
 
 
 def hint_answer(position: Position, *, player: int) -> Answer:
@@ -139,7 +229,7 @@ def hint_answer(position: Position, *, player: int) -> Answer:
         return cached
     solving = f"hint-solving:{player}"
     interval = settings.HINT_PLAYER_INTERVAL_SECONDS
-    if not cache.add(solving, 1, timeout=settings.HINT_DEADLINE_SECONDS + interval + 5):
+    if not _shared("add", solving, 1, timeout=settings.HINT_DEADLINE_SECONDS + interval + 5):
         raise HintInProgress(
             "your last hint is being solved, or was just now: one at a time",
             details={"retry_after": max(1, interval)},
@@ -147,12 +237,12 @@ def hint_answer(position: Position, *, player: int) -> Answer:
     try:
         verdict, steps, nodes = _solve(position)
     finally:
-        cache.set(solving, 1, interval)  # 0: gone at once
+        _shared("set", solving, 1, interval)  # 0: gone at once
     if verdict == Verdict.WON.value:
-        cache.set_many({_cache_key(k): move for k, move in steps}, settings.HINT_CACHE_SECONDS)
+        _shared("set_many", {_cache_key(k): move for k, move in steps}, settings.HINT_CACHE_SECONDS)
         return Answer(verdict, steps[0][1], nodes)
     if verdict == Verdict.LOST.value:
-        cache.set(_cache_key(key), LOST, settings.HINT_CACHE_SECONDS)
+        _shared("set", _cache_key(key), LOST, settings.HINT_CACHE_SECONDS)
     else:
-        cache.set(_cache_key(key), UNKNOWN, settings.HINT_UNKNOWN_CACHE_SECONDS)
+        _shared("set", _cache_key(key), UNKNOWN, settings.HINT_UNKNOWN_CACHE_SECONDS)
     return Answer(verdict, None, nodes)

@@ -20,6 +20,8 @@ from typing import Any, TypeVar
 
 from circuitbreaker import CircuitBreaker
 from django.conf import settings
+from django.core.cache import BaseCache
+from django.core.cache.backends.locmem import LocMemCache
 from django.core.signals import setting_changed
 from django.dispatch import receiver
 from redis.exceptions import RedisError
@@ -66,6 +68,13 @@ def client() -> Any:
     return redis.Redis.from_url(
         settings.REDIS_URL, socket_timeout=timeout, socket_connect_timeout=timeout
     )
+
+
+@cache
+def process_cache() -> BaseCache:
+    """This process's own cache, standing in for the shared one while Redis is unavailable
+    (rate-limit windows, hint lines): per process, so a limit is per process meanwhile."""
+    return LocMemCache("redis-fallback", {})
 
 
 def on_recovery(hook: Callable[[], None]) -> None:

@@ -14,12 +14,15 @@ from typing import Any
 
 from games.engine import Position
 from games.engine.solver import Verdict, solve
+from games.lifeline import die_with_parent
 
 
-def lower_priority(increment: int) -> None:
+def worker_start(increment: int, parent: int) -> None:
     """Start of a worker process: run below the server's threads (``os.nice``), so a
-    busy solver slows hints, not moves."""
+    busy solver slows hints, not moves; and end with the server process ``parent``,
+    so a killed server leaves no solver running."""
     os.nice(increment)
+    die_with_parent(parent)
 
 
 def position_key(position: Position) -> str:

@@ -1,0 +1,120 @@
+"""games.hints heals: a killed solver worker costs at most the hint it was solving, and
+workers and jobs end with the server process that started them (games.lifeline)."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from games import hints
+from games.engine import new_position
+from games.errors import HintUnavailable
+
+#: A position the solver does not settle for many seconds (unknown at 140,000 nodes).
+SLOW = ("royal-parade", 3)
+
+
+@pytest.fixture(autouse=True)
+def fresh_pool(settings: Any) -> Any:
+    settings.HINT_SOLVER_NODES = 20_000
+    settings.HINT_SOLVER_SECONDS = 60.0
+    settings.HINT_DEADLINE_SECONDS = 120.0
+    settings.HINT_PLAYER_INTERVAL_SECONDS = 0
+    hints.shutdown()
+    yield
+    hints.shutdown()
+
+
+def kill_workers() -> int:
+    """SIGKILL every solver worker of this process, as the out-of-memory killer would."""
+    workers = multiprocessing.active_children()
+    for worker in workers:
+        assert worker.pid is not None
+        os.kill(worker.pid, signal.SIGKILL)
+    for worker in workers:
+        worker.join(10)
+    time.sleep(0.5)  # the pool's manager thread sees the death and marks the pool broken
+    return len(workers)
+
+
+def test_a_worker_killed_while_idle_is_replaced_by_the_next_hint() -> None:
+    assert hints.hint_answer(new_position("bristol", seed=1), player=1).verdict
+    assert kill_workers() == 1
+    answer = hints.hint_answer(new_position("bristol", seed=2), player=1)
+    assert answer.nodes > 0  # solved now, by a new worker
+    state = hints.pool_state()
+    assert state["restarts"] == 1 and state["workers"] == 1 and not state["broken"]
+
+
+def test_a_worker_killed_under_a_hint_answers_unavailable_and_the_next_works(
+    settings: Any,
+) -> None:
+    settings.HINT_SOLVER_NODES = 10**9
+    assert hints.hint_answer(new_position("bristol", seed=1), player=1).verdict  # pool up
+    failures: list[BaseException] = []
+
+    def ask() -> None:
+        try:
+            hints.hint_answer(new_position(SLOW[0], seed=SLOW[1]), player=2)
+        except BaseException as exc:  # noqa: BLE001 (the test reads it)
+            failures.append(exc)
+
+    asking = threading.Thread(target=ask)
+    asking.start()
+    deadline = time.monotonic() + 30
+    while hints.pool_state()["in_flight"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(0.5)  # the worker is solving
+    kill_workers()
+    asking.join(30)
+    assert len(failures) == 1 and isinstance(failures[0], HintUnavailable), failures
+    assert failures[0].code == "hint_unavailable" and failures[0].details["retry_after"] > 0
+    settings.HINT_SOLVER_NODES = 20_000
+    assert hints.hint_answer(new_position("bristol", seed=3), player=1).nodes > 0
+    assert hints.pool_state()["in_flight"] == 0
+
+
+SLEEPER = """
+import subprocess, sys, time
+child = subprocess.Popen([sys.executable, "-m", "games.lifeline", str(__import__("os").getpid()),
+                          sys.argv[1]], cwd=sys.argv[2])
+print(child.pid, flush=True)
+time.sleep(120)
+"""
+
+
+def test_a_child_under_a_lifeline_ends_when_its_parent_is_killed(tmp_path: Path) -> None:
+    script = tmp_path / "job.py"
+    script.write_text("import time\ntime.sleep(120)\n")
+    root = Path(__file__).resolve().parents[2]
+    parent = subprocess.Popen(
+        [sys.executable, "-c", SLEEPER, str(script), str(root)], stdout=subprocess.PIPE, text=True
+    )
+    assert parent.stdout is not None
+    child = int(parent.stdout.readline())
+    time.sleep(1.0)
+    assert _alive(child), "the job should run while its parent lives"
+    parent.kill()
+    parent.wait(10)
+    deadline = time.monotonic() + 10
+    while _alive(child) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not _alive(child), "the job outlived its parent"
+
+
+def _alive(pid: int) -> bool:
+    """Whether ``pid`` runs (a zombie, dead but not yet reaped by init, counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
