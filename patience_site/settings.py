@@ -132,7 +132,18 @@ ASGI_APPLICATION = "patience_site.asgi.application"
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}"),
 }
-if DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
+if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
+    # The embedded default serves several writers (socket threads, a second server
+    # process, the background jobs). A deferred transaction that turns into a write
+    # fails at once with "database is locked" when another process writes; IMMEDIATE
+    # takes the write lock at BEGIN, where SQLite waits up to ``timeout`` seconds for it.
+    # WAL lets readers go on while one writes.
+    DATABASES["default"].setdefault("OPTIONS", {}).update(
+        transaction_mode="IMMEDIATE",
+        timeout=env.int("SQLITE_BUSY_SECONDS", default=20),
+        init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+    )
+elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
     # By default (CONN_MAX_AGE=0) the threads of a server process (gunicorn's
     # request threads, the sockets' worker threads) share psycopg's connection
     # pool, each handing its connection back after every request or socket call;

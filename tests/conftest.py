@@ -54,11 +54,13 @@ def _isolated_cache(settings: Any) -> None:
 
 @pytest.fixture(autouse=True)
 def _redis_trusted_again() -> None:
-    """Each test starts with Redis trusted: no open circuit or stale mirror of an earlier test."""
+    """Each test starts with Redis trusted: no open circuit, stale mirror or per-process
+    stand-in counters of an earlier test (with SQLite, ids and so keys repeat across tests)."""
     from games import boards, redis_guard
 
     redis_guard._breaker.cache_clear()
     redis_guard._down.clear()
+    redis_guard.process_cache().clear()
     boards._stale.clear()
 
 
