@@ -21,6 +21,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from games import errors as domain
+from games.db import pool_sweep
 from games.engine import EngineError, GameOverError
 
 logger = logging.getLogger(__name__)
@@ -109,6 +110,7 @@ def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
         return 413, envelope("request_too_large", f"the request body is over {limit} bytes")
     if database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
+        pool_sweep()
         return 503, envelope("unavailable", "the service is briefly unavailable: try again")
     if isinstance(exc, exceptions.ValidationError):
         return 400, envelope("validation_error", "the request is not valid", exc.detail)

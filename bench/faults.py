@@ -4,6 +4,7 @@
     python bench/faults.py flood      # one account floods 10 sockets on 2 processes
     python bench/faults.py longlog    # a 5,000-entry log read by 4 clients while another plays
     python bench/faults.py database   # PostgreSQL terminates every backend under play
+    python bench/faults.py stale      # backends terminated while idle; writes in waves after
 
 Each scenario makes a fresh PostgreSQL database, starts its own redis-server on a
 free port (never the machine's shared Redis) and its own daphne processes with
@@ -399,11 +400,73 @@ def scenario_database(args: argparse.Namespace) -> None:
         print(f"  answers 500: {phases.count(500)}, 503: {phases.count(503)}")
 
 
+async def write_wave(base: str, players: list[dict[str, Any]]) -> Counter[int]:
+    """Every player moves once, all at the same time, from the state its last answer showed
+    (no read first: a read that meets a dead connection is retried, a write is not): the
+    answers by status."""
+
+    async def one(player: dict[str, Any]) -> int:
+        http = Http(base, player["token"], timeout=30)
+        game = f"/api/v1/games/{player['game']}/"
+        try:
+            if "state" not in player:
+                status, player["state"] = await http.request("GET", game)
+            state = player["state"]
+            body = {"move": state["legal_moves"][0], "ply": state["ply"]}
+            status, answer = await http.request("POST", game + "moves/", body)
+            if status in (200, 201):
+                player["state"] = answer.get("state", answer)
+            return status
+        except Lost:
+            return 0
+        finally:
+            await http.close()
+
+    return Counter(await asyncio.gather(*(one(p) for p in players)))
+
+
+def scenario_stale(args: argparse.Namespace) -> None:
+    """Issue 30's reproduction: the pool fills under a wave of writes, PostgreSQL ends every
+    backend while the server idles, then waves of writes come at growing intervals; each
+    dead pooled connection that is handed out costs its request a 503."""
+    import psycopg
+
+    with stack(args, server="gunicorn") as (server, bases, info):
+        data = seed(info["database"], args, server.url, players=args.players)
+        players = data["players"]
+
+        async def run() -> None:
+            for _ in range(3):  # the pool grows to one connection per busy thread
+                await write_wave(bases[0], players)
+            with psycopg.connect(f"{args.pg_url}/postgres", autocommit=True) as conn:
+                row = conn.execute(
+                    "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+                    "WHERE datname = %s",
+                    [info["database"]],
+                ).fetchone()
+            print(f"  terminated {row[0] if row else 0} idle backends")
+            began, refused = time.monotonic(), []
+            for i in range(args.trickle):  # light traffic: one write every 3 s
+                await asyncio.sleep(max(0.0, began + 3 * i - time.monotonic()))
+                wave = await write_wave(bases[0], players[i % len(players) : i % len(players) + 1])
+                refused += [3 * i] * (wave[503] + wave[500] + wave[0])
+            print(
+                f"  {args.trickle} single writes, one every 3 s: {len(refused)} refused"
+                + (f", the last at +{refused[-1]} s" if refused else "")
+            )
+            wave = await write_wave(bases[0], players)
+            print("  then all at once: " + ", ".join(f"{s}: {n}" for s, n in sorted(wave.items())))
+
+        print("Idle backends terminated, then light traffic of writes")
+        asyncio.run(run())
+
+
 SCENARIOS = {
     "redis": scenario_redis,
     "flood": scenario_flood,
     "longlog": scenario_longlog,
     "database": scenario_database,
+    "stale": scenario_stale,
 }
 
 
@@ -412,6 +475,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
     database_arguments(parser)
     parser.add_argument("--players", type=int, default=8, help="REST players (redis, database)")
+    parser.add_argument("--trickle", type=int, default=15, help="single writes (stale)")
     parser.add_argument("--phase", type=float, default=5.0, help="seconds of each phase")
     parser.add_argument("--seconds", type=float, default=60.0, help="length of the flood")
     parser.add_argument(

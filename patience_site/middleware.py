@@ -8,6 +8,7 @@ from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
 from api.errors import database_unavailable, mark_unavailable
+from games.db import pool_sweep
 from games.errors import Unavailable
 
 #: Requests that change nothing, so running them again is safe.
@@ -43,6 +44,8 @@ class DatabaseUnavailableMiddleware:
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponse | None:
         if not (database_unavailable(exception) or isinstance(exception, Unavailable)):
             return None
+        if database_unavailable(exception):
+            pool_sweep()
         response = HttpResponse(
             "The service is briefly unavailable: try again in a moment.",
             status=503,

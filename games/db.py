@@ -1,0 +1,42 @@
+"""The database connection pool heals at the first dead connection it hands out.
+
+When PostgreSQL ends its backends (a restart, a failover, an operator's
+``pg_terminate_backend``), every idle connection in psycopg's pool is dead, and
+the pool only finds out when it hands one out: each then costs a request its
+answer (503), one by one, for as long as the pool keeps them (minutes, when
+traffic is light). Checking every connection on checkout would cost a round trip
+per request; instead the first request that meets a dead connection has the pool
+check all its idle ones (``ConnectionPool.check``), in a thread of its own so that
+no request waits for it. So a backend kill costs the requests in flight, not
+minutes of them.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+
+from django.db import connections
+
+logger = logging.getLogger(__name__)
+
+_sweeping = threading.Lock()
+
+
+def _sweep(pool: object) -> None:
+    try:
+        pool.check()  # type: ignore[attr-defined]
+    except Exception:  # the database is down: the next dead connection sweeps again
+        logger.warning("could not check the pooled database connections", exc_info=True)
+    finally:
+        _sweeping.release()
+
+
+def pool_sweep() -> None:
+    """A request met a dead database connection: have the pool replace its other dead
+    ones now, once at a time, in the background. Without a pool (SQLite, persistent
+    connections) there is nothing to sweep."""
+    pool = getattr(connections["default"], "pool", None)
+    if pool is None or not _sweeping.acquire(blocking=False):
+        return
+    threading.Thread(target=_sweep, args=(pool,), name="db-pool-sweep", daemon=True).start()
