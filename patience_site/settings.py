@@ -140,7 +140,7 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets readers go on while one writes.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
         transaction_mode="IMMEDIATE",
-        timeout=env.int("SQLITE_BUSY_SECONDS", default=20),
+        timeout=20,
         init_command="PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
     )
 elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":

@@ -1,6 +1,7 @@
 """docker-compose.yml must wire up the services and pass every setting the app reads."""
 
 import ast
+import re
 from pathlib import Path
 
 import yaml
@@ -207,3 +208,28 @@ def test_every_nginx_location_forwards_host_and_client_address():
         block = block.split("}", 1)[0]
         assert "proxy_set_header Host $http_host;" in block, block
         assert "X-Forwarded-For $proxy_add_x_forwarded_for" in block, block
+
+
+def _directive(conf: str, name: str) -> str:
+    found = re.findall(rf"^\s*{name}\s+([^;]+);", conf, flags=re.M)
+    assert found, f"nginx.conf sets no {name}"
+    return found[0].strip()
+
+
+def _seconds(value: str) -> float:
+    number, unit = re.fullmatch(r"(\d+)(ms|s|m)?", value).groups()  # type: ignore[union-attr]
+    return int(number) * {"ms": 0.001, "s": 1, "m": 60, None: 1}[unit]
+
+
+def test_nginx_cuts_off_slow_clients_before_gunicorn_sees_them():
+    """gunicorn's threads would each wait on one slow sender (bench/slowloris.py): nginx
+    must time out slow headers and bodies, cap bodies and connections per address."""
+    conf = _nginx_conf()
+    assert _seconds(_directive(conf, "client_header_timeout")) <= 15
+    assert _seconds(_directive(conf, "client_body_timeout")) <= 15
+    assert _seconds(_directive(conf, "send_timeout")) <= 60
+    assert "off" not in _directive(conf, "limit_conn per_address")
+    assert re.search(r"limit_conn_zone \$binary_remote_addr zone=per_address:", conf)
+    assert "proxy_request_buffering off" not in conf  # whole requests reach gunicorn
+    size = _directive(conf, "client_max_body_size")
+    assert size.endswith("k") and int(size[:-1]) * 1024 >= 64 * 1024  # above the API's limit
