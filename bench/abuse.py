@@ -5,8 +5,8 @@
 
 The attack of issue 13, re-run: ``--anon-loops`` anonymous loops ask for dailies
 of past dates that were never dealt (about ``--anon-rate`` requests/s in all,
-far below the rate limits), and one account holds ``--hint-sockets`` game
-sockets, each asking for a hint, making a random move and asking again as fast
+far below the rate limits), and ``--hint-accounts`` accounts (1) hold ``--hint-sockets`` game
+sockets in all, each asking for a hint, making a random move and asking again as fast
 as answered (practice Picture Gallery games: the heavier solver).
 
 Without ``--url`` it creates a fresh PostgreSQL database, deals today's dailies
@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import argparse
 import json
+import multiprocessing
 import random
 import sys
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -72,7 +73,8 @@ def anonymous_loop(base: str, index: int, rate: float, stop: threading.Event) ->
 
 
 def hint_socket(ws_base: str, base: str, key: str, index: int, stop: threading.Event) -> Counter:
-    """One socket of the abusing account: hint, a random move, hint again, as fast as answered."""
+    """One socket of the abusing account: hint, a random move, hint again, as fast as answered;
+    a refused hint is asked for again 50 ms later (the flood ignores ``retry_after``)."""
     from websockets.sync.client import connect
 
     seen: Counter[str] = Counter()
@@ -93,11 +95,10 @@ def hint_socket(ws_base: str, base: str, key: str, index: int, stop: threading.E
             answer = json.loads(ws.recv(timeout=60))
             if answer["type"] == "hint":
                 seen[f"hint {answer['hint']['verdict']}"] += 1
-            else:
+            else:  # refused (in progress, busy, throttled): ask again at once, no move
                 seen[f"error {answer['error']['code']}"] += 1
-                if answer["error"]["code"] == "hint_in_progress":
-                    time.sleep(0.05)  # another of this account's sockets holds the hint
-                    continue
+                time.sleep(0.05)
+                continue
             moves = state["legal_moves"]
             if not moves:
                 break
@@ -117,51 +118,71 @@ def daily_rows(database: str, pg_url: str) -> int:
     return row[0]
 
 
-def phase(
-    sessions: list[requests.Session],
-    args: argparse.Namespace,
-    pids: list[int],
-    abuse: bool,
-    attacker_key: str,
-) -> dict:
-    """Players for ``args.seconds``, with or without the abuse beside them."""
+def attack(
+    bases: list[str],
+    keys: list[str],
+    anon_loops: int,
+    anon_rate: float,
+    sockets: int,
+    seconds: float,
+) -> Counter[str]:
+    """The abuse for ``seconds``, in a process of its own: its threads never hold up the
+    measured players' (one interpreter lock each), so the players' figures are the server's."""
     stop = threading.Event()
-    account = CpuAccount(pids)
-    deadline = time.perf_counter() + args.seconds
-    bases = args.bases
-    with ThreadPoolExecutor(len(sessions) + args.anon_loops + args.hint_sockets) as pool:
-        players = [
-            pool.submit(api.play, bases[i % len(bases)], i, s, args, deadline)
-            for i, s in enumerate(sessions)
+    with ThreadPoolExecutor(anon_loops + sockets) as pool:
+        rate = anon_rate / max(anon_loops, 1)
+        attackers = [
+            pool.submit(anonymous_loop, bases[i % len(bases)], i, rate, stop)
+            for i in range(anon_loops)
         ]
-        attackers = []
-        if abuse:
-            rate = args.anon_rate / max(args.anon_loops, 1)
-            attackers += [
-                pool.submit(anonymous_loop, bases[i % len(bases)], i, rate, stop)
-                for i in range(args.anon_loops)
-            ]
-            attackers += [
-                pool.submit(
-                    hint_socket,
-                    bases[i % len(bases)].replace("http://", "ws://"),
-                    bases[i % len(bases)],
-                    attacker_key,
-                    i,
-                    stop,
-                )
-                for i in range(args.hint_sockets)
-            ]
-        try:
-            tallies: list[Tally] = [f.result() for f in players]
-        finally:
-            stop.set()  # the attackers stop with the players (or an interrupt)
+        attackers += [
+            pool.submit(
+                hint_socket,
+                bases[i % len(bases)].replace("http://", "ws://"),
+                bases[i % len(bases)],
+                keys[i % len(keys)],
+                i,
+                stop,
+            )
+            for i in range(sockets)
+        ]
+        stop.wait(seconds)
+        stop.set()
         seen: Counter[str] = Counter()
         for f in attackers:
             try:
                 seen.update(f.result())
             except Exception as exc:  # an attacker's failure is reported, not fatal
                 seen[f"attacker failed: {exc!r}"[:80]] += 1
+    return seen
+
+
+def phase(
+    sessions: list[requests.Session],
+    args: argparse.Namespace,
+    pids: list[int],
+    abuse: bool,
+    attacker_keys: list[str],
+) -> dict:
+    """Players for ``args.seconds``, with or without the abuse beside them."""
+    account = CpuAccount(pids)
+    start = time.perf_counter()
+    window = (start + args.warmup, start + args.warmup + args.seconds)
+    bases = args.bases
+    spawn = multiprocessing.get_context("spawn")
+    with (
+        ThreadPoolExecutor(len(sessions)) as pool,
+        ProcessPoolExecutor(1, mp_context=spawn) as abusers,
+    ):
+        seconds = args.warmup + args.seconds
+        abuse_args = (bases, attacker_keys, args.anon_loops, args.anon_rate, args.hint_sockets)
+        attackers = abusers.submit(attack, *abuse_args, seconds) if abuse else None
+        players = [
+            pool.submit(api.play, bases[i % len(bases)], i, s, args, window)
+            for i, s in enumerate(sessions)
+        ]
+        tallies: list[Tally] = [f.result() for f in players]
+        seen = attackers.result() if attackers is not None else Counter()
     spent = account.spent()
     latencies = sorted(x for t in tallies for x in t.latencies_ms)
     moves = len(latencies)
@@ -183,9 +204,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=20, help="paced players (20)")
     parser.add_argument("--rate", type=float, default=40.0, help="players' moves/s in all (40)")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase (20)")
+    parser.add_argument(
+        "--warmup", type=float, default=3.0, help="seconds of each phase not counted (3)"
+    )
     parser.add_argument("--anon-loops", type=int, default=3, help="anonymous loops (3)")
     parser.add_argument("--anon-rate", type=float, default=5.0, help="their requests/s (5)")
-    parser.add_argument("--hint-sockets", type=int, default=8, help="the account's sockets (8)")
+    parser.add_argument("--hint-sockets", type=int, default=8, help="hint sockets in all (8)")
+    parser.add_argument(
+        "--hint-accounts", type=int, default=1, help="accounts the hint sockets belong to (1)"
+    )
     parser.add_argument("--cap", type=int, default=400, help="players resign after N moves")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -212,9 +239,16 @@ def main(argv: list[str] | None = None) -> int:
         sessions = [s for s, err in made if s is not None]
         if len(sessions) < args.clients:
             raise SystemExit(f"registration failed: {[e for _, e in made if e][:3]}")
-        attacker_key = register(bases[0], "abuser-" + str(int(time.time())))
+        stamp = int(time.time())
+        with ThreadPoolExecutor(8) as pool:
+            attacker_keys = list(
+                pool.map(
+                    lambda i: register(bases[i % len(bases)], f"abuser-{stamp}-{i}"),
+                    range(args.hint_accounts),
+                )
+            )
         phases = [
-            phase(sessions, args, info["pids"], abuse, attacker_key) for abuse in (False, True)
+            phase(sessions, args, info["pids"], abuse, attacker_keys) for abuse in (False, True)
         ]
         after = daily_rows(info["database"], args.pg_url)
 
@@ -225,7 +259,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(
         f"  abuse      {args.anon_loops} anonymous loops at {args.anon_rate:g} req/s in all "
-        f"(past dailies never dealt), 1 account x {args.hint_sockets} hint sockets"
+        f"(past dailies never dealt), {args.hint_sockets} hint sockets of "
+        f"{args.hint_accounts} account(s)"
     )
     for p in phases:
         name = "with abuse" if p["abuse"] else "alone     "

@@ -34,6 +34,7 @@ import logging
 import multiprocessing
 import os
 import threading
+import time
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
@@ -64,6 +65,7 @@ _slots: threading.BoundedSemaphore | None = None
 _in_flight = 0  # hints of this process queued or running in the pool
 _restarts = 0  # broken pools replaced since this process started
 _broken = False  # the last hint found no working pool, and none has worked since
+_budget = [0.0, 0.0]  # this process's hint requests in hand (token bucket), and when counted
 
 
 @dataclass(frozen=True)
@@ -148,6 +150,29 @@ def shutdown() -> None:
         pool, _pool, _slots = _pool, None, None
     if pool is not None:
         pool.shutdown(wait=True, cancel_futures=True)
+
+
+def hint_admit() -> None:
+    """Take one of this process's hint requests (``HINT_RATE`` a second, a burst of as
+    many, from all players together) or raise ``HintBusy``, before any work is done.
+
+    The per-player limits hold one account back, not a flood from many accounts: each
+    refused hint still cost a read of the game and its position (a flood of 30 accounts
+    took another player's move p50 from 15 to 627 ms). Refused here, it costs nothing.
+    """
+    rate = settings.HINT_RATE
+    burst, now = max(1.0, rate), time.monotonic()
+    with _setup:
+        tokens = min(burst, _budget[0] + (now - _budget[1]) * rate) if _budget[1] else burst
+        _budget[1] = now
+        if tokens >= 1:
+            _budget[0] = tokens - 1
+            return
+        _budget[0] = tokens
+    raise HintBusy(
+        "this server answers no more hints just now: try again in a moment",
+        details={"retry_after": max(1, round((1 - tokens) / rate))},
+    )
 
 
 def _cached(key: str) -> Answer | None:

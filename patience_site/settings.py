@@ -45,6 +45,9 @@ HINT_SOLVER_SECONDS = env.float("HINT_SOLVER_SECONDS", default=1.0)
 HINT_WORKERS = env.int("HINT_WORKERS", default=1)
 HINT_WORKER_NICE = env.int("HINT_WORKER_NICE", default=19)  # os.nice() of the workers
 HINT_QUEUE = env.int("HINT_QUEUE", default=2)
+# Hint requests one server process takes a second, from all players together (a burst
+# of as many); the rest are refused with hint_busy before any work (games.hints).
+HINT_RATE = env.float("HINT_RATE", default=10.0)
 HINT_DEADLINE_SECONDS = env.float("HINT_DEADLINE_SECONDS", default=5.0)
 # A player's next solve comes no sooner than this after the last one (cached answers
 # are not held up).

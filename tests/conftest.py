@@ -65,6 +65,13 @@ def _redis_trusted_again() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _hint_budget(settings: Any) -> None:
+    """Tests ask for hints much faster than players do: the server-wide hint budget
+    (``games.hints.hint_admit``) is out of their way unless a test sets it."""
+    settings.HINT_RATE = 1_000_000.0
+
+
+@pytest.fixture(autouse=True)
 def _fast_password_hashing(settings: Any) -> None:
     """Hash passwords cheaply: the default PBKDF2 costs half a second per user."""
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]

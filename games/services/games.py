@@ -344,8 +344,10 @@ def game_hint(*, game_id: int, user: User) -> Hint:
     games, and every game of a daily whose day is not over, get none, and a
     hinted practice game is marked assisted. The solver runs in a worker process
     (``games.hints``: its limits per player and per server), outside any
-    transaction, on the snapshot at the ply returned.
+    transaction, on the snapshot at the ply returned. A server process takes only so
+    many hint requests a second from all players (``hints.hint_admit``).
     """
+    hints.hint_admit()
     game = game_for_player(game_id=game_id, user=user)
     if not hints_allowed(game):
         raise HintNotAllowed(

@@ -17,7 +17,8 @@ import pytest
 
 from games import hints
 from games.engine import new_position
-from games.errors import HintUnavailable
+from games.errors import HintBusy, HintUnavailable
+from games.services import games as game_services
 
 #: A position the solver does not settle for many seconds (unknown at 140,000 nodes).
 SLOW = ("royal-parade", 3)
@@ -118,3 +119,21 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
     except FileNotFoundError:
         return False
+
+
+@pytest.mark.django_db
+def test_a_flood_of_hints_is_refused_before_any_work(
+    settings: Any, user: Any, django_assert_num_queries: Any
+) -> None:
+    """However many accounts ask, a server process takes ``HINT_RATE`` hint requests a
+    second; the rest are refused with ``hint_busy`` without reading anything."""
+    settings.HINT_RATE = 3.0
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
+    hints._budget[:] = [0.0, 0.0]
+    for _ in range(3):  # the burst
+        assert game_services.game_hint(game_id=game.pk, user=user).verdict
+    with django_assert_num_queries(0), pytest.raises(HintBusy) as refused:
+        game_services.game_hint(game_id=game.pk, user=user)
+    assert refused.value.details["retry_after"] >= 1
+    time.sleep(0.4)  # a third of a second refills one request
+    assert game_services.game_hint(game_id=game.pk, user=user).verdict
