@@ -232,3 +232,32 @@ def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
             yield base
         finally:
             stop([proc])
+
+
+@pytest.fixture(autouse=True)
+def socket_frames_seen(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every frame and close code a test's WebsocketCommunicator receives is checked against
+    the AsyncAPI document (``api/asyncapi.yaml``); the (channel, message or code) seen."""
+    from channels.testing import WebsocketCommunicator
+
+    from tests.schemas import socket_frames
+
+    seen: list[tuple[str, str]] = []
+    accepted: set[int] = set()
+    receive = WebsocketCommunicator.receive_output
+
+    async def checked(self: WebsocketCommunicator, timeout: float = 1) -> dict[str, Any]:
+        out = await receive(self, timeout)
+        path = self.scope["path"]
+        if out["type"] == "websocket.accept":
+            accepted.add(id(self))
+        elif out["type"] == "websocket.send" and out.get("text") is not None:
+            seen.append(socket_frames().check_frame(path, out["text"]))
+        elif out["type"] == "websocket.close" and id(self) in accepted:
+            seen.append(socket_frames().check_close(path, out.get("code", 1000)))
+        elif out["type"] == "websocket.close":  # before the accept: the handshake is refused
+            seen.append((socket_frames().channel(path), "refused"))
+        return out
+
+    monkeypatch.setattr(WebsocketCommunicator, "receive_output", checked)
+    return seen
