@@ -59,6 +59,8 @@ def test_it_is_served_beside_the_openapi_schema_as_yaml_and_json(client, documen
     assert document["asyncapi"] == "3.0.0"
     links = {link["name"]: link["href"] for link in client.get("/api/v1/").json()["links"]}
     assert links["asyncapi"] == "http://testserver/api/v1/asyncapi/"
+    openapi = client.get("/api/v1/schema/", {"format": "json"}).json()
+    assert "(/api/v1/asyncapi/)" in openapi["info"]["description"]  # Swagger UI and Redoc show it
 
 
 def test_every_socket_route_is_a_channel(document):
