@@ -163,10 +163,10 @@ def test_the_python_game_ends_as_it_says(live_server_url, robot_token, tmp_path)
     assert printed == f"{game['status']}: {game['score']} cards home in {game['ply']} moves\n"
 
 
-# Paths and links. A path is a backquoted word with a "/" whose first part is a
-# top-level entry of the repository (``games/engine/log.py``, ``deploy/nginx.conf``);
-# addresses such as ``games/<id>/`` are not paths.
-PATH = re.compile(r"`([\w.-]+/[\w./-]*)`")
+# Paths and links. A path is a word with a "/" whose first part is a top-level entry of
+# the repository (``games/engine/log.py``, bench/README.md); addresses such as
+# ``/api/v1/games/`` (a leading "/") and ``games/<id>/`` (only ``games/`` is a path) are not.
+PATH = re.compile(r"(?<![\w/.:<{-])([\w.-]+/[\w./-]*)")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 NOT_COMMITTED = {"test-artifacts/"}
 #: Replaced by gunicorn and daphne in issue 13; the figures of before still name them.
@@ -185,7 +185,7 @@ def test_every_path_and_link_the_page_names_exists(page):
     text = (REPO / page).read_text()
     top = {p.name for p in REPO.iterdir()}
     missing = []
-    for path in PATH.findall(text):
+    for path in (p.rstrip(".") for p in PATH.findall(text)):
         if path in NOT_COMMITTED | REMOVED or path.split("/")[0] not in top:
             continue
         if not (REPO / path).exists():
