@@ -4,6 +4,7 @@ from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
 from api import daily, index, races, views
+from api.asyncapi import AsyncApiView
 from api.errors import NotFoundView
 
 urlpatterns = [
@@ -16,6 +17,7 @@ urlpatterns = [
         SpectacularRedocView.as_view(url_name="schema", template_name="api/redoc.html"),
         name="redoc",
     ),
+    path("asyncapi/", AsyncApiView.as_view(), name="asyncapi"),
     path("auth/csrf/", views.CsrfView.as_view(), name="csrf"),
     path("auth/register/", views.RegisterView.as_view(), name="register"),
     path("auth/login/", views.LoginView.as_view(), name="login"),

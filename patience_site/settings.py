@@ -278,7 +278,8 @@ REST_FRAMEWORK = {
 SPECTACULAR_SETTINGS = {
     "TITLE": "Patience API",
     "DESCRIPTION": "Bristol and Picture Gallery patience with daily challenges, "
-    "server-validated moves and leaderboards.",
+    "server-validated moves and leaderboards. The WebSockets (`/ws/v1/`) are described "
+    "in the AsyncAPI document [/api/v1/asyncapi/](/api/v1/asyncapi/).",
     "VERSION": "1.0.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # The docs pages load their scripts from this server (drf-spectacular-sidecar), pinned

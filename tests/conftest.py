@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -12,7 +13,8 @@ import pytest
 import time_machine
 
 from devtools.accounts import PASSWORD
-from tests.pinned_clock import PINNED_NOW
+from devtools.servers import deal_dailies, migrate, start_daphne, stop, wait_until_up
+from tests.pinned_clock import PINNED_NOW, pinned_clock_env
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
@@ -205,3 +207,66 @@ def race_pool_jobs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     started: list[int] = []
     monkeypatch.setattr(jobs, "race_pool_job_start", lambda: started.append(1))
     return started
+
+
+@pytest.fixture(scope="session")
+def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment of the server process: a fresh SQLite file, no Redis (one process), and
+    the clock pinned (today's deals differ from day to day)."""
+    tmp = tmp_path_factory.mktemp("browser-server")
+    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
+    env.update(
+        DATABASE_URL=f"sqlite:///{tmp / 'db.sqlite3'}",
+        DEBUG="True",
+        DJANGO_SETTINGS_MODULE="patience_site.settings",
+        PYTHONUNBUFFERED="1",
+        PATIENCE_TEST_TMP=str(tmp),
+        **pinned_clock_env(),
+    )
+    migrate(env, timeout=180)
+    deal_dailies(env, timeout=180)  # by the job, as in production (requests never deal them)
+    return env
+
+
+@pytest.fixture(scope="session")
+def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
+    """Base URL of daphne serving the project against that database: a real server in a
+    subprocess, so WebSockets work exactly as in production (one process, in-memory
+    channel layer). For the browser tests and the docs' examples."""
+    tmp = Path(server_env["PATIENCE_TEST_TMP"])
+    with open(tmp / "daphne.log", "w") as log:
+        proc, base = start_daphne(server_env, log)
+        try:
+            wait_until_up(proc, base)
+            yield base
+        finally:
+            stop([proc])
+
+
+@pytest.fixture(autouse=True)
+def socket_frames_seen(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
+    """Every frame and close code a test's WebsocketCommunicator receives is checked against
+    the AsyncAPI document (``api/asyncapi.yaml``); the (channel, message or code) seen."""
+    from channels.testing import WebsocketCommunicator
+
+    from tests.schemas import socket_frames
+
+    seen: list[tuple[str, str]] = []
+    accepted: set[int] = set()
+    receive = WebsocketCommunicator.receive_output
+
+    async def checked(self: WebsocketCommunicator, timeout: float = 1) -> dict[str, Any]:
+        out = await receive(self, timeout)
+        path = self.scope["path"]
+        if out["type"] == "websocket.accept":
+            accepted.add(id(self))
+        elif out["type"] == "websocket.send" and out.get("text") is not None:
+            seen.append(socket_frames().check_frame(path, out["text"]))
+        elif out["type"] == "websocket.close" and id(self) in accepted:
+            seen.append(socket_frames().check_close(path, out.get("code", 1000)))
+        elif out["type"] == "websocket.close":  # before the accept: the handshake is refused
+            seen.append((socket_frames().channel(path), "refused"))
+        return out
+
+    monkeypatch.setattr(WebsocketCommunicator, "receive_output", checked)
+    return seen

@@ -17,7 +17,7 @@ from api.urls import urlpatterns
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
 #: Routes that serve the schema itself rather than being part of the API.
-SCHEMA_ROUTES = {"/api/v1/schema/", "/api/v1/docs/", "/api/v1/redoc/"}
+SCHEMA_ROUTES = {"/api/v1/schema/", "/api/v1/docs/", "/api/v1/redoc/", "/api/v1/asyncapi/"}
 METHODS = {"get", "post", "put", "patch", "delete"}
 
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import inspect
 import json
 import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
-from jsonschema import Draft202012Validator, FormatChecker
+from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
 from games import shapes
@@ -34,36 +34,10 @@ from games.services import races as race_services
 from games.services.games import Hint
 from tests.daily_fixtures import DAY, NOON, FakeClock, finished_result
 from tests.race_fixtures import game_of, pool, starts
+from tests.schemas import FORMATS, json_schema
 
 pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
-
-#: OpenAPI 3.0 keywords that are not JSON Schema's (``nullable`` is rewritten).
-NOT_JSON_SCHEMA = {"nullable", "readOnly", "writeOnly", "example"}
-
-
-#: Formats as the schema uses them; jsonschema checks ``date-time`` only with an extra package.
-FORMATS = FormatChecker()
-
-
-@FORMATS.checks("date-time", raises=ValueError)
-def _date_time(value: object) -> bool:
-    """ISO 8601 with a time zone, as DRF renders an aware datetime."""
-    return not isinstance(value, str) or datetime.fromisoformat(value).tzinfo is not None
-
-
-def json_schema(node: Any) -> Any:
-    """An OpenAPI 3.0 schema as JSON Schema, every object with properties closed."""
-    if isinstance(node, list):
-        return [json_schema(item) for item in node]
-    if not isinstance(node, dict):
-        return node
-    out = {key: json_schema(value) for key, value in node.items() if key not in NOT_JSON_SCHEMA}
-    if isinstance(node.get("properties"), dict):
-        out.setdefault("additionalProperties", False)
-    if node.get("nullable"):
-        return {"anyOf": [out, {"type": "null"}]}
-    return out
 
 
 @pytest.fixture(scope="module")

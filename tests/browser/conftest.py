@@ -1,7 +1,6 @@
-"""A real server (daphne, fresh SQLite database) and Debian's Chromium for the browser tests.
+"""Debian's Chromium for the browser tests, against the live server of tests/conftest.py.
 
-The server runs in a subprocess so WebSockets work exactly as in production (one
-process, in-memory channel layer). Chromium comes from Debian (``.ci/run`` installs
+Chromium comes from Debian (``.ci/run`` installs
 it with apt); when it is missing or cannot start, the tests are skipped with the reason.
 """
 
@@ -19,8 +18,6 @@ from typing import Any
 import pytest
 
 from devtools.accounts import PASSWORD
-from devtools.servers import deal_dailies, migrate, start_daphne, stop, wait_until_up
-from tests.pinned_clock import pinned_clock_env
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -35,38 +32,6 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-
-
-@pytest.fixture(scope="session")
-def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Environment of the server process: a fresh SQLite file, no Redis (one process), and
-    the clock pinned (today's deals differ from day to day)."""
-    tmp = tmp_path_factory.mktemp("browser-server")
-    env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
-    env.update(
-        DATABASE_URL=f"sqlite:///{tmp / 'db.sqlite3'}",
-        DEBUG="True",
-        DJANGO_SETTINGS_MODULE="patience_site.settings",
-        PYTHONUNBUFFERED="1",
-        PATIENCE_TEST_TMP=str(tmp),
-        **pinned_clock_env(),
-    )
-    migrate(env, timeout=180)
-    deal_dailies(env, timeout=180)  # by the job, as in production (requests never deal them)
-    return env
-
-
-@pytest.fixture(scope="session")
-def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
-    """Base URL of daphne serving the project against that database."""
-    tmp = Path(server_env["PATIENCE_TEST_TMP"])
-    with open(tmp / "daphne.log", "w") as log:
-        proc, base = start_daphne(server_env, log)
-        try:
-            wait_until_up(proc, base)
-            yield base
-        finally:
-            stop([proc])
 
 
 @pytest.fixture

@@ -31,10 +31,12 @@ def test_swagger_ui_and_redoc_work_offline(live_server_url: str, page: Any) -> N
     expect(page.locator(".swagger-ui .info .title")).to_contain_text("Patience API")
     expect(page.locator(".opblock-summary-path").first).to_be_visible()
     assert page.locator("text=/api/v1/auth/token/").count() >= 1
+    expect(page.locator('.swagger-ui .info a[href="/api/v1/asyncapi/"]')).to_be_visible()
 
     page.goto(live_server_url + "/api/v1/redoc/")
     expect(page.locator("h1").first).to_contain_text("Patience API")
     expect(page.get_by_text("/api/v1/auth/token/").first).to_be_attached()
+    expect(page.locator('a[href="/api/v1/asyncapi/"]').first).to_be_attached()
     # Redoc's "API docs by Redocly" footer shows its logo from Redocly's server; the
     # page does not need it (no Redoc setting hides it). Nothing else may leave.
     assert [url for url in refused if not url.startswith("https://cdn.redoc.ly/")] == []
