@@ -72,9 +72,14 @@ def anonymous_loop(base: str, index: int, rate: float, stop: threading.Event) ->
     return seen
 
 
-def hint_socket(ws_base: str, base: str, key: str, index: int, stop: threading.Event) -> Counter:
+def hint_socket(
+    ws_base: str, base: str, key: str, index: int, stop: threading.Event, frame: str
+) -> Counter:
     """One socket of the abusing account: hint, a random move, hint again, as fast as answered;
-    a refused hint is asked for again 50 ms later (the flood ignores ``retry_after``)."""
+    a refused hint is asked for again 50 ms later (the flood ignores ``retry_after``).
+
+    With ``frame`` "resync" it sends a resync every 50 ms instead: the floor, a flood of
+    the cheapest frame at about the rate of the refused hints."""
     from websockets.sync.client import connect
 
     seen: Counter[str] = Counter()
@@ -91,6 +96,11 @@ def hint_socket(ws_base: str, base: str, key: str, index: int, stop: threading.E
     with connect(f"{ws_base}/ws/v1/games/{game['id']}/?token={key}", open_timeout=30) as ws:
         state = json.loads(ws.recv(timeout=30))["state"]
         while not stop.is_set() and state["status"] == "playing":
+            if frame == "resync":
+                ws.send(json.dumps({"type": "resync"}))
+                seen[f"resync: {json.loads(ws.recv(timeout=60))['type']}"] += 1
+                time.sleep(0.05)
+                continue
             ws.send(json.dumps({"type": "hint"}))
             answer = json.loads(ws.recv(timeout=60))
             if answer["type"] == "hint":
@@ -124,6 +134,7 @@ def attack(
     anon_loops: int,
     anon_rate: float,
     sockets: int,
+    frame: str,
     seconds: float,
 ) -> Counter[str]:
     """The abuse for ``seconds``, in a process of its own: its threads never hold up the
@@ -143,6 +154,7 @@ def attack(
                 keys[i % len(keys)],
                 i,
                 stop,
+                frame,
             )
             for i in range(sockets)
         ]
@@ -175,7 +187,14 @@ def phase(
         ProcessPoolExecutor(1, mp_context=spawn) as abusers,
     ):
         seconds = args.warmup + args.seconds
-        abuse_args = (bases, attacker_keys, args.anon_loops, args.anon_rate, args.hint_sockets)
+        abuse_args = (
+            bases,
+            attacker_keys,
+            args.anon_loops,
+            args.anon_rate,
+            args.hint_sockets,
+            args.flood_frame,
+        )
         attackers = abusers.submit(attack, *abuse_args, seconds) if abuse else None
         players = [
             pool.submit(api.play, bases[i % len(bases)], i, s, args, window)
@@ -210,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--anon-loops", type=int, default=3, help="anonymous loops (3)")
     parser.add_argument("--anon-rate", type=float, default=5.0, help="their requests/s (5)")
     parser.add_argument("--hint-sockets", type=int, default=8, help="hint sockets in all (8)")
+    parser.add_argument(
+        "--flood-frame",
+        choices=["hint", "resync"],
+        default="hint",
+        help="what the sockets send: hints, or resyncs (the floor of a frame flood)",
+    )
     parser.add_argument(
         "--hint-accounts", type=int, default=1, help="accounts the hint sockets belong to (1)"
     )
