@@ -1,7 +1,13 @@
 #!/usr/bin/env bash
-# Set up (first run) and run the whole test suite; extra args go to pytest.
+# Set up (first run) and run the test suite; extra args go to pytest.
+#   bash scripts/test.sh          every test (unit, api, fuzz, browser, multiprocess)
+#   bash scripts/test.sh fast     the unit and API tests only (a few minutes)
 set -euo pipefail
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 
+if [ "${1:-}" = "fast" ]; then
+    shift
+    exec python -m pytest -m "unit or api" "$@"
+fi
 exec python -m pytest "$@"

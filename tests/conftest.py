@@ -19,6 +19,28 @@ from tests.pinned_clock import PINNED_NOW, pinned_clock_env
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 
+#: The suite by cost, by folder (``scripts/test.sh fast`` runs ``unit`` and ``api``).
+COST_MARKERS = {
+    "engine": "unit",
+    "games": "api",
+    "api": "api",
+    "accounts": "api",
+    "web": "api",
+    "security": "fuzz",
+    "browser": "browser",
+    "e2e": "multiprocess",
+}
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark each test with its cost, from its folder (top-level files are ``unit``)."""
+    root = Path(__file__).resolve().parent
+    for item in items:
+        parts = item.path.resolve().relative_to(root).parts
+        marker = COST_MARKERS.get(parts[0], "unit") if len(parts) > 1 else "unit"
+        item.add_marker(marker)
+
+
 @pytest.fixture(autouse=True)
 def _pinned_clock() -> Iterator[None]:
     """Every test starts at the same instant (a noon, ticking on), so no result depends on
