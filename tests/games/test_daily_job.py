@@ -8,6 +8,7 @@ so one process certifies it and the others find it.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from datetime import timedelta
@@ -132,6 +133,8 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
     jobs.dailies_job_start()
     jobs.dailies_job_start()
     assert len(started) == 1 and started[0][-3:] == ["create_dailies", "--days", "2"]
+    # It runs under a lifeline: it ends with this server process (games.lifeline).
+    assert started[0][1:4] == ["-m", "games.lifeline", str(os.getpid())]
     running[0].code = 0  # it ended
     jobs.dailies_job_start()
     assert len(started) == 2
