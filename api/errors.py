@@ -111,13 +111,16 @@ def error_payload(exc: Exception) -> tuple[int, dict[str, Any]] | None:
     if database_unavailable(exc):
         logger.warning("database unavailable: %s", exc)
         pool_sweep()
-        return 503, envelope("unavailable", "the service is briefly unavailable: try again")
+        message = "the service is briefly unavailable: try again"
+        return 503, envelope("unavailable", message, {"retry_after": UNAVAILABLE_RETRY_AFTER})
     if isinstance(exc, exceptions.ValidationError):
         return 400, envelope("validation_error", "the request is not valid", exc.detail)
     if isinstance(exc, exceptions.APIException):
         codes = exc.get_codes()
         code = codes if isinstance(codes, str) else exc.default_code
-        return exc.status_code, envelope(code, str(exc.detail))
+        wait = getattr(exc, "wait", None)  # throttled: when the window lets it through
+        retry = {"retry_after": math.ceil(wait)} if wait is not None else None
+        return exc.status_code, envelope(code, str(exc.detail), retry)
     return None
 
 
@@ -131,15 +134,13 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
     headers = {}
     details = body["error"]["details"]
     retry_after = details.get("retry_after") if isinstance(details, dict) else None
-    if isinstance(retry_after, int | float):  # hint_busy, daily_not_ready, ...
+    if isinstance(retry_after, int | float):  # throttled, hint_busy, unavailable, ...
+        # One retry hint, in the body (sockets too) and in the header (HTTP's own).
         headers["Retry-After"] = str(math.ceil(retry_after))
     if isinstance(exc, exceptions.APIException):
         auth_header = getattr(exc, "auth_header", None)
         if auth_header:
             headers["WWW-Authenticate"] = auth_header
-        wait = getattr(exc, "wait", None)
-        if wait is not None:
-            headers["Retry-After"] = str(math.ceil(wait))
     response = Response(body, status=code, headers=headers)
     return mark_unavailable(response) if database_unavailable(exc) else response
 

@@ -12,6 +12,9 @@ adds the ones DRF and Django give around them, which any client can meet:
   ``DATA_UPLOAD_MAX_MEMORY_SIZE``, or of another media type (413 on every write:
   the CSRF check of a session reads a form body);
 - 429 where a rate limit applies.
+
+Every answer that invites a retry (429, 503) carries ``Retry-After`` and the
+same seconds in ``error.details.retry_after`` (``retry_after_headers``).
 """
 
 from __future__ import annotations
@@ -57,3 +60,26 @@ class AutoSchema(SpectacularAutoSchema):
         if view.get_throttles():
             codes.add(429)
         return sorted(codes)
+
+
+#: Statuses that invite a retry: the answer says when.
+RETRY_STATUSES = ("429", "503")
+
+
+def retry_after_headers(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: every 429 and 503 answer declares ``Retry-After``
+    (seconds), which ``api.errors`` sets from ``error.details.retry_after``."""
+    header = {
+        "Retry-After": {
+            "schema": {"type": "integer", "minimum": 0},
+            "required": True,
+            "description": "Seconds to wait before trying again; the same number is in "
+            "`error.details.retry_after`.",
+        }
+    }
+    for operations in result.get("paths", {}).values():
+        for operation in operations.values():
+            for status, response in operation.get("responses", {}).items():
+                if status in RETRY_STATUSES:
+                    response["headers"] = {**response.get("headers", {}), **header}
+    return result

@@ -276,6 +276,10 @@ REST_FRAMEWORK = {
 }
 
 SPECTACULAR_SETTINGS = {
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",  # the default, kept
+        "api.schema.retry_after_headers",
+    ],
     "TITLE": "Patience API",
     "DESCRIPTION": "Bristol and Picture Gallery patience with daily challenges, "
     "server-validated moves and leaderboards. The WebSockets (`/ws/v1/`) are described "

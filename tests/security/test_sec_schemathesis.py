@@ -29,6 +29,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import schemathesis
 from django.urls import URLPattern, get_resolver
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
@@ -56,8 +57,28 @@ pytestmark = [
 EXAMPLES = {GenerationMode.POSITIVE: 30, GenerationMode.NEGATIVE: 15}
 SESSION_EXAMPLES = {GenerationMode.POSITIVE: 10, GenerationMode.NEGATIVE: 5}
 
+
+@schemathesis.check
+def retry_hint(ctx: Any, response: Any, case: Any) -> bool | None:
+    """An answer that invites a retry (429, 503) says when: ``Retry-After`` and the same
+    seconds in ``error.details.retry_after``."""
+    if response.status_code not in (429, 503):
+        return None
+    headers = {name.lower(): values for name, values in response.headers.items()}
+    header = headers.get("retry-after", [None])[0]
+    details = response.json().get("error", {}).get("details", {})
+    if header is None or str(details.get("retry_after")) != header:
+        raise Failure(
+            operation=case.operation.label,
+            title="Retry hint missing",
+            message=f"Retry-After {header!r}, details.retry_after {details.get('retry_after')!r}",
+        )
+    return True
+
+
 CHECKS = [
     not_a_server_error,
+    retry_hint,
     status_code_conformance,
     content_type_conformance,
     response_schema_conformance,
