@@ -289,6 +289,14 @@ class Race(models.Model):
         RUNNING = "running", "Running"
         FINISHED = "finished", "Finished"
 
+    class Unrated(models.TextChoices):
+        """Why a finished race changed no rating (``games.services.races``)."""
+
+        PRIVATE = "private", "Private race"
+        UNCONTESTED = "uncontested", "Fewer than two players played it"
+        PROVISIONAL = "provisional", "Fewer than two established players played it"
+        VOIDED = "voided", "Voided by an admin"
+
     #: A race's code: ``CODE_LENGTH`` characters of ``CODE_ALPHABET``, random.
     CODE_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
     CODE_LENGTH = 10
@@ -308,6 +316,9 @@ class Race(models.Model):
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
+    # Whether the race changed ratings, and if not, why (``Unrated``: stable codes).
+    rated = models.BooleanField(default=False)
+    unrated = models.CharField(max_length=16, blank=True, choices=Unrated.choices)
 
     class Meta:
         indexes = [
@@ -338,6 +349,11 @@ class RaceEntry(models.Model):
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
+    # Whether the player really raced (``games.services.races._contested``), and what the
+    # race changed of their rating: kept so that an admin can void the race later.
+    contested = models.BooleanField(null=True, blank=True)
+    mu_change = models.FloatField(null=True, blank=True)
+    sigma_change = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["joined_at", "pk"]
@@ -356,6 +372,8 @@ class RaceRating(models.Model):
     """A player's quick-race rating in a variant family (openskill, Plackett-Luce).
 
     ``rating`` is the shown, conservative value ``mu - 3 * sigma`` (openskill's ordinal).
+    ``races`` counts the races that changed it, ``contested`` every quick race the player
+    really raced (rated or not): an account is rated only once it has raced enough.
     """
 
     player = models.ForeignKey(
@@ -366,6 +384,7 @@ class RaceRating(models.Model):
     sigma = models.FloatField()
     rating = models.FloatField()
     races = models.PositiveIntegerField(default=0)
+    contested = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -148,11 +148,12 @@ def race_replay(*, race: Race, username: str, step: int | None) -> RaceReplay:
 
 
 def race_leaderboard(*, family: str, limit: int = 100) -> QuerySet[RaceRating]:
-    """The best quick-race ratings of a variant family, best first."""
+    """The best quick-race ratings of a variant family, best first: only ratings that some
+    rated race changed (an account racing unrated yet has no line)."""
     if family not in TIME_LIMIT_SECONDS:
         raise NotFound(f"no variant family {family}")
     return (
-        RaceRating.objects.filter(family=family)
+        RaceRating.objects.filter(family=family, races__gt=0)
         .select_related("player")
         .order_by("-rating", "player")[:limit]
     )

@@ -33,7 +33,7 @@ from datetime import datetime, timedelta
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, transaction
-from django.db.models import F, QuerySet
+from django.db.models import QuerySet
 from openskill.models import PlackettLuce
 
 from games import clock, events, jobs, shapes
@@ -375,8 +375,63 @@ def _expire(race: Race) -> None:
         events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
 
 
-def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
-    """Rate a quick race's players by their places (openskill Plackett-Luce)."""
+# -- ratings: only a real race between established accounts moves them ----------------------
+
+#: A player raced (``_contested``) with at least this many moves on the board ...
+CONTESTED_MIN_MOVES = 10
+#: ... over at least this long from the start (a win or a game the deal blocked counts anyway).
+CONTESTED_MIN_SECONDS = 30
+#: An account's quick races are unrated until it has raced this many of them (in a family).
+RATED_AFTER_RACES = 5
+#: Rated races between the same two accounts within this window count less ...
+REPEAT_WINDOW = timedelta(hours=24)
+#: ... and from this many earlier meetings on, not at all.
+REPEAT_LIMIT = 3
+
+
+def _contested(race: Race, entry: RaceEntry) -> bool:
+    """Whether a player really raced: won, was blocked by the deal (lost), or made
+    ``CONTESTED_MIN_MOVES`` moves over ``CONTESTED_MIN_SECONDS`` or more.
+
+    Why: a farm of spare accounts that join and resign at once (or sit out the time
+    limit) does nothing a rating should measure. Moves alone are cheap for a script, so
+    time counts too; a win or a lost (blocked) game is play however short.
+    """
+    game = entry.game
+    if game is None:
+        return False
+    if game.status in (Status.WON, Status.LOST):
+        return True
+    finished = game.finished_at or race.ends_at
+    assert finished is not None, "a finished race's games have ended"
+    played = finished - game.started_at
+    return int(game.position.get("ply", 0)) >= CONTESTED_MIN_MOVES and played >= timedelta(
+        seconds=CONTESTED_MIN_SECONDS
+    )
+
+
+def _repeat_weight(player_id: int, others: list[int], since: datetime) -> float:
+    """How much this race counts for a player: the mean over the rated opponents of
+    ``1 - n / REPEAT_LIMIT``, where ``n`` counts the rated races they shared since ``since``.
+
+    Why: one person with a few spare accounts can only meet the same few opponents;
+    real players meet many. A repeated pairing counts less each time and, from the
+    ``REPEAT_LIMIT``-th meeting in ``REPEAT_WINDOW``, not at all, so farming a rating
+    off the same accounts stops paying after a few races a day.
+    """
+    if not others:
+        return 0.0
+    mine = RaceEntry.objects.filter(
+        player_id=player_id, contested=True, race__rated=True, race__finished_at__gte=since
+    ).values("race_id")
+    met = RaceEntry.objects.filter(race_id__in=mine, player_id__in=others, contested=True)
+    counts: dict[int, int] = {}
+    for other in met.values_list("player_id", flat=True):
+        counts[other] = counts.get(other, 0) + 1
+    return sum(max(0.0, 1 - counts.get(o, 0) / REPEAT_LIMIT) for o in others) / len(others)
+
+
+def _ratings_of(race: Race, entries: list[RaceEntry]) -> dict[int, RaceRating]:
     family = get_variant(race.variant).family.value
     ratings = {}
     for entry in sorted(entries, key=lambda e: e.player_id):  # lock order: no deadlocks
@@ -386,19 +441,78 @@ def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
             defaults={"mu": _MODEL.mu, "sigma": _MODEL.sigma, "rating": 0.0},
         )
         ratings[entry.player_id] = rating
-    teams = [
-        [_MODEL.rating(mu=ratings[e.player_id].mu, sigma=ratings[e.player_id].sigma)]
-        for e in entries
-    ]
-    rated = _MODEL.rate(teams, ranks=[float(e.place or 0) for e in entries])
-    for entry, [new] in zip(entries, rated, strict=True):
-        rating = ratings[entry.player_id]
-        entry.rating_before = rating.rating
-        rating.mu, rating.sigma, rating.rating = new.mu, new.sigma, new.ordinal()
-        rating.races = F("races") + 1
-        rating.save(update_fields=["mu", "sigma", "rating", "races"])
-        entry.rating_after = rating.rating
-        entry.save(update_fields=["rating_before", "rating_after"])
+    return ratings
+
+
+def _rate(ratings: list[RaceRating], places: list[int]) -> list[tuple[float, float]]:
+    """openskill Plackett-Luce: each player's new ``(mu, sigma)`` for these places."""
+    teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in ratings]
+    rated = _MODEL.rate(teams, ranks=[float(p) for p in places])
+    return [(new.mu, new.sigma) for [new] in rated]
+
+
+def _rating_apply(entry: RaceEntry, rating: RaceRating, new: tuple[float, float], w: float) -> None:
+    """Move a rating ``w`` of the way to ``new`` and note the change on the entry."""
+    mu_change, sigma_change = w * (new[0] - rating.mu), w * (new[1] - rating.sigma)
+    entry.rating_before = rating.rating
+    rating.mu += mu_change
+    rating.sigma += sigma_change
+    rating.rating = _MODEL.rating(mu=rating.mu, sigma=rating.sigma).ordinal()
+    rating.races += 1
+    entry.rating_after = rating.rating
+    entry.mu_change, entry.sigma_change = mu_change, sigma_change
+
+
+def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
+    """Rate a quick race's players by their places (openskill Plackett-Luce), under the
+    fair-play rules (docs/fair-play.md):
+
+    - only players who raced (``_contested``) from accounts past their first
+      ``RATED_AFTER_RACES`` raced races are rated against each other: a fresh spare
+      account is worth nothing to beat, and a new account cannot farm its way up fast;
+    - a race with fewer than two of them is void for everyone (``uncontested`` or
+      ``provisional``): all resigning at once is no race;
+    - an established player who did not race takes the loss of a last place, but nobody
+      gains from them: quitting protects no rating and feeds none;
+    - repeated pairings count less (``_repeat_weight``).
+    """
+    contested = {e.pk: _contested(race, e) for e in entries}
+    ratings = _ratings_of(race, entries)
+    established = {p: r.contested >= RATED_AFTER_RACES for p, r in ratings.items()}
+    for entry in entries:
+        entry.contested = contested[entry.pk]
+        if entry.contested:
+            ratings[entry.player_id].contested += 1
+    rated = [e for e in entries if e.contested and established[e.player_id]]
+    quitters = [e for e in entries if not e.contested and established[e.player_id]]
+    if len(rated) < MIN_PLAYERS:
+        race.unrated = (
+            Race.Unrated.UNCONTESTED
+            if sum(contested.values()) < MIN_PLAYERS
+            else Race.Unrated.PROVISIONAL
+        )
+    else:
+        race.rated = True
+        since = clock.shared_now() - REPEAT_WINDOW
+        ids = [e.player_id for e in rated]
+        weights = {p: _repeat_weight(p, [o for o in ids if o != p], since) for p in ids}
+        for q in quitters:
+            weights[q.player_id] = _repeat_weight(q.player_id, ids, since)
+        field = [ratings[p] for p in ids]
+        places = [e.place or 0 for e in rated]
+        new = dict(zip(ids, _rate(field, places), strict=True))
+        for q in quitters:  # each alone against the field, placed last
+            last = len(entries) + 1
+            new[q.player_id] = _rate([*field, ratings[q.player_id]], [*places, last])[-1]
+        for entry in rated + quitters:
+            p = entry.player_id
+            _rating_apply(entry, ratings[p], new[p], weights[p])
+    noted = ["contested", "rating_before", "rating_after", "mu_change", "sigma_change"]
+    for entry in entries:
+        entry.save(update_fields=noted)
+    for rating in ratings.values():
+        rating.save(update_fields=["mu", "sigma", "rating", "races", "contested"])
+    race.save(update_fields=["rated", "unrated"])
 
 
 @transaction.atomic
@@ -425,6 +539,10 @@ def race_finish(*, race_id: int) -> Race:
     race.save(update_fields=["status", "finished_at"])
     if race.kind == Race.Kind.QUICK and len(entries) >= MIN_PLAYERS:
         _ratings_update(race, entries)
+    else:
+        private = race.kind == Race.Kind.PRIVATE
+        race.unrated = Race.Unrated.PRIVATE if private else Race.Unrated.UNCONTESTED
+        race.save(update_fields=["unrated"])
     events.race_changed(code=race.code)
     return race
 

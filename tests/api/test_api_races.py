@@ -85,7 +85,7 @@ def test_quick_race_opens_then_joins_with_a_countdown(settings, clients) -> None
 
 
 def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
-    settings, clients
+    settings, clients, every_race_rated
 ) -> None:
     race = a_race_of_two(settings, clients)
     game = game_of(clients[0], race)
@@ -164,7 +164,7 @@ def test_an_empty_pool_answers_503_with_retry_after(settings, clients) -> None:
 
 
 def test_replay_rematch_leaderboard_and_player_stats(
-    settings, clients, client, django_capture_on_commit_callbacks
+    settings, clients, client, django_capture_on_commit_callbacks, every_race_rated
 ) -> None:
     race = a_race_of_two(settings, clients)
     code = race["code"]

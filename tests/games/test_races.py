@@ -35,6 +35,7 @@ from tests.race_fixtures import (
     after_start,
     at,
     ends,
+    established,
     game_of,
     pool,
     quiet_moves,
@@ -227,6 +228,7 @@ def test_standings_winners_by_time_then_cards_home_then_moves_then_earlier_finis
 
 
 def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> None:
+    established(players[:3])
     race = quick_race(settings, players, 3)
     g = [game_of(race, p) for p in players[:3]]
     _end(g[0], status="lost", score=10, ply=50, seconds=100)
@@ -238,6 +240,7 @@ def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> 
     ratings = {r.player.username: r for r in RaceRating.objects.select_related("player")}
     assert set(ratings) == {"racer0", "racer1", "racer2"}
     assert all(r.family == "bristol" and r.races == 1 for r in ratings.values())
+    assert Race.objects.get(pk=race.pk).rated
     assert ratings["racer1"].rating > ratings["racer2"].rating > ratings["racer0"].rating
     assert ratings["racer1"].mu > 25 > ratings["racer0"].mu
     entry = race.entries.get(player=players[1])
