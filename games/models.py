@@ -303,13 +303,25 @@ class Race(models.Model):
 
     code = models.CharField(max_length=CODE_LENGTH, unique=True)
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    deal = models.OneToOneField(Deal, on_delete=models.PROTECT, related_name="race")
+    # Null once a race that never started gave its deal back to the pool.
+    deal = models.OneToOneField(
+        Deal, null=True, blank=True, on_delete=models.PROTECT, related_name="race"
+    )
     kind = models.CharField(max_length=8, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="races_created"
     )
     created_at = models.DateTimeField()
+    # Who opened it (``creator`` moves on when they leave): private races per account are
+    # counted by it (``games.services.races.PRIVATE_RACES_PER_HOUR``).
+    opener = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="races_opened",
+    )
     starts_at = models.DateTimeField(null=True, blank=True)
     ends_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -324,6 +336,7 @@ class Race(models.Model):
         indexes = [
             models.Index(fields=["kind", "variant", "status"], name="race_lobby"),
             models.Index(fields=["status", "ends_at"], name="race_due"),
+            models.Index(fields=["opener", "kind", "created_at"], name="race_opened_by"),
         ]
 
     def __str__(self) -> str:

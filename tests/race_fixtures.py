@@ -52,9 +52,10 @@ def after_start(race: Race) -> time_machine.travel:
     return at(starts(race) + timedelta(milliseconds=50))
 
 
-def quiet_moves(deal: Deal, count: int) -> list[str]:
+def quiet_moves(deal: Deal | None, count: int) -> list[str]:
     """``count`` legal moves from the deal's start that are not ``deal`` (the first of them
     each time), unless ``deal`` is the only one (about one random deal in seventy)."""
+    assert deal is not None, "a race keeps its deal once it has games"
     pos = new_position(deal.variant, seed=int(deal.seed))
     line = []
     for _ in range(count):

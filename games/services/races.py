@@ -25,14 +25,20 @@ the players' openskill ratings (Plackett-Luce) of the variant family.
 
 from __future__ import annotations
 
+import fcntl
 import logging
 import secrets
+import tempfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
+from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from openskill.models import PlackettLuce
 
@@ -45,6 +51,7 @@ from games.errors import (
     NotFound,
     NotRaceCreator,
     RaceFull,
+    RaceLimit,
     RaceNotFinished,
     RaceNotStarted,
     RaceOver,
@@ -87,23 +94,76 @@ def _certified_seed(variant: str) -> tuple[int, list[str] | None, int | None]:
     raise NoCertifiedDeal(f"no winnable {variant} deal found for the race pool")
 
 
+#: Namespace of this service's PostgreSQL advisory locks (the first of their two keys).
+LOCK_SPACE = 3232
+#: The second key of the lock that lets one process of the cluster fill the pool.
+POOL_FILL_LOCK = 0
+
+
+def _lock_key(variant: str) -> int:
+    """The second advisory-lock key of a variant's quick joins (a positive int4)."""
+    return zlib.crc32(variant.encode()) & 0x7FFFFFFF
+
+
+@contextmanager
+def _pool_fill_lock() -> Iterator[bool]:
+    """Hold the cluster-wide lock of filling the pool, without waiting; yields whether it
+    was got. Several server processes start the job when the pool runs low: only one of
+    them deals, the others see the lock taken and stop (that is what kept a burst of
+    joins from dealing the pool three times over).
+
+    PostgreSQL: a session advisory lock, released at the end (and by PostgreSQL if the
+    process dies). SQLite (development, one machine): an exclusive ``flock`` on a file in
+    the temporary directory named after the database, which the system releases with the
+    process too; it does not span machines, which SQLite does not either.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [LOCK_SPACE, POOL_FILL_LOCK])
+            got = bool(cursor.fetchone()[0])
+            try:
+                yield got
+            finally:
+                if got:
+                    cursor.execute(
+                        "SELECT pg_advisory_unlock(%s, %s)", [LOCK_SPACE, POOL_FILL_LOCK]
+                    )
+        return
+    name = str(connection.settings_dict["NAME"])
+    path = Path(tempfile.gettempdir()) / f"patience-race-pool-{zlib.crc32(name.encode())}.lock"
+    with path.open("a") as file:
+        try:
+            fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(file, fcntl.LOCK_UN)
+
+
 def race_pool_fill(*, variants: list[str] | None = None, most: int | None = None) -> int:
     """Deal certified race deals until each variant has ``RACE_POOL_SIZE`` unused ones, at
-    most ``most`` in all; returns how many were dealt.
+    most ``most`` in all; returns how many were dealt (0 when another process is at it).
 
     Runs the solver: only the job ``manage.py races`` (and tests) call it, never a request.
+    Once per cluster (``_pool_fill_lock``), and it counts the pool again before each deal,
+    so it never deals past the target.
     """
     made = 0
-    for key in variants or list(VARIANTS):
-        missing = settings.RACE_POOL_SIZE - _pool(key).count()
-        for _ in range(max(0, missing)):
-            if most is not None and made >= most:
-                return made
-            seed, line, nodes = _certified_seed(key)
-            Deal.objects.create(
-                kind=Deal.Kind.RACE, variant=key, seed=seed, par_line=line, solver_nodes=nodes
-            )
-            made += 1
+    with _pool_fill_lock() as got:
+        if not got:
+            return 0
+        for key in variants or list(VARIANTS):
+            while _pool(key).count() < settings.RACE_POOL_SIZE:
+                if most is not None and made >= most:
+                    return made
+                seed, line, nodes = _certified_seed(key)
+                Deal.objects.create(
+                    kind=Deal.Kind.RACE, variant=key, seed=seed, par_line=line, solver_nodes=nodes
+                )
+                made += 1
     return made
 
 
@@ -142,14 +202,39 @@ def _entry_add(race: Race, user: User, now: datetime) -> RaceEntry:
         raise AlreadyRacing("you are in another race that has not finished") from None
 
 
+#: Private races (rematches included) an account may open in an hour.
+PRIVATE_RACES_PER_HOUR = 12
+
+
+def _private_allowed(user: User, now: datetime) -> None:
+    """Refuse a private race beyond ``PRIVATE_RACES_PER_HOUR`` an hour (``race_limit``).
+
+    Why: each takes a certified deal from the pool until it starts or is left; one account
+    opening and leaving them by the dozen made everyone wait for the solver. Its deal goes
+    back to the pool when nobody raced it (``race_leave``); this bounds the churn left.
+    """
+    hour_ago = now - timedelta(hours=1)
+    opened = Race.objects.filter(opener=user, kind=Race.Kind.PRIVATE, created_at__gt=hour_ago)
+    if opened.count() >= PRIVATE_RACES_PER_HOUR:
+        first = opened.order_by("created_at").values_list("created_at", flat=True).first()
+        wait = 60 if first is None else (first + timedelta(hours=1) - now).total_seconds()
+        raise RaceLimit(
+            f"you opened {PRIVATE_RACES_PER_HOUR} private races within the hour: join one, or wait",
+            details={"retry_after": max(1, int(wait) + 1)},
+        )
+
+
 def _race_new(*, user: User, variant: str, kind: str, now: datetime) -> Race:
     _not_racing(user)
+    if kind == Race.Kind.PRIVATE:
+        _private_allowed(user, now)
     race = Race.objects.create(
         code=_new_code(),
         variant=variant,
         deal=_pool_deal(variant),
         kind=kind,
         creator=user,
+        opener=user,
         created_at=now,
     )
     _entry_add(race, user, now)
@@ -159,11 +244,11 @@ def _race_new(*, user: User, variant: str, kind: str, now: datetime) -> Race:
 def _games_deal(race: Race) -> None:
     """Give every player of a race in countdown their game of the deal, timed from the
     start (also after the start moved nearer)."""
-    starts_at = race.starts_at
-    assert starts_at is not None, "a race in countdown has its start"
+    starts_at, deal = race.starts_at, race.deal
+    assert starts_at is not None and deal is not None, "a race in countdown has its start"
     Game.objects.filter(race_entry__race=race).update(started_at=starts_at)
     for entry in race.entries.filter(game__isnull=True).select_related("player"):
-        game = game_services.game_create(user=entry.player, deal=race.deal, ranked=True)
+        game = game_services.game_create(user=entry.player, deal=deal, ranked=True)
         game.started_at = starts_at
         game.save(update_fields=["started_at"])
         entry.game = game
@@ -206,12 +291,27 @@ def _joinable(race: Race, now: datetime) -> bool:
     )
 
 
+def _quick_joins_one_at_a_time(variant: str) -> None:
+    """Serialize the quick joins of a variant until the caller's transaction ends.
+
+    Why: joins that arrive together each saw no open race (none had committed its new
+    one) and each opened a race, so a burst of 17 players got 7 races. Under this lock
+    each join sees the ones before it and fills the soonest race up to ``MAX_PLAYERS``.
+    It is a PostgreSQL transaction advisory lock (a join holds it for milliseconds);
+    SQLite serializes every write already.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_SPACE, _lock_key(variant)])
+
+
 @transaction.atomic
 def race_quick_join(*, user: User, variant: str) -> tuple[Race, bool]:
     """Join the open public race of a variant that starts soonest, or open one; returns
     ``(race, created)``."""
     key = get_variant(variant).key
     _not_racing(user)
+    _quick_joins_one_at_a_time(key)
     now = clock.shared_now()
     candidates = race_selectors.races_open(variant=key).values_list("code", flat=True)[:20]
     for code in list(candidates):
@@ -264,13 +364,14 @@ def race_leave(*, user: User, code: str) -> Race:
     entry.delete()
     left = list(race.entries.order_by("joined_at", "pk"))
     if not left:
-        race.status, race.finished_at = Race.Status.FINISHED, now
+        # Nobody raced it and no game of it is left: its deal goes back to the pool.
+        race.status, race.finished_at, race.deal = Race.Status.FINISHED, now, None
     elif race.status == Race.Status.COUNTDOWN and len(left) < MIN_PLAYERS:
         Game.objects.filter(race_entry__race=race).delete()
         race.status, race.starts_at, race.ends_at = Race.Status.OPEN, None, None
     if left and race.creator_id == user.pk:
         race.creator_id = left[0].player_id
-    race.save(update_fields=["status", "starts_at", "ends_at", "finished_at", "creator"])
+    race.save(update_fields=["status", "starts_at", "ends_at", "finished_at", "creator", "deal"])
     events.race_changed(code=race.code)
     return race
 

@@ -202,3 +202,18 @@ def test_replay_rematch_leaderboard_and_player_stats(
     stats = client.get("/api/v1/players/ann/stats/").json()
     assert [r["family"] for r in stats["race_ratings"]] == ["bristol"]
     assert stats["race_ratings"][0]["races"] == 1
+
+
+def test_private_races_beyond_the_hourly_limit_are_429_with_retry_after(
+    settings, clients, race_pool_jobs
+) -> None:
+    from games.services.races import PRIVATE_RACES_PER_HOUR
+
+    pool(settings)
+    for _ in range(PRIVATE_RACES_PER_HOUR):
+        code = clients[0].post(RACES, {"variant": "bristol"}, format="json").json()["code"]
+        assert clients[0].post(f"{RACES}{code}/leave/").status_code == 200
+    refused = clients[0].post(RACES, {"variant": "bristol"}, format="json")
+    assert error_of(refused, 429)["code"] == "race_limit"
+    assert 0 < int(refused["Retry-After"]) <= 3601
+    assert clients[1].post(RACES, {"variant": "bristol"}, format="json").status_code == 201

@@ -71,7 +71,7 @@ def test_a_quick_race_counts_down_once_a_second_player_joins(settings, players) 
     pool(settings)
     race, created = race_services.race_quick_join(user=players[0], variant="bristol")
     assert created and race.status == Race.Status.OPEN and race.starts_at is None
-    assert race.deal.kind == "race" and race.kind == Race.Kind.QUICK
+    assert race.deal is not None and race.deal.kind == "race" and race.kind == Race.Kind.QUICK
     now = clock.shared_now()
     joined, created = race_services.race_quick_join(user=players[1], variant="bristol")
     assert not created and joined.pk == race.pk
@@ -309,6 +309,7 @@ def test_a_race_deal_is_hidden_until_the_race_finished(settings, players) -> Non
         assert shapes.game_state(game)["deal"] is None  # the other player still plays it
         game_services.game_resign(game_id=game_of(race, players[1]).pk, user=players[1])
         race_services.race_finish(race_id=race.pk)
+    assert race.deal is not None
     assert shapes.game_state(game_of(race, players[0]))["deal"]["seed"] == str(race.deal.seed)
 
 
