@@ -18,19 +18,8 @@ from games import boards, clock, events, shapes
 from games.engine import Status, get_variant
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
-
-MAX_MOVES = 999_999
-MAX_TIME_MS = 10**11 - 1
-
-
-def sort_key_derive(
-    *, won: bool, cards_missing: int, moves: int, time_ms: int, finished_ms: int, game_id: int
-) -> str:
-    """The board order as one fixed-width string (smaller is better)."""
-    return (
-        f"{0 if won else 1}{cards_missing:03d}{min(moves, MAX_MOVES):06d}"
-        f"{min(time_ms, MAX_TIME_MS):011d}{finished_ms:013d}{game_id:012d}"
-    )
+from games.selectors.games import game_reach
+from games.standings import standing_key
 
 
 def result_record(game: Game) -> Result | None:
@@ -59,13 +48,14 @@ def result_record(game: Game) -> Result | None:
         moves=game.ply,
         time_ms=time_ms,
         finished_at=game.finished_at,
-        sort_key=sort_key_derive(
+        sort_key=standing_key(
             won=won,
             cards_missing=get_variant(game.deal.variant).card_count - game.score,
             moves=game.ply,
             time_ms=time_ms,
             finished_ms=int(game.finished_at.timestamp() * 1000),
             game_id=game.pk,
+            reach=0 if won else game_reach(game),
         ),
     )
     stats_recompute(player=game.player, variant=game.deal.variant)
