@@ -204,6 +204,11 @@ class Result(models.Model):
     as the last tie-break, so keys are unique and keyset paging is exact.
     """
 
+    class Review(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        CLEARED = "cleared", "Cleared"
+        DISQUALIFIED = "disqualified", "Disqualified"
+
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="result")
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="results")
     player = models.ForeignKey(
@@ -216,6 +221,9 @@ class Result(models.Model):
     finished_at = models.DateTimeField()
     sort_key = models.CharField(max_length=64, unique=True)
     disqualified = models.BooleanField(default=False)
+    # A fair-play review (``games.services.fairplay``): pending while it has flags nobody
+    # has looked at; the board shows the result meanwhile (the flag is for admins only).
+    review = models.CharField(max_length=16, blank=True, choices=Review.choices)
 
     class Meta:
         constraints = [
@@ -228,11 +236,63 @@ class Result(models.Model):
                 fields=["deal", "sort_key"],
                 condition=Q(disqualified=False),
                 name="board_order",
-            )
+            ),
+            models.Index(fields=["review"], condition=Q(review="pending"), name="review_queue"),
         ]
 
     def __str__(self) -> str:
         return f"{self.player} on {self.deal}: {'won' if self.won else self.cards_home}"
+
+
+class ReviewQueue(Result):
+    """The results waiting for a fair-play review (the admin's queue)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "result to review"
+        verbose_name_plural = "review queue"
+
+
+class ResultFlag(models.Model):
+    """Why a result needs a fair-play review: a stable reason code and what was seen
+    (``games.services.fairplay``)."""
+
+    class Reason(models.TextChoices):
+        PAR_LINE = "par_line", "Played the solver's line"
+        LINKED_ACCOUNT = "linked_account", "Another account on the same network played it first"
+        FAST_MOVES = "fast_moves", "Moves faster than a person plays"
+        NEW_ACCOUNT = "new_account", "A win from an account less than a day old"
+
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="flags")
+    reason = models.CharField(max_length=16, choices=Reason.choices)
+    detail = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["result", "reason"], name="one_flag_per_reason")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reason} on {self.result}"
+
+
+class PlaySignal(models.Model):
+    """What a fair-play review may compare of a ranked daily game's client, kept as keyed
+    hashes that change with the day: its network (IPv4 /24, IPv6 /64) and its browser
+    string. Two games of the same day's daily can be linked; nothing else can be read
+    from them (``games.services.fairplay.client_signal``)."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="signal")
+    network = models.CharField(max_length=16)
+    device = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["network"], name="signal_network")]
+
+    def __str__(self) -> str:
+        return f"signal of game {self.game_id}"
 
 
 class PlayerStats(models.Model):

@@ -617,6 +617,32 @@ def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
 
 
 @transaction.atomic
+def race_rating_void(*, race_id: int) -> Race:
+    """Undo what a rated race changed of its players' ratings (an admin found it unfair):
+    each rating moves back by the race's own change, later races' changes stay. Idempotent.
+    """
+    race = Race.objects.select_for_update(of=("self",)).get(pk=race_id)
+    if not race.rated:
+        return race
+    family = get_variant(race.variant).family.value
+    entries = race.entries.filter(mu_change__isnull=False).order_by("player_id")
+    for entry in entries:
+        rating = RaceRating.objects.select_for_update().get(
+            player_id=entry.player_id, family=family
+        )
+        rating.mu -= entry.mu_change or 0.0
+        rating.sigma -= entry.sigma_change or 0.0
+        rating.rating = _MODEL.rating(mu=rating.mu, sigma=rating.sigma).ordinal()
+        rating.races = max(0, rating.races - 1)
+        rating.save(update_fields=["mu", "sigma", "rating", "races"])
+    entries.update(mu_change=None, sigma_change=None, rating_before=None, rating_after=None)
+    race.rated, race.unrated = False, Race.Unrated.VOIDED
+    race.save(update_fields=["rated", "unrated"])
+    events.race_changed(code=race.code)
+    return race
+
+
+@transaction.atomic
 def race_finish(*, race_id: int) -> Race:
     """Finish a race whose games have all ended, or that reached its time limit (the
     games still playing end as expired); else change nothing. Idempotent.

@@ -16,9 +16,11 @@ from django.db import transaction
 
 from games import boards, clock, events, shapes
 from games.engine import Status, get_variant
+from games.errors import InvalidInput
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.selectors.games import game_reach
+from games.services.fairplay import result_flags_record
 from games.standings import standing_key
 
 
@@ -58,6 +60,7 @@ def result_record(game: Game) -> Result | None:
             reach=0 if won else game_reach(game),
         ),
     )
+    result_flags_record(result, game)
     stats_recompute(player=game.player, variant=game.deal.variant)
 
     day = game.deal.date
@@ -117,6 +120,20 @@ def result_disqualify(*, result_id: int, disqualified: bool = True) -> Result:
         stats_recompute(player=result.player, variant=result.deal.variant)
         action = boards.board_remove if disqualified else boards.board_add
         transaction.on_commit(lambda: action(result.deal_id, result.sort_key))
+    return result
+
+
+@transaction.atomic
+def result_review(*, result_id: int, verdict: str) -> Result:
+    """An admin's verdict on a flagged result: ``cleared`` (it stays, unmarked) or
+    ``disqualified`` (it leaves the board and the player's record)."""
+    if verdict not in (Result.Review.CLEARED, Result.Review.DISQUALIFIED):
+        raise InvalidInput(f"a review is cleared or disqualified, not {verdict!r}")
+    result = result_disqualify(
+        result_id=result_id, disqualified=verdict == Result.Review.DISQUALIFIED
+    )
+    result.review = verdict
+    result.save(update_fields=["review"])
     return result
 
 

@@ -7,6 +7,7 @@ from datetime import timedelta
 from typing import Any
 
 import pytest
+from django.urls import reverse
 
 from games.models import Race, RaceEntry, RaceRating
 from games.selectors import races as race_selectors
@@ -126,3 +127,33 @@ def test_repeated_pairings_count_less_and_then_not_at_all(settings, farm) -> Non
         gains.append((winner.rating_after or 0.0) - (winner.rating_before or 0.0))
     assert gains[0] > gains[1] > gains[2] > 0
     assert gains[3:] == [0.0, 0.0]
+
+
+def test_an_admin_voids_a_race_rating(settings, farm, staff_client) -> None:
+    established(farm[:2])
+    race = full_race(settings, farm[:2])
+    with at(starts(race) + timedelta(seconds=1)):
+        for a in farm[:2]:
+            play(race, a, race_services.CONTESTED_MIN_MOVES)
+    race = resign_all(race, farm[:2], PLAYED)
+    assert race.rated and rating(farm[0]) != rating(farm[1])
+    changelist = reverse("admin:games_race_changelist")
+    assert race.code in staff_client.get(changelist).content.decode()
+    response = staff_client.post(
+        changelist, {"action": "void_rating", "_selected_action": [race.pk]}, follow=True
+    )
+    assert response.status_code == 200
+    race.refresh_from_db()
+    assert not race.rated and race.unrated == Race.Unrated.VOIDED
+    for r in RaceRating.objects.filter(player__in=farm[:2]):
+        assert (r.mu, r.sigma, r.races) == (
+            pytest.approx(race_services._MODEL.mu),
+            pytest.approx(race_services._MODEL.sigma),
+            0,
+        )
+    assert not race_selectors.race_leaderboard(family="bristol").exists()
+    assert all(e.rating_after is None for e in race.entries.all())
+    race_services.race_rating_void(race_id=race.pk)  # idempotent
+    assert RaceRating.objects.get(player=farm[0]).races == 0
+    for page in ("raceentry", "racerating"):
+        assert staff_client.get(reverse(f"admin:games_{page}_changelist")).status_code == 200
