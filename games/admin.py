@@ -25,18 +25,23 @@ from games.services.races import race_rating_void
 from games.services.results import result_disqualify, result_review, results_remove_for_player
 
 
-class MoveInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown beside their parent that nobody adds or deletes by hand."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class MoveInline(ReadOnlyInline):
     """The move log, read-only: the log is the truth and is never edited by hand."""
 
     model = Move
     fields = ("ply", "notation", "created_at")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
     ordering = ("ply",)
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
@@ -135,17 +140,12 @@ class MoveAdmin(admin.ModelAdmin):
         return False
 
 
-class ResultFlagInline(admin.TabularInline):
+class ResultFlagInline(ReadOnlyInline):
     """A result's fair-play flags (``games.services.fairplay``), read-only."""
 
     model = ResultFlag
     fields = ("reason", "detail", "created_at")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 def flag_reasons(result: Result) -> str:
@@ -274,17 +274,12 @@ class ReviewQueueAdmin(admin.ModelAdmin):
         self._review(request, queryset, Result.Review.DISQUALIFIED)
 
 
-class RaceEntryInline(admin.TabularInline):
+class RaceEntryInline(ReadOnlyInline):
     """A race's players, places and rating changes, read-only."""
 
     model = RaceEntry
     fields = ("player", "game", "joined_at", "place", "contested", "rating_before", "rating_after")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 @admin.register(Race)
