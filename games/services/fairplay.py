@@ -24,8 +24,12 @@ from statistics import median
 
 from django.utils.crypto import salted_hmac
 
+from games import clock
 from games.models import UNDO, Game, PlaySignal, Result, ResultFlag
 
+#: Signals are deleted this long after their daily's day (``play_signals_purge``): the
+#: flags they raised stay, and by then a review has had its time.
+SIGNAL_KEEP = timedelta(days=30)
 #: A win from an account younger than this is flagged (``new_account``).
 NEW_ACCOUNT_AGE = timedelta(days=1)
 #: A won line that starts with this many moves of the par (or all of a shorter par) ...
@@ -71,6 +75,14 @@ def play_signal_record(*, game: Game, client: ClientSignal) -> PlaySignal | None
         },
     )
     return signal
+
+
+def play_signals_purge() -> int:
+    """Delete the signals of dailies older than ``SIGNAL_KEEP``; returns how many (run by
+    ``manage.py create_dailies``, hourly)."""
+    oldest = clock.today() - SIGNAL_KEEP
+    deleted, _ = PlaySignal.objects.filter(game__deal__date__lt=oldest).delete()
+    return deleted
 
 
 def _par_match(result: Result, moves: list[str]) -> str | None:

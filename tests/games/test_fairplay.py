@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 from datetime import timedelta
 from typing import Any
 
 import pytest
 import time_machine
+from django.core.management import call_command
 from django.urls import reverse
 
 from games import clock
@@ -138,3 +140,14 @@ def test_the_review_queue_lists_flagged_results_and_disqualifies_them(
     assert board_order(certified) == []
     detail = staff_client.get(reverse("admin:games_result_change", args=[cheat.pk]))
     assert "linked_account" in detail.content.decode()
+
+
+def test_signals_are_deleted_after_their_keeping_and_their_flags_stay(certified, make_user) -> None:
+    scout(make_user("scout"), HOME)
+    main = play(start(make_user("main"), SAME_HOME), certified.par_line)
+    assert fairplay.play_signals_purge() == 0  # today's are kept
+    later = clock.now() + fairplay.SIGNAL_KEEP + timedelta(days=2)
+    with time_machine.travel(later):
+        call_command("create_dailies", days=1, stdout=io.StringIO())
+    assert not PlaySignal.objects.exists()
+    assert "linked_account" in flags(main)
