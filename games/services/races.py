@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import fcntl
 import logging
+import os
 import secrets
 import tempfile
 import zlib
@@ -115,7 +116,8 @@ def _pool_fill_lock() -> Iterator[bool]:
     PostgreSQL: a session advisory lock, released at the end (and by PostgreSQL if the
     process dies). SQLite (development, one machine): an exclusive ``flock`` on a file in
     the temporary directory named after the database, which the system releases with the
-    process too; it does not span machines, which SQLite does not either.
+    process too; it does not span machines, which SQLite does not either. An in-memory
+    database (tests) is one process's own, and so is its lock file.
     """
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
@@ -130,6 +132,8 @@ def _pool_fill_lock() -> Iterator[bool]:
                     )
         return
     name = str(connection.settings_dict["NAME"])
+    if connection.is_in_memory_db():  # type: ignore[attr-defined]  # SQLite's own method
+        name += f":{os.getpid()}"  # a database of this process alone (tests)
     path = Path(tempfile.gettempdir()) / f"patience-race-pool-{zlib.crc32(name.encode())}.lock"
     with path.open("a") as file:
         try:
