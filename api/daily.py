@@ -7,6 +7,7 @@ from rest_framework import serializers, status
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import selectors as account_selectors
@@ -19,6 +20,7 @@ from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import races as race_selectors
 from games.services import dailies as daily_services
+from games.services.fairplay import ClientSignal
 from games.shapes import (
     AlltimeSerializer,
     BoardSerializer,
@@ -118,7 +120,13 @@ class DailyPlayView(APIView):
     )
     def post(self, request: Request, variant: str, day: str) -> Response:
         game, created = daily_services.daily_game_start(
-            user=signed_in_user(request), variant=variant_parse(variant), day=day_parse(day)
+            user=signed_in_user(request),
+            variant=variant_parse(variant),
+            day=day_parse(day),
+            client=ClientSignal(
+                address=BaseThrottle().get_ident(request) or "",
+                user_agent=request.headers.get("User-Agent", ""),
+            ),
         )
         return Response(
             shapes.game_state(game),

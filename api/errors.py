@@ -56,6 +56,7 @@ STATUSES: dict[type[Exception], int] = {
     domain.NotRaceCreator: 403,
     domain.RaceNotFinished: 409,
     domain.RacePoolEmpty: 503,
+    domain.RaceLimit: 429,
     domain.Unavailable: 503,
     EngineError: 400,
     GameOverError: 409,

@@ -53,7 +53,8 @@ def race_response(race: Race, request: Request, code: int = status.HTTP_200_OK) 
 
 class RaceListView(APIView):
     """Open public races that have not started, soonest start first (the lobby); and
-    creating a private race, with you in it, whose link you share."""
+    creating a private race, with you in it, whose link you share (12 an hour at most:
+    429 `race_limit`; a race left before its start gives its deal back)."""
 
     permission_classes = [IsAuthenticatedOrReadOnly]
 
@@ -72,7 +73,7 @@ class RaceListView(APIView):
         request=RaceInput,
         responses={
             201: RaceSerializer,
-            **errors(400, 401, 403, 409, 503, conflicts=("already_racing",)),
+            **errors(400, 401, 403, 409, 429, 503, conflicts=("already_racing",)),
         },
     )
     def post(self, request: Request) -> Response:
@@ -177,7 +178,9 @@ class RaceRematchView(APIView):
         responses={
             200: RaceSerializer,
             201: RaceSerializer,
-            **errors(401, 403, 404, 409, 503, conflicts=("race_not_finished", *JOIN_CONFLICTS)),
+            **errors(
+                401, 403, 404, 409, 429, 503, conflicts=("race_not_finished", *JOIN_CONFLICTS)
+            ),
         },
     )
     def post(self, request: Request, code: str) -> Response:

@@ -61,7 +61,8 @@ def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiRes
         + " ".join(CONFLICTS[code] for code in conflicts),
         413: "The request body is over 64 KiB (`request_too_large`).",
         415: "The body is not `application/json` (`unsupported_media_type`).",
-        429: "Too many requests (`throttled`, `hint_in_progress`); see the Retry-After header.",
+        429: "Too many requests (`throttled`, `hint_in_progress`, `race_limit`); see the "
+        "Retry-After header.",
         503: "Not now (`hint_busy`, `hint_timeout`, `hint_unavailable`, `daily_not_ready`, "
         "`race_pool_empty`); see "
         "the Retry-After header.",

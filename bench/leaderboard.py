@@ -196,7 +196,7 @@ class Filler:
         span_ms: int,
     ) -> None:
         """One ranked finished game and its result per (player id, win chance)."""
-        from games.services.results import sort_key_derive
+        from games.standings import standing_key
 
         games: list[str] = []
         results: list[str] = []
@@ -213,7 +213,7 @@ class Filler:
                 f"{gid}\t{player_id}\t{deal_id}\t{status}\t{moves}\t{cards}\tt\tf\t0"
                 f"\t{sta}\t{fin}\t{{}}\n"
             )
-            key = sort_key_derive(
+            key = standing_key(
                 won=won,
                 cards_missing=CARDS - cards,
                 moves=moves,

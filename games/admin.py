@@ -7,24 +7,41 @@ from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from games.errors import ServiceError
-from games.models import Deal, Game, Move, PlayerStats, Result
+from games.models import (
+    Deal,
+    Game,
+    Move,
+    PlayerStats,
+    Race,
+    RaceEntry,
+    RaceRating,
+    Result,
+    ResultFlag,
+    ReviewQueue,
+)
 from games.selectors.games import game_verify
 from games.services.dailies import daily_replace_start
-from games.services.results import result_disqualify, results_remove_for_player
+from games.services.races import race_rating_void
+from games.services.results import result_disqualify, result_review, results_remove_for_player
 
 
-class MoveInline(admin.TabularInline):
+class ReadOnlyInline(admin.TabularInline):
+    """Rows shown beside their parent that nobody adds or deletes by hand."""
+
+    extra = 0
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
+class MoveInline(ReadOnlyInline):
     """The move log, read-only: the log is the truth and is never edited by hand."""
 
     model = Move
     fields = ("ply", "notation", "created_at")
     readonly_fields = fields
-    extra = 0
-    can_delete = False
     ordering = ("ply",)
-
-    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
     def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
@@ -123,6 +140,19 @@ class MoveAdmin(admin.ModelAdmin):
         return False
 
 
+class ResultFlagInline(ReadOnlyInline):
+    """A result's fair-play flags (``games.services.fairplay``), read-only."""
+
+    model = ResultFlag
+    fields = ("reason", "detail", "created_at")
+    readonly_fields = fields
+
+
+def flag_reasons(result: Result) -> str:
+    """The result's flag codes, for the lists (admins only: the board never shows them)."""
+    return ", ".join(f.reason for f in result.flags.all()) or "-"
+
+
 @admin.register(Result)
 class ResultAdmin(admin.ModelAdmin):
     """A day's results per variant, in board order; disqualify or remove them."""
@@ -136,8 +166,11 @@ class ResultAdmin(admin.ModelAdmin):
         "time_ms",
         "finished_at",
         "disqualified",
+        "review",
+        "flags",
     )
-    list_filter = ("deal__variant", "deal__date", "won", "disqualified")
+    list_filter = ("deal__variant", "deal__date", "won", "disqualified", "review")
+    inlines = [ResultFlagInline]
     search_fields = ("player__username",)
     ordering = ("deal", "sort_key")
     list_select_related = ("deal", "player")
@@ -154,6 +187,13 @@ class ResultAdmin(admin.ModelAdmin):
         "disqualified",
     )
     actions = ["disqualify", "requalify", "remove_players_results"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Result]:
+        return super().get_queryset(request).prefetch_related("flags")
+
+    @admin.display(description="flags")
+    def flags(self, result: Result) -> str:
+        return flag_reasons(result)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -193,3 +233,111 @@ class PlayerStatsAdmin(admin.ModelAdmin):
         "last_won",
         "best_result",
     )
+
+
+@admin.register(ReviewQueue)
+class ReviewQueueAdmin(admin.ModelAdmin):
+    """Flagged results nobody has reviewed yet, oldest first: clear or disqualify them."""
+
+    list_display = ("deal", "player", "won", "cards_home", "moves", "time_ms", "reasons")
+    list_filter = ("deal__variant", "deal__date", "flags__reason")
+    search_fields = ("player__username",)
+    ordering = ("finished_at", "pk")
+    list_select_related = ("deal", "player")
+    readonly_fields = ResultAdmin.readonly_fields + ("review",)
+    inlines = [ResultFlagInline]
+    actions = ["clear", "disqualify"]
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[ReviewQueue]:
+        queryset = super().get_queryset(request).prefetch_related("flags")
+        return queryset.filter(review=Result.Review.PENDING)
+
+    @admin.display(description="flags")
+    def reasons(self, result: Result) -> str:
+        return flag_reasons(result)
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def _review(self, request: HttpRequest, queryset: QuerySet[ReviewQueue], verdict: str) -> None:
+        ids = list(queryset.values_list("pk", flat=True))
+        for result_id in ids:
+            result_review(result_id=result_id, verdict=verdict)
+        self.message_user(request, f"{len(ids)} result(s) {verdict}")
+
+    @admin.action(description="Clear selected results (they stay on the board)")
+    def clear(self, request: HttpRequest, queryset: QuerySet[ReviewQueue]) -> None:
+        self._review(request, queryset, Result.Review.CLEARED)
+
+    @admin.action(description="Disqualify selected results (off the board and the record)")
+    def disqualify(self, request: HttpRequest, queryset: QuerySet[ReviewQueue]) -> None:
+        self._review(request, queryset, Result.Review.DISQUALIFIED)
+
+
+class RaceEntryInline(ReadOnlyInline):
+    """A race's players, places and rating changes, read-only."""
+
+    model = RaceEntry
+    fields = ("player", "game", "joined_at", "place", "contested", "rating_before", "rating_after")
+    readonly_fields = fields
+
+
+@admin.register(Race)
+class RaceAdmin(admin.ModelAdmin):
+    """Races with their entries; void a race's rating."""
+
+    list_display = (
+        "code",
+        "variant",
+        "kind",
+        "status",
+        "opener",
+        "created_at",
+        "starts_at",
+        "rated",
+        "unrated",
+    )
+    list_filter = ("kind", "status", "variant", "rated", "unrated")
+    search_fields = ("code", "entries__player__username")
+    date_hierarchy = "created_at"
+    list_select_related = ("opener",)
+    readonly_fields = tuple(
+        f.name for f in Race._meta.get_fields() if f.concrete and not f.auto_created
+    )
+    inlines = [RaceEntryInline]
+    actions = ["void_rating"]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.action(description="Void the ratings of selected races")
+    def void_rating(self, request: HttpRequest, queryset: QuerySet[Race]) -> None:
+        voided = [race_rating_void(race_id=pk).code for pk in queryset.values_list("pk", flat=True)]
+        self.message_user(request, f"{len(voided)} race(s) voided: " + ", ".join(voided))
+
+
+@admin.register(RaceEntry)
+class RaceEntryAdmin(admin.ModelAdmin):
+    list_display = ("race", "player", "place", "contested", "rating_before", "rating_after")
+    list_filter = ("race__kind", "contested", "race__rated")
+    search_fields = ("player__username", "race__code")
+    list_select_related = ("race", "player")
+    readonly_fields = tuple(
+        f.name for f in RaceEntry._meta.get_fields() if f.concrete and not f.auto_created
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+
+@admin.register(RaceRating)
+class RaceRatingAdmin(admin.ModelAdmin):
+    list_display = ("player", "family", "rating", "mu", "sigma", "races", "contested")
+    list_filter = ("family",)
+    search_fields = ("player__username",)
+    ordering = ("family", "-rating")
+    list_select_related = ("player",)
+    readonly_fields = ("player", "family", "mu", "sigma", "rating", "races", "contested")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

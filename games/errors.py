@@ -164,6 +164,12 @@ class RacePoolEmpty(ServiceError):
     code = "race_pool_empty"
 
 
+class RaceLimit(ServiceError):
+    """The account opened its share of private races lately; ``details.retry_after``."""
+
+    code = "race_limit"
+
+
 class Unavailable(ServiceError):
     """A write needs Redis, which cannot be reached now; nothing changed (``retry_after``)."""
 

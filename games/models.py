@@ -204,6 +204,11 @@ class Result(models.Model):
     as the last tie-break, so keys are unique and keyset paging is exact.
     """
 
+    class Review(models.TextChoices):
+        PENDING = "pending", "Pending review"
+        CLEARED = "cleared", "Cleared"
+        DISQUALIFIED = "disqualified", "Disqualified"
+
     game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="result")
     deal = models.ForeignKey(Deal, on_delete=models.PROTECT, related_name="results")
     player = models.ForeignKey(
@@ -216,6 +221,9 @@ class Result(models.Model):
     finished_at = models.DateTimeField()
     sort_key = models.CharField(max_length=64, unique=True)
     disqualified = models.BooleanField(default=False)
+    # A fair-play review (``games.services.fairplay``): pending while it has flags nobody
+    # has looked at; the board shows the result meanwhile (the flag is for admins only).
+    review = models.CharField(max_length=16, blank=True, choices=Review.choices)
 
     class Meta:
         constraints = [
@@ -228,11 +236,63 @@ class Result(models.Model):
                 fields=["deal", "sort_key"],
                 condition=Q(disqualified=False),
                 name="board_order",
-            )
+            ),
+            models.Index(fields=["review"], condition=Q(review="pending"), name="review_queue"),
         ]
 
     def __str__(self) -> str:
         return f"{self.player} on {self.deal}: {'won' if self.won else self.cards_home}"
+
+
+class ReviewQueue(Result):
+    """The results waiting for a fair-play review (the admin's queue)."""
+
+    class Meta:
+        proxy = True
+        verbose_name = "result to review"
+        verbose_name_plural = "review queue"
+
+
+class ResultFlag(models.Model):
+    """Why a result needs a fair-play review: a stable reason code and what was seen
+    (``games.services.fairplay``)."""
+
+    class Reason(models.TextChoices):
+        PAR_LINE = "par_line", "Played the solver's line"
+        LINKED_ACCOUNT = "linked_account", "Another account on the same network played it first"
+        FAST_MOVES = "fast_moves", "Moves faster than a person plays"
+        NEW_ACCOUNT = "new_account", "A win from an account less than a day old"
+
+    result = models.ForeignKey(Result, on_delete=models.CASCADE, related_name="flags")
+    reason = models.CharField(max_length=16, choices=Reason.choices)
+    detail = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["result", "reason"], name="one_flag_per_reason")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.reason} on {self.result}"
+
+
+class PlaySignal(models.Model):
+    """What a fair-play review may compare of a ranked daily game's client, kept as keyed
+    hashes that change with the day: its network (IPv4 /24, IPv6 /64) and its browser
+    string. Two games of the same day's daily can be linked; nothing else can be read
+    from them (``games.services.fairplay.client_signal``)."""
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="signal")
+    network = models.CharField(max_length=16)
+    device = models.CharField(max_length=16)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["network"], name="signal_network")]
+
+    def __str__(self) -> str:
+        return f"signal of game {self.game_id}"
 
 
 class PlayerStats(models.Model):
@@ -289,30 +349,54 @@ class Race(models.Model):
         RUNNING = "running", "Running"
         FINISHED = "finished", "Finished"
 
+    class Unrated(models.TextChoices):
+        """Why a finished race changed no rating (``games.services.races``)."""
+
+        PRIVATE = "private", "Private race"
+        UNCONTESTED = "uncontested", "Fewer than two players played it"
+        PROVISIONAL = "provisional", "Fewer than two established players played it"
+        VOIDED = "voided", "Voided by an admin"
+
     #: A race's code: ``CODE_LENGTH`` characters of ``CODE_ALPHABET``, random.
     CODE_ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
     CODE_LENGTH = 10
 
     code = models.CharField(max_length=CODE_LENGTH, unique=True)
     variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
-    deal = models.OneToOneField(Deal, on_delete=models.PROTECT, related_name="race")
+    # Null once a race that never started gave its deal back to the pool.
+    deal = models.OneToOneField(
+        Deal, null=True, blank=True, on_delete=models.PROTECT, related_name="race"
+    )
     kind = models.CharField(max_length=8, choices=Kind.choices)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     creator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="races_created"
     )
     created_at = models.DateTimeField()
+    # Who opened it (``creator`` moves on when they leave): private races per account are
+    # counted by it (``games.services.races.PRIVATE_RACES_PER_HOUR``).
+    opener = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="races_opened",
+    )
     starts_at = models.DateTimeField(null=True, blank=True)
     ends_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
     rematch = models.OneToOneField(
         "self", null=True, blank=True, on_delete=models.SET_NULL, related_name="rematch_of"
     )
+    # Whether the race changed ratings, and if not, why (``Unrated``: stable codes).
+    rated = models.BooleanField(default=False)
+    unrated = models.CharField(max_length=16, blank=True, choices=Unrated.choices)
 
     class Meta:
         indexes = [
             models.Index(fields=["kind", "variant", "status"], name="race_lobby"),
             models.Index(fields=["status", "ends_at"], name="race_due"),
+            models.Index(fields=["opener", "kind", "created_at"], name="race_opened_by"),
         ]
 
     def __str__(self) -> str:
@@ -338,6 +422,11 @@ class RaceEntry(models.Model):
     place = models.PositiveSmallIntegerField(null=True, blank=True)
     rating_before = models.FloatField(null=True, blank=True)
     rating_after = models.FloatField(null=True, blank=True)
+    # Whether the player really raced (``games.services.races._contested``), and what the
+    # race changed of their rating: kept so that an admin can void the race later.
+    contested = models.BooleanField(null=True, blank=True)
+    mu_change = models.FloatField(null=True, blank=True)
+    sigma_change = models.FloatField(null=True, blank=True)
 
     class Meta:
         ordering = ["joined_at", "pk"]
@@ -356,6 +445,8 @@ class RaceRating(models.Model):
     """A player's quick-race rating in a variant family (openskill, Plackett-Luce).
 
     ``rating`` is the shown, conservative value ``mu - 3 * sigma`` (openskill's ordinal).
+    ``races`` counts the races that changed it, ``contested`` every quick race the player
+    really raced (rated or not): an account is rated only once it has raced enough.
     """
 
     player = models.ForeignKey(
@@ -366,6 +457,7 @@ class RaceRating(models.Model):
     sigma = models.FloatField()
     rating = models.FloatField()
     races = models.PositiveIntegerField(default=0)
+    contested = models.PositiveIntegerField(default=0)
 
     class Meta:
         constraints = [

@@ -748,6 +748,12 @@ class RaceView:
         return None
 
     @property
+    def unrated(self) -> str | None:
+        if self.race.status != Race.Status.FINISHED or self.race.rated:
+            return None
+        return self.race.unrated or None
+
+    @property
     def standings(self) -> list[StandingView] | None:
         if self.race.status != Race.Status.FINISHED:
             return None
@@ -771,6 +777,13 @@ class RaceSerializer(serializers.Serializer):
     players = ProgressSerializer(many=True)
     you = YouSerializer(allow_null=True, help_text="Null unless you are in the race.")
     standings = StandingSerializer(many=True, allow_null=True, help_text="Once finished.")
+    unrated = serializers.ChoiceField(
+        choices=Race.Unrated.choices,
+        allow_null=True,
+        help_text="Once finished, why the race changed no rating (docs/fair-play.md): private; "
+        "uncontested (fewer than two players raced); provisional (fewer than two raced from "
+        "accounts past their first races); voided (by an admin). Null while it runs, or rated.",
+    )
 
 
 def _race_view(race: Race, viewer: AbstractBaseUser | AnonymousUser | None) -> RaceView:

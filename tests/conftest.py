@@ -292,3 +292,14 @@ def socket_frames_seen(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]
 
     monkeypatch.setattr(WebsocketCommunicator, "receive_output", checked)
     return seen
+
+
+@pytest.fixture
+def every_race_rated(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The fair-play rules of ratings off (tests/games/test_race_ratings.py tests them): any
+    quick race of two players with games is rated, for tests of how ratings are shown."""
+    from games.services import races
+
+    monkeypatch.setattr(races, "CONTESTED_MIN_MOVES", 0)
+    monkeypatch.setattr(races, "CONTESTED_MIN_SECONDS", 0)
+    monkeypatch.setattr(races, "RATED_AFTER_RACES", 0)

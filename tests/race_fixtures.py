@@ -8,7 +8,7 @@ from typing import Any
 import time_machine
 
 from games.engine import Status, new_position
-from games.models import Deal, Game, Race, RaceEntry
+from games.models import Deal, Game, Race, RaceEntry, RaceRating
 
 
 def pool(
@@ -52,9 +52,10 @@ def after_start(race: Race) -> time_machine.travel:
     return at(starts(race) + timedelta(milliseconds=50))
 
 
-def quiet_moves(deal: Deal, count: int) -> list[str]:
+def quiet_moves(deal: Deal | None, count: int) -> list[str]:
     """``count`` legal moves from the deal's start that are not ``deal`` (the first of them
     each time), unless ``deal`` is the only one (about one random deal in seventy)."""
+    assert deal is not None, "a race keeps its deal once it has games"
     pos = new_position(deal.variant, seed=int(deal.seed))
     line = []
     for _ in range(count):
@@ -70,3 +71,26 @@ def won_after(deal: Deal) -> bool:
     for move in deal.par_line or []:
         pos = pos.apply(move)
     return pos.status == Status.WON
+
+
+def established(players: list[Any], family: str = "bristol") -> None:
+    """Give the players the raced races an account needs before its races are rated."""
+    from games.services.races import RATED_AFTER_RACES
+
+    for p in players:
+        RaceRating.objects.update_or_create(
+            player=p,
+            family=family,
+            defaults={"mu": 25.0, "sigma": 25 / 3, "rating": 0.0, "contested": RATED_AFTER_RACES},
+        )
+
+
+def play(race: Race, player: Any, moves: int) -> Game:
+    """``player`` makes ``moves`` quiet moves in their game of a started race."""
+    from games.services.games import game_apply_move
+
+    game = game_of(race, player)
+    for ply, move in enumerate(quiet_moves(game.deal, moves)):
+        game_apply_move(game_id=game.pk, user=player, move=move, ply=ply)
+    game.refresh_from_db()
+    return game

@@ -17,6 +17,7 @@ from games.engine import (
 )
 from games.errors import NotFound
 from games.models import SERVER_ENDS, Deal, Game, Move
+from games.standings import reach_of
 
 
 def deal_start(deal: Deal) -> Position:
@@ -32,6 +33,15 @@ def game_log(game: Game) -> list[str]:
 def game_replay(game: Game) -> GameLog:
     """Replay a game's stored log from its deal; raises EngineError on a bad entry."""
     return GameLog.replay(deal_start(game.deal), game_log(game))
+
+
+def game_reach(game: Game) -> int:
+    """Log entries after which the game's score last rose to its final value (0 with no
+    card home): a tie-break of the standings (``games.standings``). Replays the log."""
+    if game.score == 0:
+        return 0
+    steps = GameLog.replay_steps(deal_start(game.deal), game_log(game))
+    return reach_of([log.position.score for log in steps])
 
 
 def game_position(game: Game) -> Position:

@@ -8,16 +8,16 @@ rule that a race shows counts only, never a card).
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from django.contrib.auth.models import User
 from django.db.models import F, QuerySet
 
-from games import clock
+from games import clock, standings
 from games.engine import Position, Status, get_variant
 from games.errors import InvalidInput, NotFound, RaceNotFinished
 from games.models import Deal, Game, Race, RaceEntry, RaceRating
-from games.selectors.games import game_log, game_position_after
+from games.selectors.games import game_log, game_position_after, game_reach
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 8
@@ -66,28 +66,29 @@ def race_time_ms(game: Game) -> int | None:
     return max(0, (game.finished_at - game.started_at) // timedelta(milliseconds=1))
 
 
-def standing_key(entry: RaceEntry) -> tuple[Any, ...]:
-    """Standings order: winners first by time, then more cards home, fewer moves, the
-    earlier finish (and the earlier join, so the order is total)."""
+def standing_key(entry: RaceEntry) -> str:
+    """A racer's place in the one order of standings (``games.standings``): winners by time,
+    then the order of games not won that the daily board uses too."""
     game = entry.game
-    if game is None:
-        return (2, 0, 0, 0, entry.joined_at, entry.joined_at, entry.pk)
+    if game is None:  # not dealt a game: after everyone
+        return f"2{entry.pk:012d}"
+    finished = game.finished_at or entry.race.ends_at or game.started_at
     won = game.status == Status.WON
-    finished = game.finished_at or datetime.max.replace(tzinfo=entry.joined_at.tzinfo)
-    return (
-        0 if won else 1,
-        (race_time_ms(game) or 0) if won else 0,
-        -game.score,
-        game.ply,
-        finished,
-        entry.joined_at,
-        entry.pk,
+    return standings.standing_key(
+        won=won,
+        cards_missing=get_variant(game.deal.variant).card_count - game.score,
+        moves=game.ply,
+        time_ms=race_time_ms(game) or 0,
+        finished_ms=int(finished.timestamp() * 1000),
+        game_id=game.pk,
+        reach=0 if won else game_reach(game),
+        by_time=True,
     )
 
 
 def race_entries(race: Race) -> list[RaceEntry]:
     """The race's players in joining order, with their games."""
-    return list(race.entries.select_related("player", "game"))
+    return list(race.entries.select_related("player", "game__deal", "race"))
 
 
 def races_open(*, variant: str | None = None) -> QuerySet[Race]:
@@ -148,11 +149,12 @@ def race_replay(*, race: Race, username: str, step: int | None) -> RaceReplay:
 
 
 def race_leaderboard(*, family: str, limit: int = 100) -> QuerySet[RaceRating]:
-    """The best quick-race ratings of a variant family, best first."""
+    """The best quick-race ratings of a variant family, best first: only ratings that some
+    rated race changed (an account racing unrated yet has no line)."""
     if family not in TIME_LIMIT_SECONDS:
         raise NotFound(f"no variant family {family}")
     return (
-        RaceRating.objects.filter(family=family)
+        RaceRating.objects.filter(family=family, races__gt=0)
         .select_related("player")
         .order_by("-rating", "player")[:limit]
     )

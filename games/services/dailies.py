@@ -36,6 +36,7 @@ from games.engine.solver import Verdict, solve
 from games.errors import InvalidInput, NoCertifiedDeal
 from games.models import Deal, Game
 from games.selectors.dailies import published_deal
+from games.services.fairplay import ClientSignal, play_signal_record
 from games.services.games import game_create
 
 
@@ -132,11 +133,14 @@ def dailies_create(*, first: date, days: int) -> list[Deal]:
 
 
 @transaction.atomic
-def daily_game_start(*, user: User, variant: str, day: date) -> tuple[Game, bool]:
+def daily_game_start(
+    *, user: User, variant: str, day: date, client: ClientSignal | None = None
+) -> tuple[Game, bool]:
     """Start or resume a player's game of a daily; returns ``(game, created)``.
 
     The first game of today's daily is the ranked one, and asking again resumes
-    it while it lasts. After it, and for past days, every game is practice.
+    it while it lasts. After it, and for past days, every game is practice. A ranked
+    game keeps its client's hashed signals for fair-play reviews (``client``).
     """
     deal = published_deal(variant, day)
     if day == clock.today():
@@ -144,7 +148,10 @@ def daily_game_start(*, user: User, variant: str, day: date) -> tuple[Game, bool
         if ranked is None:
             try:
                 with transaction.atomic():
-                    return game_create(user=user, deal=deal, ranked=True), True
+                    game = game_create(user=user, deal=deal, ranked=True)
+                    if client is not None:
+                        play_signal_record(game=game, client=client)
+                    return game, True
             except IntegrityError:  # a concurrent request created it first
                 ranked = Game.objects.get(player=user, deal=deal, ranked=True)
         if ranked.status == "playing":

@@ -25,15 +25,22 @@ the players' openskill ratings (Plackett-Luce) of the variant family.
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import secrets
+import tempfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import IntegrityError, transaction
-from django.db.models import F, QuerySet
+from django.db import IntegrityError, connection, transaction
+from django.db.models import QuerySet
 from openskill.models import PlackettLuce
 
 from games import clock, events, jobs, shapes
@@ -45,6 +52,7 @@ from games.errors import (
     NotFound,
     NotRaceCreator,
     RaceFull,
+    RaceLimit,
     RaceNotFinished,
     RaceNotStarted,
     RaceOver,
@@ -87,23 +95,79 @@ def _certified_seed(variant: str) -> tuple[int, list[str] | None, int | None]:
     raise NoCertifiedDeal(f"no winnable {variant} deal found for the race pool")
 
 
+#: Namespace of this service's PostgreSQL advisory locks (the first of their two keys).
+LOCK_SPACE = 3232
+#: The second key of the lock that lets one process of the cluster fill the pool.
+POOL_FILL_LOCK = 0
+
+
+def _lock_key(variant: str) -> int:
+    """The second advisory-lock key of a variant's quick joins (a positive int4)."""
+    return zlib.crc32(variant.encode()) & 0x7FFFFFFF
+
+
+@contextmanager
+def _pool_fill_lock() -> Iterator[bool]:
+    """Hold the cluster-wide lock of filling the pool, without waiting; yields whether it
+    was got. Several server processes start the job when the pool runs low: only one of
+    them deals, the others see the lock taken and stop (that is what kept a burst of
+    joins from dealing the pool three times over).
+
+    PostgreSQL: a session advisory lock, released at the end (and by PostgreSQL if the
+    process dies). SQLite (development, one machine): an exclusive ``flock`` on a file in
+    the temporary directory named after the database, which the system releases with the
+    process too; it does not span machines, which SQLite does not either. An in-memory
+    database (tests) is one process's own, and so is its lock file.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_try_advisory_lock(%s, %s)", [LOCK_SPACE, POOL_FILL_LOCK])
+            got = bool(cursor.fetchone()[0])
+            try:
+                yield got
+            finally:
+                if got:
+                    cursor.execute(
+                        "SELECT pg_advisory_unlock(%s, %s)", [LOCK_SPACE, POOL_FILL_LOCK]
+                    )
+        return
+    name = str(connection.settings_dict["NAME"])
+    if connection.is_in_memory_db():  # type: ignore[attr-defined]  # SQLite's own method
+        name += f":{os.getpid()}"  # a database of this process alone (tests)
+    path = Path(tempfile.gettempdir()) / f"patience-race-pool-{zlib.crc32(name.encode())}.lock"
+    with path.open("a") as file:
+        try:
+            fcntl.flock(file, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(file, fcntl.LOCK_UN)
+
+
 def race_pool_fill(*, variants: list[str] | None = None, most: int | None = None) -> int:
     """Deal certified race deals until each variant has ``RACE_POOL_SIZE`` unused ones, at
-    most ``most`` in all; returns how many were dealt.
+    most ``most`` in all; returns how many were dealt (0 when another process is at it).
 
     Runs the solver: only the job ``manage.py races`` (and tests) call it, never a request.
+    Once per cluster (``_pool_fill_lock``), and it counts the pool again before each deal,
+    so it never deals past the target.
     """
     made = 0
-    for key in variants or list(VARIANTS):
-        missing = settings.RACE_POOL_SIZE - _pool(key).count()
-        for _ in range(max(0, missing)):
-            if most is not None and made >= most:
-                return made
-            seed, line, nodes = _certified_seed(key)
-            Deal.objects.create(
-                kind=Deal.Kind.RACE, variant=key, seed=seed, par_line=line, solver_nodes=nodes
-            )
-            made += 1
+    with _pool_fill_lock() as got:
+        if not got:
+            return 0
+        for key in variants or list(VARIANTS):
+            while _pool(key).count() < settings.RACE_POOL_SIZE:
+                if most is not None and made >= most:
+                    return made
+                seed, line, nodes = _certified_seed(key)
+                Deal.objects.create(
+                    kind=Deal.Kind.RACE, variant=key, seed=seed, par_line=line, solver_nodes=nodes
+                )
+                made += 1
     return made
 
 
@@ -142,14 +206,39 @@ def _entry_add(race: Race, user: User, now: datetime) -> RaceEntry:
         raise AlreadyRacing("you are in another race that has not finished") from None
 
 
+#: Private races (rematches included) an account may open in an hour.
+PRIVATE_RACES_PER_HOUR = 12
+
+
+def _private_allowed(user: User, now: datetime) -> None:
+    """Refuse a private race beyond ``PRIVATE_RACES_PER_HOUR`` an hour (``race_limit``).
+
+    Why: each takes a certified deal from the pool until it starts or is left; one account
+    opening and leaving them by the dozen made everyone wait for the solver. Its deal goes
+    back to the pool when nobody raced it (``race_leave``); this bounds the churn left.
+    """
+    hour_ago = now - timedelta(hours=1)
+    opened = Race.objects.filter(opener=user, kind=Race.Kind.PRIVATE, created_at__gt=hour_ago)
+    if opened.count() >= PRIVATE_RACES_PER_HOUR:
+        first = opened.order_by("created_at").values_list("created_at", flat=True).first()
+        wait = 60 if first is None else (first + timedelta(hours=1) - now).total_seconds()
+        raise RaceLimit(
+            f"you opened {PRIVATE_RACES_PER_HOUR} private races within the hour: join one, or wait",
+            details={"retry_after": max(1, int(wait) + 1)},
+        )
+
+
 def _race_new(*, user: User, variant: str, kind: str, now: datetime) -> Race:
     _not_racing(user)
+    if kind == Race.Kind.PRIVATE:
+        _private_allowed(user, now)
     race = Race.objects.create(
         code=_new_code(),
         variant=variant,
         deal=_pool_deal(variant),
         kind=kind,
         creator=user,
+        opener=user,
         created_at=now,
     )
     _entry_add(race, user, now)
@@ -159,11 +248,11 @@ def _race_new(*, user: User, variant: str, kind: str, now: datetime) -> Race:
 def _games_deal(race: Race) -> None:
     """Give every player of a race in countdown their game of the deal, timed from the
     start (also after the start moved nearer)."""
-    starts_at = race.starts_at
-    assert starts_at is not None, "a race in countdown has its start"
+    starts_at, deal = race.starts_at, race.deal
+    assert starts_at is not None and deal is not None, "a race in countdown has its start"
     Game.objects.filter(race_entry__race=race).update(started_at=starts_at)
     for entry in race.entries.filter(game__isnull=True).select_related("player"):
-        game = game_services.game_create(user=entry.player, deal=race.deal, ranked=True)
+        game = game_services.game_create(user=entry.player, deal=deal, ranked=True)
         game.started_at = starts_at
         game.save(update_fields=["started_at"])
         entry.game = game
@@ -206,12 +295,27 @@ def _joinable(race: Race, now: datetime) -> bool:
     )
 
 
+def _quick_joins_one_at_a_time(variant: str) -> None:
+    """Serialize the quick joins of a variant until the caller's transaction ends.
+
+    Why: joins that arrive together each saw no open race (none had committed its new
+    one) and each opened a race, so a burst of 17 players got 7 races. Under this lock
+    each join sees the ones before it and fills the soonest race up to ``MAX_PLAYERS``.
+    It is a PostgreSQL transaction advisory lock (a join holds it for milliseconds);
+    SQLite serializes every write already.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s, %s)", [LOCK_SPACE, _lock_key(variant)])
+
+
 @transaction.atomic
 def race_quick_join(*, user: User, variant: str) -> tuple[Race, bool]:
     """Join the open public race of a variant that starts soonest, or open one; returns
     ``(race, created)``."""
     key = get_variant(variant).key
     _not_racing(user)
+    _quick_joins_one_at_a_time(key)
     now = clock.shared_now()
     candidates = race_selectors.races_open(variant=key).values_list("code", flat=True)[:20]
     for code in list(candidates):
@@ -264,13 +368,14 @@ def race_leave(*, user: User, code: str) -> Race:
     entry.delete()
     left = list(race.entries.order_by("joined_at", "pk"))
     if not left:
-        race.status, race.finished_at = Race.Status.FINISHED, now
+        # Nobody raced it and no game of it is left: its deal goes back to the pool.
+        race.status, race.finished_at, race.deal = Race.Status.FINISHED, now, None
     elif race.status == Race.Status.COUNTDOWN and len(left) < MIN_PLAYERS:
         Game.objects.filter(race_entry__race=race).delete()
         race.status, race.starts_at, race.ends_at = Race.Status.OPEN, None, None
     if left and race.creator_id == user.pk:
         race.creator_id = left[0].player_id
-    race.save(update_fields=["status", "starts_at", "ends_at", "finished_at", "creator"])
+    race.save(update_fields=["status", "starts_at", "ends_at", "finished_at", "creator", "deal"])
     events.race_changed(code=race.code)
     return race
 
@@ -375,8 +480,63 @@ def _expire(race: Race) -> None:
         events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
 
 
-def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
-    """Rate a quick race's players by their places (openskill Plackett-Luce)."""
+# -- ratings: only a real race between established accounts moves them ----------------------
+
+#: A player raced (``_contested``) with at least this many moves on the board ...
+CONTESTED_MIN_MOVES = 10
+#: ... over at least this long from the start (a win or a game the deal blocked counts anyway).
+CONTESTED_MIN_SECONDS = 30
+#: An account's quick races are unrated until it has raced this many of them (in a family).
+RATED_AFTER_RACES = 5
+#: Rated races between the same two accounts within this window count less ...
+REPEAT_WINDOW = timedelta(hours=24)
+#: ... and from this many earlier meetings on, not at all.
+REPEAT_LIMIT = 3
+
+
+def _contested(race: Race, entry: RaceEntry) -> bool:
+    """Whether a player really raced: won, was blocked by the deal (lost), or made
+    ``CONTESTED_MIN_MOVES`` moves over ``CONTESTED_MIN_SECONDS`` or more.
+
+    Why: a farm of spare accounts that join and resign at once (or sit out the time
+    limit) does nothing a rating should measure. Moves alone are cheap for a script, so
+    time counts too; a win or a lost (blocked) game is play however short.
+    """
+    game = entry.game
+    if game is None:
+        return False
+    if game.status in (Status.WON, Status.LOST):
+        return True
+    finished = game.finished_at or race.ends_at
+    assert finished is not None, "a finished race's games have ended"
+    played = finished - game.started_at
+    return int(game.position.get("ply", 0)) >= CONTESTED_MIN_MOVES and played >= timedelta(
+        seconds=CONTESTED_MIN_SECONDS
+    )
+
+
+def _repeat_weight(player_id: int, others: list[int], since: datetime) -> float:
+    """How much this race counts for a player: the mean over the rated opponents of
+    ``1 - n / REPEAT_LIMIT``, where ``n`` counts the rated races they shared since ``since``.
+
+    Why: one person with a few spare accounts can only meet the same few opponents;
+    real players meet many. A repeated pairing counts less each time and, from the
+    ``REPEAT_LIMIT``-th meeting in ``REPEAT_WINDOW``, not at all, so farming a rating
+    off the same accounts stops paying after a few races a day.
+    """
+    if not others:
+        return 0.0
+    mine = RaceEntry.objects.filter(
+        player_id=player_id, contested=True, race__rated=True, race__finished_at__gte=since
+    ).values("race_id")
+    met = RaceEntry.objects.filter(race_id__in=mine, player_id__in=others, contested=True)
+    counts: dict[int, int] = {}
+    for other in met.values_list("player_id", flat=True):
+        counts[other] = counts.get(other, 0) + 1
+    return sum(max(0.0, 1 - counts.get(o, 0) / REPEAT_LIMIT) for o in others) / len(others)
+
+
+def _ratings_of(race: Race, entries: list[RaceEntry]) -> dict[int, RaceRating]:
     family = get_variant(race.variant).family.value
     ratings = {}
     for entry in sorted(entries, key=lambda e: e.player_id):  # lock order: no deadlocks
@@ -386,19 +546,104 @@ def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
             defaults={"mu": _MODEL.mu, "sigma": _MODEL.sigma, "rating": 0.0},
         )
         ratings[entry.player_id] = rating
-    teams = [
-        [_MODEL.rating(mu=ratings[e.player_id].mu, sigma=ratings[e.player_id].sigma)]
-        for e in entries
-    ]
-    rated = _MODEL.rate(teams, ranks=[float(e.place or 0) for e in entries])
-    for entry, [new] in zip(entries, rated, strict=True):
-        rating = ratings[entry.player_id]
-        entry.rating_before = rating.rating
-        rating.mu, rating.sigma, rating.rating = new.mu, new.sigma, new.ordinal()
-        rating.races = F("races") + 1
+    return ratings
+
+
+def _rate(ratings: list[RaceRating], places: list[int]) -> list[tuple[float, float]]:
+    """openskill Plackett-Luce: each player's new ``(mu, sigma)`` for these places."""
+    teams = [[_MODEL.rating(mu=r.mu, sigma=r.sigma)] for r in ratings]
+    rated = _MODEL.rate(teams, ranks=[float(p) for p in places])
+    return [(new.mu, new.sigma) for [new] in rated]
+
+
+def _rating_apply(entry: RaceEntry, rating: RaceRating, new: tuple[float, float], w: float) -> None:
+    """Move a rating ``w`` of the way to ``new`` and note the change on the entry."""
+    mu_change, sigma_change = w * (new[0] - rating.mu), w * (new[1] - rating.sigma)
+    entry.rating_before = rating.rating
+    rating.mu += mu_change
+    rating.sigma += sigma_change
+    rating.rating = _MODEL.rating(mu=rating.mu, sigma=rating.sigma).ordinal()
+    rating.races += 1
+    entry.rating_after = rating.rating
+    entry.mu_change, entry.sigma_change = mu_change, sigma_change
+
+
+def _ratings_update(race: Race, entries: list[RaceEntry]) -> None:
+    """Rate a quick race's players by their places (openskill Plackett-Luce), under the
+    fair-play rules (docs/fair-play.md):
+
+    - only players who raced (``_contested``) from accounts past their first
+      ``RATED_AFTER_RACES`` raced races are rated against each other: a fresh spare
+      account is worth nothing to beat, and a new account cannot farm its way up fast;
+    - a race with fewer than two of them is void for everyone (``uncontested`` or
+      ``provisional``): all resigning at once is no race;
+    - an established player who did not race takes the loss of a last place, but nobody
+      gains from them: quitting protects no rating and feeds none;
+    - repeated pairings count less (``_repeat_weight``).
+    """
+    contested = {e.pk: _contested(race, e) for e in entries}
+    ratings = _ratings_of(race, entries)
+    established = {p: r.contested >= RATED_AFTER_RACES for p, r in ratings.items()}
+    for entry in entries:
+        entry.contested = contested[entry.pk]
+        if entry.contested:
+            ratings[entry.player_id].contested += 1
+    rated = [e for e in entries if e.contested and established[e.player_id]]
+    quitters = [e for e in entries if not e.contested and established[e.player_id]]
+    if len(rated) < MIN_PLAYERS:
+        race.unrated = (
+            Race.Unrated.UNCONTESTED
+            if sum(contested.values()) < MIN_PLAYERS
+            else Race.Unrated.PROVISIONAL
+        )
+    else:
+        race.rated = True
+        since = clock.shared_now() - REPEAT_WINDOW
+        ids = [e.player_id for e in rated]
+        weights = {p: _repeat_weight(p, [o for o in ids if o != p], since) for p in ids}
+        for q in quitters:
+            weights[q.player_id] = _repeat_weight(q.player_id, ids, since)
+        field = [ratings[p] for p in ids]
+        places = [e.place or 0 for e in rated]
+        new = dict(zip(ids, _rate(field, places), strict=True))
+        for q in quitters:  # each alone against the field, placed last
+            last = len(entries) + 1
+            new[q.player_id] = _rate([*field, ratings[q.player_id]], [*places, last])[-1]
+        for entry in rated + quitters:
+            p = entry.player_id
+            _rating_apply(entry, ratings[p], new[p], weights[p])
+    noted = ["contested", "rating_before", "rating_after", "mu_change", "sigma_change"]
+    for entry in entries:
+        entry.save(update_fields=noted)
+    for rating in ratings.values():
+        rating.save(update_fields=["mu", "sigma", "rating", "races", "contested"])
+    race.save(update_fields=["rated", "unrated"])
+
+
+@transaction.atomic
+def race_rating_void(*, race_id: int) -> Race:
+    """Undo what a rated race changed of its players' ratings (an admin found it unfair):
+    each rating moves back by the race's own change, later races' changes stay. Idempotent.
+    """
+    race = Race.objects.select_for_update(of=("self",)).get(pk=race_id)
+    if not race.rated:
+        return race
+    family = get_variant(race.variant).family.value
+    entries = race.entries.filter(mu_change__isnull=False).order_by("player_id")
+    for entry in entries:
+        rating = RaceRating.objects.select_for_update().get(
+            player_id=entry.player_id, family=family
+        )
+        rating.mu -= entry.mu_change or 0.0
+        rating.sigma -= entry.sigma_change or 0.0
+        rating.rating = _MODEL.rating(mu=rating.mu, sigma=rating.sigma).ordinal()
+        rating.races = max(0, rating.races - 1)
         rating.save(update_fields=["mu", "sigma", "rating", "races"])
-        entry.rating_after = rating.rating
-        entry.save(update_fields=["rating_before", "rating_after"])
+    entries.update(mu_change=None, sigma_change=None, rating_before=None, rating_after=None)
+    race.rated, race.unrated = False, Race.Unrated.VOIDED
+    race.save(update_fields=["rated", "unrated"])
+    events.race_changed(code=race.code)
+    return race
 
 
 @transaction.atomic
@@ -425,6 +670,10 @@ def race_finish(*, race_id: int) -> Race:
     race.save(update_fields=["status", "finished_at"])
     if race.kind == Race.Kind.QUICK and len(entries) >= MIN_PLAYERS:
         _ratings_update(race, entries)
+    else:
+        private = race.kind == Race.Kind.PRIVATE
+        race.unrated = Race.Unrated.PRIVATE if private else Race.Unrated.UNCONTESTED
+        race.save(update_fields=["unrated"])
     events.race_changed(code=race.code)
     return race
 

@@ -16,21 +16,12 @@ from django.db import transaction
 
 from games import boards, clock, events, shapes
 from games.engine import Status, get_variant
+from games.errors import InvalidInput
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
-
-MAX_MOVES = 999_999
-MAX_TIME_MS = 10**11 - 1
-
-
-def sort_key_derive(
-    *, won: bool, cards_missing: int, moves: int, time_ms: int, finished_ms: int, game_id: int
-) -> str:
-    """The board order as one fixed-width string (smaller is better)."""
-    return (
-        f"{0 if won else 1}{cards_missing:03d}{min(moves, MAX_MOVES):06d}"
-        f"{min(time_ms, MAX_TIME_MS):011d}{finished_ms:013d}{game_id:012d}"
-    )
+from games.selectors.games import game_reach
+from games.services.fairplay import result_flags_record
+from games.standings import standing_key
 
 
 def result_record(game: Game) -> Result | None:
@@ -59,15 +50,17 @@ def result_record(game: Game) -> Result | None:
         moves=game.ply,
         time_ms=time_ms,
         finished_at=game.finished_at,
-        sort_key=sort_key_derive(
+        sort_key=standing_key(
             won=won,
             cards_missing=get_variant(game.deal.variant).card_count - game.score,
             moves=game.ply,
             time_ms=time_ms,
             finished_ms=int(game.finished_at.timestamp() * 1000),
             game_id=game.pk,
+            reach=0 if won else game_reach(game),
         ),
     )
+    result_flags_record(result, game)
     stats_recompute(player=game.player, variant=game.deal.variant)
 
     day = game.deal.date
@@ -127,6 +120,20 @@ def result_disqualify(*, result_id: int, disqualified: bool = True) -> Result:
         stats_recompute(player=result.player, variant=result.deal.variant)
         action = boards.board_remove if disqualified else boards.board_add
         transaction.on_commit(lambda: action(result.deal_id, result.sort_key))
+    return result
+
+
+@transaction.atomic
+def result_review(*, result_id: int, verdict: str) -> Result:
+    """An admin's verdict on a flagged result: ``cleared`` (it stays, unmarked) or
+    ``disqualified`` (it leaves the board and the player's record)."""
+    if verdict not in (Result.Review.CLEARED, Result.Review.DISQUALIFIED):
+        raise InvalidInput(f"a review is cleared or disqualified, not {verdict!r}")
+    result = result_disqualify(
+        result_id=result_id, disqualified=verdict == Result.Review.DISQUALIFIED
+    )
+    result.review = verdict
+    result.save(update_fields=["review"])
     return result
 
 

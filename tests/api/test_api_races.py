@@ -30,6 +30,7 @@ RACE_KEYS = {
     "players",
     "you",
     "standings",
+    "unrated",
 }
 PROGRESS_KEYS = {"username", "status", "cards_home", "moves", "finished_at", "time_ms"}
 
@@ -70,6 +71,7 @@ def test_quick_race_opens_then_joins_with_a_countdown(settings, clients) -> None
     body = first.json()
     assert set(body) == RACE_KEYS and body["status"] == "open" and body["kind"] == "quick"
     assert body["you"] == {"game": None} and body["standings"] is None
+    assert body["unrated"] is None  # until it has finished
     assert body["time_limit_seconds"] == 300 and body["max_players"] == 8
     lobby = clients[2].get(RACES, {"variant": "bristol"}).json()
     assert [r["code"] for r in lobby] == [body["code"]]
@@ -85,7 +87,7 @@ def test_quick_race_opens_then_joins_with_a_countdown(settings, clients) -> None
 
 
 def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
-    settings, clients
+    settings, clients, every_race_rated
 ) -> None:
     race = a_race_of_two(settings, clients)
     game = game_of(clients[0], race)
@@ -117,9 +119,10 @@ def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
     assert done["status"] == "finished"
     assert [s["place"] for s in done["standings"]] == [1, 2]
     ann = next(p for p in done["standings"] if p["username"] == "ann")
-    # Neither won: more cards home first, else fewer moves (bob made none).
-    assert done["standings"][0]["username"] == ("ann" if ann["cards_home"] > 0 else "bob")
+    # Neither won: more cards home first, else more moves (bob made none).
+    assert ann["cards_home"] >= 0 and done["standings"][0]["username"] == "ann"
     assert all(s["rating"] is not None for s in done["standings"])
+    assert done["unrated"] is None
 
 
 def test_errors_of_joining_starting_and_leaving(settings, clients) -> None:
@@ -164,7 +167,7 @@ def test_an_empty_pool_answers_503_with_retry_after(settings, clients) -> None:
 
 
 def test_replay_rematch_leaderboard_and_player_stats(
-    settings, clients, client, django_capture_on_commit_callbacks
+    settings, clients, client, django_capture_on_commit_callbacks, every_race_rated
 ) -> None:
     race = a_race_of_two(settings, clients)
     code = race["code"]
@@ -202,3 +205,31 @@ def test_replay_rematch_leaderboard_and_player_stats(
     stats = client.get("/api/v1/players/ann/stats/").json()
     assert [r["family"] for r in stats["race_ratings"]] == ["bristol"]
     assert stats["race_ratings"][0]["races"] == 1
+
+
+def test_private_races_beyond_the_hourly_limit_are_429_with_retry_after(
+    settings, clients, race_pool_jobs
+) -> None:
+    from games.services.races import PRIVATE_RACES_PER_HOUR
+
+    pool(settings)
+    for _ in range(PRIVATE_RACES_PER_HOUR):
+        code = clients[0].post(RACES, {"variant": "bristol"}, format="json").json()["code"]
+        assert clients[0].post(f"{RACES}{code}/leave/").status_code == 200
+    refused = clients[0].post(RACES, {"variant": "bristol"}, format="json")
+    assert error_of(refused, 429)["code"] == "race_limit"
+    assert 0 < int(refused["Retry-After"]) <= 3601
+    assert clients[1].post(RACES, {"variant": "bristol"}, format="json").status_code == 201
+
+
+def test_a_quick_race_nobody_raced_says_why_it_is_unrated(
+    settings, clients, django_capture_on_commit_callbacks
+) -> None:
+    race = a_race_of_two(settings, clients)
+    with at(datetime.fromisoformat(race["starts_at"])):
+        for c in clients[:2]:
+            with django_capture_on_commit_callbacks(execute=True):
+                assert c.post(f"/api/v1/games/{game_of(c, race)['id']}/resign/").status_code == 200
+        done = clients[2].get(f"{RACES}{race['code']}/").json()
+    assert done["status"] == "finished" and done["unrated"] == "uncontested"
+    assert all(s["rating"] is None for s in done["standings"])

@@ -102,8 +102,11 @@ def race_shapes(clock: FakeClock, settings: Any, ann: Any, bob: Any) -> dict[str
 
 
 @pytest.fixture
-def rendered(daily_clock: FakeClock, daily_secret: str, settings: Any) -> dict[str, list[Any]]:
-    """Every shape rendered from real objects, by component name, in its edge cases."""
+def rendered(
+    daily_clock: FakeClock, daily_secret: str, settings: Any, every_race_rated: None
+) -> dict[str, list[Any]]:
+    """Every shape rendered from real objects, by component name, in its edge cases (a
+    race of resignations rated, so rating changes render too)."""
     users = get_user_model().objects
     ann = users.create_user(username="ann", password="x" * 12)
     bob = users.create_user(username="bob", password="x" * 12)

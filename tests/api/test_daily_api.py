@@ -265,8 +265,11 @@ def test_ranked_undo_of_a_deal_is_refused_over_rest(today, ann):
 def board(board_backend, today):
     deal = daily("bristol", today)
     people = [person(f"p{i:02d}") for i in range(12)]
+    # In board order: winners by fewer moves, then games not won by more moves.
     results = [
-        finished_result(deal, p, won=i < 5, moves=100 + i, finished_at=morning(today))
+        finished_result(
+            deal, p, won=i < 5, moves=100 + i if i < 5 else 200 - i, finished_at=morning(today)
+        )
         for i, p in enumerate(people)
     ]
     return deal, people, results

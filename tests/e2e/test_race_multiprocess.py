@@ -24,6 +24,9 @@ import pytest
 import requests
 from websockets.sync.client import ClientConnection, connect
 
+from games.engine import GameLog, new_position
+from games.standings import reach_of
+
 pytestmark = pytest.mark.e2e
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,6 +86,14 @@ def stack() -> Iterator[ExitStack]:
     """Sockets opened in a test, closed at its end."""
     with ExitStack() as sockets:
         yield sockets
+
+
+def reach_in(base: str, code: str, player: str) -> int:
+    """Entries after which a finished race game's score last rose to its final value."""
+    replay = ok(requests.get(f"{base}/api/v1/races/{code}/players/{player}/replay/"))
+    start = new_position("bristol", seed=int(replay["deal"]["seed"]))
+    steps = GameLog.replay_steps(start, replay["moves"])
+    return reach_of([step.position.score for step in steps])
 
 
 def test_three_players_on_two_processes_race_to_the_end(
@@ -165,7 +176,18 @@ def test_three_players_on_two_processes_race_to_the_end(
     standings = final["standings"]
     assert standings[0]["username"] == ann and standings[0]["status"] == "won"
     assert standings[0]["time_ms"] > 0
-    losers = sorted(standings[1:], key=lambda s: (-s["cards_home"], s["moves"], s["finished_at"]))
+    # Games not won (games.standings): more cards home, fewer entries to reach them (from
+    # the public replays), more entries, the later finish.
+    reach = {s["username"]: reach_in(b, code, s["username"]) for s in standings[1:]}
+    losers = sorted(
+        standings[1:],
+        key=lambda s: (
+            -s["cards_home"],
+            reach[s["username"]],
+            -s["moves"],
+            -datetime.fromisoformat(s["finished_at"]).timestamp(),
+        ),
+    )
     assert standings[1:] == losers
     assert [s["place"] for s in standings] == [1, 2, 3]
     assert all(s["rating"] is None for s in standings)  # a private race is not rated

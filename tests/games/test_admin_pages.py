@@ -17,13 +17,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def staff_client(client, make_user):
-    boss = make_user("boss", is_staff=True, is_superuser=True)
-    client.force_login(boss)
-    return client
-
-
-@pytest.fixture
 def games(user):
     """Two played games of ``user``: a deal, a move, an undo each."""
     out = []

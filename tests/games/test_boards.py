@@ -45,7 +45,10 @@ def better_count(result: Result) -> int:
     """Results of its day standing strictly ahead of ``result``, by the rules written out."""
 
     def order(r: Result):
-        return (not r.won, -r.cards_home, r.moves, r.time_ms, r.finished_at, r.game_id)
+        if r.won:
+            return (0, 0, r.moves, r.time_ms, r.finished_at.timestamp(), r.game_id)
+        # Not won (these games have no log: every reach is 0): more moves, the later finish.
+        return (1, -r.cards_home, -r.moves, 0, -r.finished_at.timestamp(), r.game_id)
 
     mine = order(result)
     others = Result.objects.filter(deal=result.deal, disqualified=False)

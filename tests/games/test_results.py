@@ -16,13 +16,12 @@ from games.models import Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.services.results import (
-    MAX_MOVES,
     result_disqualify,
     result_record,
     results_remove_for_player,
-    sort_key_derive,
     stats_recompute,
 )
+from games.standings import MAX_MOVES, standing_key
 from tests.daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
@@ -52,7 +51,7 @@ def key(**over) -> str:
         "finished_ms": 1_773_144_000_000,
         "game_id": 500,
     }
-    return sort_key_derive(**{**base, **over})
+    return standing_key(**{**base, **over})
 
 
 # -- the sort key --------------------------------------------------------------------------
@@ -66,7 +65,13 @@ def key(**over) -> str:
         # then more cards home (fewer missing)
         ({"won": False, "cards_missing": 1, "moves": 999}, {"won": False, "cards_missing": 2}),
         ({"won": False, "cards_missing": 9}, {"won": False, "cards_missing": 10}),
-        # then fewer moves (also across a change in the number of digits)
+        # not won: then fewer entries to reach those cards ...
+        ({"won": False, "reach": 40, "moves": 5}, {"won": False, "reach": 41, "moves": 900}),
+        # ... then more entries: never moving does not pay ...
+        ({"won": False, "moves": 65, "finished_ms": 1}, {"won": False, "moves": 0}),
+        # ... then the later finish: quitting first does not pay either
+        ({"won": False, "finished_ms": 2, "game_id": 9}, {"won": False, "finished_ms": 1}),
+        # won: fewer moves (also across a change in the number of digits)
         ({"moves": 99, "time_ms": 10**8}, {"moves": 100, "time_ms": 1}),
         ({"moves": 9}, {"moves": 10}),
         # then less time
@@ -82,22 +87,24 @@ def test_sort_key_orders_by_won_cards_moves_time_finish(better, worse):
 
 
 def test_sort_key_is_fixed_width_and_caps_huge_values():
-    keys = [
-        key(),
+    won = [key(), key(moves=0, time_ms=0, finished_ms=0, game_id=1)]
+    lost = [
         key(won=False, cards_missing=104, moves=10**7, time_ms=10**13, game_id=10**11),
-        key(moves=0, time_ms=0, finished_ms=0, game_id=1),
+        key(won=False, cards_missing=0, moves=0, finished_ms=0, game_id=1, reach=10**8),
     ]
-    assert len({len(k) for k in keys}) == 1 and len(keys[0]) <= 64
+    for keys in (won, lost):
+        assert len({len(k) for k in keys}) == 1 and len(keys[0]) <= 64
     assert key(moves=MAX_MOVES + 5) == key(moves=MAX_MOVES)
+    assert key(won=False, moves=MAX_MOVES + 5) == key(won=False, moves=MAX_MOVES)
 
 
 def test_board_ranks_break_ties_in_the_documented_order(board_backend, daily_clock):
     deal = daily("bristol", DAY)
-    names = ["d", "c", "a", "h", "b", "e", "g", "f"]
+    names = ["d", "c", "a", "h", "b", "g", "e", "f"]
     people = dict(zip(names, players(*names), strict=True))
     t = NOON - timedelta(hours=1)
     spec: dict[str, dict[str, Any]] = {
-        # expected rank order: d c a h b e g f
+        # expected rank order: d c a h b g e f (of e and g, not won, g played on longer)
         "a": {"won": True, "moves": 300, "time_ms": 200_000, "finished_at": t},
         "b": {"won": True, "moves": 300, "time_ms": 200_000, "finished_at": t + ONE_MS},
         "c": {"won": True, "moves": 300, "time_ms": 150_000, "finished_at": t},
@@ -148,7 +155,7 @@ def test_result_comes_from_the_game_on_the_server(daily_clock):
         180_000,
     )
     assert result.finished_at == NOON and result.player == ann and result.deal == deal
-    expected = sort_key_derive(
+    expected = standing_key(
         won=True,
         cards_missing=0,
         moves=417,

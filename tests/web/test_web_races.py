@@ -247,7 +247,7 @@ def rated_quick_race(player: Any, rival: Any) -> Any:
 
 
 def test_the_race_board_of_a_family_ranks_the_rated_players(
-    client: Any, player: Any, rival: Any
+    client: Any, player: Any, rival: Any, every_race_rated: None
 ) -> None:
     from games.models import RaceRating
 
@@ -267,7 +267,9 @@ def test_the_race_board_of_a_family_ranks_the_rated_players(
     assert client.get("/races/leaderboards/klondike/").status_code == 404
 
 
-def test_the_players_page_shows_their_race_rating(client: Any, player: Any, rival: Any) -> None:
+def test_the_players_page_shows_their_race_rating(
+    client: Any, player: Any, rival: Any, every_race_rated: None
+) -> None:
     from games.models import RaceRating
 
     assert 'id="race-ratings"' not in page(client, f"/players/{player.username}/", **EN)

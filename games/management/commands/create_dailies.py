@@ -17,6 +17,7 @@ from games.errors import ServiceError
 from games.models import Deal
 from games.redis_guard import RedisUnavailable
 from games.services.dailies import dailies_create, daily_replace
+from games.services.fairplay import play_signals_purge
 from games.services.games import games_expire
 
 
@@ -24,6 +25,7 @@ class Command(BaseCommand):
     help = (
         "Create every variant's daily deal for today and the next days (idempotent); "
         "end ranked dailies left unfinished when their day ended (expired, not won); "
+        "delete fair-play signals past their keeping; "
         "drop board mirrors that differ from PostgreSQL."
     )
 
@@ -54,6 +56,8 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"{len(deals)} daily deal(s) ready"))
         ended = games_expire()
         self.stdout.write(f"{ended} ranked daily game(s) left unfinished ended as expired")
+        purged = play_signals_purge()
+        self.stdout.write(f"{purged} fair-play signal(s) past their keeping deleted")
         try:
             dropped = boards_reconcile()
         except RedisUnavailable as exc:

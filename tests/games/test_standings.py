@@ -1,0 +1,105 @@
+"""The one order of standings (games.standings) on the day's board and in races: games
+not won rank by cards home, then the entries that reached them, and never reward doing
+nothing or quitting first (issue 32, part 3)."""
+
+from __future__ import annotations
+
+import importlib
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from games.selectors.games import game_position, game_reach
+from games.services import games as game_services
+from games.services import races as race_services
+from games.standings import reach_of
+from tests.daily_fixtures import DAY, board_order, daily, finished_result
+from tests.race_fixtures import at, game_of, pool, starts
+
+pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
+
+pytest_plugins = ["tests.daily_fixtures"]
+
+
+@pytest.mark.parametrize(
+    "scores, reach",
+    [
+        ([], 0),
+        ([0, 0, 0], 0),  # no card home: every such game ties here
+        ([0, 1, 1, 2, 2], 4),
+        ([1, 2, 1, 2, 2], 4),  # an undo took a card back: the last rise counts
+        ([1, 2, 3, 2], 4),
+    ],
+)
+def test_reach_is_the_entries_to_the_last_rise_to_the_final_cards(scores, reach) -> None:
+    assert reach_of(scores) == reach
+
+
+def test_a_games_reach_comes_from_its_log(user) -> None:
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=2)
+    scores = []
+    for ply in range(30):
+        game.refresh_from_db()
+        moves = [str(m) for m in game_position(game).legal_moves]
+        move = next((m for m in moves if m.endswith("-f")), next(m for m in moves if m != "deal"))
+        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        game.refresh_from_db()
+        scores.append(game.score)
+    assert game.score > 0
+    last_rise = max(k for k in range(1, 31) if scores[k - 1] != (scores[k - 2] if k > 1 else 0))
+    assert game_reach(game) == last_rise < 30
+
+
+def test_on_the_daily_board_never_moving_does_not_outrank_playing(make_user) -> None:
+    """Issue 32: a player who never moved outranked one with as many cards home and 65
+    entries, because fewer moves ranked higher."""
+    deal = daily("bristol", DAY)
+    idle = finished_result(deal, make_user("idle"), cards_home=0, moves=0)
+    busy = finished_result(deal, make_user("busy"), cards_home=0, moves=65)
+    assert board_order(deal) == [busy.pk, idle.pk]
+
+
+def test_in_a_race_the_first_to_resign_does_not_win(settings, make_user) -> None:
+    """Issue 32: two racers resigned with no card home; the first to resign took place 1."""
+    quitter, stayer = make_user("quitter"), make_user("stayer")
+    pool(settings)
+    for p in (quitter, stayer):
+        race, _ = race_services.race_quick_join(user=p, variant="bristol")
+    race.refresh_from_db()
+    for p, after in ((quitter, 1), (stayer, 40)):
+        with at(starts(race) + timedelta(seconds=after)):
+            game_services.game_resign(game_id=game_of(race, p).pk, user=p)
+    with at(starts(race) + timedelta(seconds=41)):
+        race_services.race_finish(race_id=race.pk)
+    places: dict[str, Any] = dict(race.entries.values_list("player__username", "place"))
+    assert places == {"stayer": 1, "quitter": 2}
+
+
+def test_migration_0014_rekeys_results_not_won_as_the_service_keys_them(user) -> None:
+    """Results entered before the new order get the key the service gives them now."""
+    from django.apps import apps
+
+    from games.models import Result
+    from games.services.dailies import daily_game_start
+
+    rekey = importlib.import_module("games.migrations.0014_standings_reward_play").rekey
+    daily("bristol", DAY)
+    game, _ = daily_game_start(user=user, variant="bristol", day=DAY)
+    for ply in range(20):
+        moves = [str(m) for m in game_position(game).legal_moves]
+        move = next((m for m in moves if m.endswith("-f")), moves[0])
+        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        game.refresh_from_db()
+        if game.status != "playing":
+            break
+    else:
+        game_services.game_resign(game_id=game.pk, user=user)
+    result = Result.objects.get(game=game)
+    assert result.cards_home > 0 and not result.won
+    now = result.sort_key
+    old = f"1{52 - result.cards_home:03d}{result.moves:06d}{result.time_ms:011d}"
+    Result.objects.filter(pk=result.pk).update(sort_key=old)
+    rekey(apps, None)
+    result.refresh_from_db()
+    assert result.sort_key == now
