@@ -58,6 +58,7 @@ STATUSES: dict[type[Exception], int] = {
     domain.RacePoolEmpty: 503,
     domain.RaceLimit: 429,
     domain.Unavailable: 503,
+    domain.NotReady: 503,
     EngineError: 400,
     GameOverError: 409,
 }

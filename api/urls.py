@@ -10,6 +10,8 @@ from api.errors import NotFoundView
 urlpatterns = [
     path("", index.IndexView.as_view(), name="index"),
     path("health/", views.HealthView.as_view(), name="health"),
+    path("health/live/", views.LiveView.as_view(), name="health-live"),
+    path("health/ready/", views.ReadyView.as_view(), name="health-ready"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path(

@@ -34,8 +34,10 @@ from api.authentication import ApiTokenAuthentication, signed_in_user
 from api.throttling import AuthThrottle
 from games import shapes
 from games.engine import VARIANTS
+from games.errors import NotReady
 from games.models import UNDO
 from games.selectors import games as game_selectors
+from games.selectors import health as health_selectors
 from games.services import games as game_services
 
 
@@ -151,7 +153,8 @@ def token_data(token: Any) -> dict[str, Any]:
 
 
 class HealthView(APIView):
-    """Liveness/readiness probe: answers only when the database is reachable."""
+    """The first probe, kept for the probes that use it: answers only when the database is
+    reachable (``health/live/`` and ``health/ready/`` tell the two cases apart)."""
 
     authentication_classes: list = []
     permission_classes = [AllowAny]
@@ -164,6 +167,54 @@ class HealthView(APIView):
         with connection.cursor() as cursor:
             cursor.execute("SELECT 1")
             cursor.fetchone()
+        return Response({"status": "ok"})
+
+
+#: Seconds a load balancer is asked to wait before probing a process that is not ready.
+READY_RETRY_AFTER = 5
+
+
+class LiveView(APIView):
+    """Liveness probe: the process answers. It touches no database, so an outage of
+    PostgreSQL gets no process restarted (readiness takes it out of the traffic instead)."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes: list = []
+
+    @extend_schema(
+        tags=["health"],
+        responses=inline_serializer("Live", fields={"status": serializers.CharField()}),
+    )
+    def get(self, request: Request) -> Response:
+        return Response({"status": "ok"})
+
+
+class ReadyView(APIView):
+    """Readiness probe: the database answers, every migration is applied and today's
+    dailies are dealt; else 503 ``not_ready`` with the failing checks in ``details.checks``."""
+
+    authentication_classes: list = []
+    permission_classes = [AllowAny]
+    throttle_classes: list = []
+
+    @extend_schema(
+        tags=["health"],
+        responses={
+            200: inline_serializer("Ready", fields={"status": serializers.CharField()}),
+            503: OpenApiResponse(
+                s.ErrorSerializer,
+                description="Not ready (`not_ready`): `details.checks` names each failing "
+                "check (`database`, `migrations`, `dailies`) with why.",
+            ),
+        },
+    )
+    def get(self, request: Request) -> Response:
+        if failures := health_selectors.readiness_failures():
+            raise NotReady(
+                "not ready: " + ", ".join(failures),
+                details={"checks": failures, "retry_after": READY_RETRY_AFTER},
+            )
         return Response({"status": "ok"})
 
 

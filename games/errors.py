@@ -174,3 +174,10 @@ class Unavailable(ServiceError):
     """A write needs Redis, which cannot be reached now; nothing changed (``retry_after``)."""
 
     code = "unavailable"
+
+
+class NotReady(ServiceError):
+    """This process should get no traffic yet (readiness probe): ``details.checks`` names the
+    checks that failed, each with why."""
+
+    code = "not_ready"

@@ -234,3 +234,32 @@ def test_nginx_cuts_off_slow_clients_before_gunicorn_sees_them():
     assert "proxy_request_buffering off" not in conf  # whole requests reach gunicorn
     size = _directive(conf, "client_max_body_size")
     assert size.endswith("k") and int(size[:-1]) * 1024 >= 64 * 1024  # above the API's limit
+
+
+# -- health -----------------------------------------------------------------------------
+
+
+def test_servers_are_healthy_when_ready_and_restarted_when_dead():
+    """The healthcheck asks readiness (the proxy waits for it) through the probe module
+    (no curl in the image); a dead server's container exits and is restarted."""
+    for name in SERVERS:
+        service = _compose()["services"][name]
+        assert service["healthcheck"]["test"] == [
+            "CMD",
+            "python",
+            "-m",
+            "patience_site.probe",
+            "ready",
+        ]
+        assert service["restart"] == "unless-stopped"
+    proxy_waits = _proxy()["depends_on"]
+    assert all(proxy_waits[name]["condition"] == "service_healthy" for name in SERVERS)
+
+
+def test_probe_paths_exist():
+    from django.urls import resolve
+
+    from patience_site.probe import KINDS
+
+    for kind in KINDS:
+        assert resolve(f"/api/v1/health/{kind}/").url_name == f"health-{kind}"
