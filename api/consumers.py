@@ -479,7 +479,12 @@ class GameConsumer(_Consumer):
     def _apply(self, cause: str, move: str, ply: int, announce: bool) -> Frame:
         try:
             outcome = game_services.game_apply_move(
-                game_id=self.game_id, user=self.user, move=move, ply=ply, announce=announce
+                game_id=self.game_id,
+                user=self.user,
+                move=move,
+                ply=ply,
+                announce=announce,
+                transport="ws",
             )
         except Exception as exc:
             return self._error(cause, exc)

@@ -40,3 +40,16 @@ def pool_sweep() -> None:
     if pool is None or not _sweeping.acquire(blocking=False):
         return
     threading.Thread(target=_sweep, args=(pool,), name="db-pool-sweep", daemon=True).start()
+
+
+def pool_stats() -> dict[str, int]:
+    """This process's connection pool, for metrics: connections open (``size``), of them
+    idle (``available``), requests waiting for one, and the most it may open (``max``).
+    Empty without a pool (SQLite, persistent connections)."""
+    pool = getattr(connections["default"], "pool", None)
+    if pool is None:
+        return {}
+    stats = pool.get_stats()
+    keys = {"size": "pool_size", "available": "pool_available", "waiting": "requests_waiting"}
+    found = {name: int(stats.get(key, 0)) for name, key in keys.items()}
+    return {**found, "max": int(pool.max_size)}

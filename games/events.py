@@ -25,6 +25,8 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
 
+from games import tracing
+
 logger = logging.getLogger(__name__)
 
 
@@ -95,6 +97,8 @@ def _send(group: str, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
+    if (request := tracing.request_id.get()) is not None:  # the request that caused it
+        message = {**message, "request_id": request}
     try:
         _group_send(layer, group, message)
     except Exception:  # an event lost is a display delay, never lost data

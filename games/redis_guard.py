@@ -77,6 +77,12 @@ def process_cache() -> BaseCache:
     return LocMemCache("redis-fallback", {})
 
 
+def breaker_state() -> str:
+    """The Redis breaker's state, for metrics: ``closed`` (Redis used), ``open`` (left
+    alone after a failure, fallbacks in use) or ``half_open`` (the next call tries it)."""
+    return str(_breaker().state)
+
+
 def on_recovery(hook: Callable[[], None]) -> None:
     """Run ``hook`` when Redis answers again after a failure (in the calling thread)."""
     _recovery_hooks.append(hook)

@@ -17,12 +17,16 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from api.routing import websocket_urlpatterns  # noqa: E402
 from api.ws_auth import WebSocketAuthStack  # noqa: E402
+from patience_site.observability import SocketSessions  # noqa: E402
 
 application = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         # Origin check (browsers), session cookie, then API token: see api/ws_auth.py.
         # Django's URLPattern of a consumer, which types-channels cannot see (api/routing.py).
-        "websocket": WebSocketAuthStack(URLRouter(websocket_urlpatterns)),  # type: ignore[arg-type]
+        # Outermost: the open sockets gauge, a log line a session (patience_site/observability).
+        "websocket": SocketSessions(
+            WebSocketAuthStack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+        ),
     }
 )

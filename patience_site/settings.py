@@ -98,6 +98,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: the request id, the HTTP metrics and the log line see every answer, and
+    # /metrics is answered before the host check (patience_site/observability.py).
+    "patience_site.observability.ObservedMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "patience_site.middleware.DatabaseUnavailableMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -301,14 +304,35 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
+# Metrics (games.metrics): GET /metrics answers a bearer of this token; empty: no endpoint
+# (404). Under gunicorn, PROMETHEUS_MULTIPROC_DIR (read by prometheus-client) adds up the
+# workers' values (patience_site/gunicorn.py).
+METRICS_TOKEN = env("METRICS_TOKEN", default="")
+
+# Logs: "json" (one JSON object a line: the request and socket lines, with their fields and
+# request id, for a log collector) or "text" (for people, the default).
+LOG_FORMAT = env("LOG_FORMAT", default="text")
+if LOG_FORMAT not in {"json", "text"}:
+    raise ImproperlyConfigured("LOG_FORMAT must be 'json' or 'text'")
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    "filters": {"request_id": {"()": "games.tracing.RequestIdFilter"}},
     "formatters": {
-        "plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"},
+        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "json": {
+            "()": "pythonjsonlogger.json.JsonFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
+            "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
+        },
     },
     "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain"},
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_id"],
+        },
     },
     "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
     "loggers": {

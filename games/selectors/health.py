@@ -7,8 +7,11 @@ have run and the job has dealt today's dailies (players would get ``daily_not_re
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
+from django.db.models import Max
 
 from games import clock
 from games.engine import VARIANTS
@@ -37,6 +40,12 @@ def dailies_missing() -> list[str]:
         )
     )
     return sorted(set(VARIANTS) - dealt)
+
+
+def daily_last_dealt() -> datetime | None:
+    """When the daily job last dealt a daily (None before the first)."""
+    latest = Deal.objects.filter(kind=Deal.Kind.DAILY).aggregate(Max("created_at"))
+    return latest["created_at__max"]
 
 
 def readiness_failures() -> dict[str, str]:

@@ -11,10 +11,10 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.contrib.auth.models import User
-from django.db.models import F, QuerySet
+from django.db.models import Count, F, QuerySet
 
 from games import clock, standings
-from games.engine import Position, Status, get_variant
+from games.engine import VARIANTS, Position, Status, get_variant
 from games.errors import InvalidInput, NotFound, RaceNotFinished
 from games.models import Deal, Game, Race, RaceEntry, RaceRating
 from games.selectors.games import game_log, game_position_after, game_reach
@@ -29,6 +29,18 @@ COUNTDOWN_SECONDS = 5
 TIME_LIMIT_SECONDS = {"bristol": 300, "gallery": 600}
 #: Races not finished: a player is in at most one of them.
 LIVE = (Race.Status.OPEN, Race.Status.COUNTDOWN, Race.Status.RUNNING)
+
+
+def race_pool(variant: str) -> QuerySet[Deal]:
+    """The unused certified deals of a variant's race pool."""
+    return Deal.objects.filter(kind=Deal.Kind.RACE, variant=variant, race__isnull=True)
+
+
+def race_pool_sizes() -> dict[str, int]:
+    """Unused race deals of every variant (0 for an empty pool), in one query."""
+    pools = Deal.objects.filter(kind=Deal.Kind.RACE, race__isnull=True)
+    counted = dict(pools.values_list("variant").annotate(n=Count("pk")).order_by())
+    return {key: counted.get(key, 0) for key in VARIANTS}
 
 
 def time_limit(variant: str) -> int:

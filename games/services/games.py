@@ -29,7 +29,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock, events, hints
+from games import clock, events, hints, metrics
 from games.engine import (
     SEED_LIMIT,
     UNDO,
@@ -266,7 +266,13 @@ def _moved(game: Game, race: race_services.RaceClock | None, announce: bool = Tr
 
 
 def game_apply_move(
-    *, game_id: int, user: User, move: str, ply: int, announce: bool = True
+    *,
+    game_id: int,
+    user: User,
+    move: str,
+    ply: int,
+    announce: bool = True,
+    transport: str = "rest",
 ) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
@@ -279,18 +285,20 @@ def game_apply_move(
     day has ended is ended as ``expired`` (committed) and the move refused.
     ``announce=False`` leaves out the move's ``game.changed`` (not a race's progress, nor
     the event of a game ended as ``expired``): for a caller that is the game's only
-    listener (``api.consumers.GameConsumer``).
+    listener (``api.consumers.GameConsumer``). ``transport`` names the door (``rest``,
+    ``ws``) in the move metrics, counted and timed here, once for every door.
     """
-    held = _held_at(game_id, ply, user) if connection.vendor == "postgresql" else None
-    if held is not None:
-        outcome = _apply_held(held, move, ply, announce)
-        if outcome is not None:
-            return outcome
-    with transaction.atomic():
-        game = _locked_game(game_id, user)
-        if not _expired_now(game):
-            return _apply(game, move, ply, announce)
-    raise _day_over()
+    with metrics.move_observed(transport):
+        held = _held_at(game_id, ply, user) if connection.vendor == "postgresql" else None
+        if held is not None:
+            outcome = _apply_held(held, move, ply, announce)
+            if outcome is not None:
+                return outcome
+        with transaction.atomic():
+            game = _locked_game(game_id, user)
+            if not _expired_now(game):
+                return _apply(game, move, ply, announce)
+        raise _day_over()
 
 
 def _apply(game: Game, move: str, ply: int, announce: bool) -> MoveOutcome:

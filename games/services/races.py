@@ -79,7 +79,7 @@ _MODEL = PlackettLuce()
 
 
 def _pool(variant: str) -> QuerySet[Deal]:
-    return Deal.objects.filter(kind=Deal.Kind.RACE, variant=variant, race__isnull=True)
+    return race_selectors.race_pool(variant)
 
 
 def _certified_seed(variant: str) -> tuple[int, list[str] | None, int | None]:
