@@ -178,8 +178,11 @@ def test_proxy_is_the_one_entry_point():
     mounts = [str(v) for v in proxy["volumes"]]
     assert any(m.startswith("./deploy/nginx.conf:") for m in mounts)
     assert NGINX_CONF.is_file()
-    published = [s for s, conf in _compose()["services"].items() if conf.get("ports")]
-    assert published == ["proxy"]
+    services = _compose()["services"]
+    published = [s for s, conf in services.items() if conf.get("ports")]
+    # Besides the proxy, only the monitoring profile's Grafana, on the host's loopback.
+    assert published == ["proxy", "grafana"]
+    assert all(str(p).startswith("127.0.0.1:") for p in services["grafana"]["ports"])
 
 
 def test_nginx_routes_ws_to_daphne_and_the_rest_to_gunicorn_by_docker_dns():
@@ -265,3 +268,42 @@ def test_probe_paths_exist():
 
     for kind in KINDS:
         assert resolve(f"/api/v1/health/{kind}/").url_name == f"health-{kind}"
+
+
+# -- monitoring ---------------------------------------------------------------------------
+
+
+def test_monitoring_runs_behind_a_profile_with_its_files():
+    services = _compose()["services"]
+    for name in ("prometheus", "grafana"):
+        assert services[name]["profiles"] == ["monitoring"]
+        for volume in services[name]["volumes"]:
+            source = str(volume).split(":", 1)[0]
+            if source.startswith("./"):
+                assert (REPO_ROOT / source).exists(), source
+
+
+def test_prometheus_scrapes_every_server_with_the_metrics_token():
+    compose = _compose()
+    prometheus = compose["services"]["prometheus"]
+    config = yaml.safe_load((REPO_ROOT / "deploy/prometheus/prometheus.yml").read_text())
+    token_file = "/etc/prometheus/metrics_token"
+    assert {"source": "metrics_token", "target": token_file} in prometheus["configs"]
+    # The file holds the same token (and default) as the servers' METRICS_TOKEN.
+    server_token = compose["services"]["http"]["environment"]["METRICS_TOKEN"]
+    assert compose["configs"]["metrics_token"]["content"] == server_token
+    scraped = set()
+    for job in config["scrape_configs"]:
+        assert job["metrics_path"] == "/metrics"
+        assert job["authorization"]["credentials_file"] == token_file
+        for sd in job["dns_sd_configs"]:
+            assert sd["port"] == 8000
+            scraped.update(sd["names"])
+    assert scraped == set(SERVERS)
+    assert config["rule_files"] == ["/etc/prometheus/alerts.yml"]
+
+
+def test_gunicorn_adds_up_its_workers_metrics():
+    http = _compose()["services"]["http"]
+    assert "--config python:patience_site.gunicorn" in _command(http)
+    assert http["environment"]["PROMETHEUS_MULTIPROC_DIR"]
