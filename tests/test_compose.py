@@ -307,3 +307,23 @@ def test_gunicorn_adds_up_its_workers_metrics():
     http = _compose()["services"]["http"]
     assert "--config python:patience_site.gunicorn" in _command(http)
     assert http["environment"]["PROMETHEUS_MULTIPROC_DIR"]
+
+
+# -- backups ------------------------------------------------------------------------------
+
+
+def test_backups_dump_the_database_with_retention():
+    compose = _compose()
+    backup = compose["services"]["backup"]
+    assert backup["image"] == compose["services"]["postgres"]["image"]  # pg_dump of its version
+    mounts = {str(v).split(":")[0]: str(v).split(":")[1] for v in backup["volumes"]}
+    assert mounts["./deploy/backup.sh"] == "/usr/local/bin/patience-backup.sh"
+    assert mounts["backups"] == "/backups" and "backups" in compose["volumes"]
+    assert _command(backup) == "sh /usr/local/bin/patience-backup.sh"
+    env = backup["environment"]
+    assert env["DATABASE_URL"] == compose["services"]["http"]["environment"]["DATABASE_URL"]
+    script = (REPO_ROOT / "deploy/backup.sh").read_text()
+    for name in ("BACKUP_DIR", "BACKUP_KEEP", "BACKUP_KEEP_DAYS", "BACKUP_INTERVAL_SECONDS"):
+        assert name in env and "${" + name in script
+    assert "pg_dump --format=custom" in script
+    assert backup["restart"] == "unless-stopped"
