@@ -46,7 +46,8 @@ def play(game, user, most):
 
 for i in range(players):
     user = get_user_model().objects.create_user(username=f"backup-{i:04d}", password=None)
-    play(games.practice_game_start(user=user, variant="bristol", seed=rng.randrange(2**32)), user, moves)
+    seed = rng.randrange(2**32)
+    play(games.practice_game_start(user=user, variant="bristol", seed=seed), user, moves)
     daily, _ = dailies.daily_game_start(user=user, variant="bristol", day=clock.today())
     play(daily, user, moves)
     if daily.__class__.objects.get(pk=daily.pk).status == "playing":
