@@ -127,3 +127,15 @@ def test_simultaneous_quick_joins_fill_one_race_at_a_time(
     assert not errors
     sizes = Counter(Race.objects.values_list("entries__race", flat=True))
     assert sorted(sizes.values(), reverse=True) == [8, 8, 4]
+
+
+def test_the_loop_stops_after_its_time(settings, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``--loop 1 --for 5``: a CronJob's run ends; the clock is moved, no time is spent."""
+    monkeypatch.setattr(os, "nice", lambda n: None)
+    settings.RACE_POOL_SIZE, settings.RACE_SOLVER_NODES = 1, 0
+    now = [0.0]
+    monkeypatch.setattr(races_command.time, "monotonic", lambda: now[0])
+    monkeypatch.setattr(races_command.time, "sleep", lambda s: now.__setitem__(0, now[0] + s))
+    call_command("races", "--loop", "1", "--for", "5")
+    assert 5 <= now[0] <= 6
+    assert pool_size("bristol") == 1

@@ -4,7 +4,8 @@ Finishes races past their time limit, marks started ones as running, and deals
 certified deals into the pool of each variant (the solver runs only here, never
 on a request). Without ``--loop`` it does that once (what a server process starts
 when the pool runs low); with it, it keeps at it (the compose ``races`` service),
-dealing one deal per beat so that overdue races never wait for the solver.
+dealing one deal per beat so that overdue races never wait for the solver; ``--for``
+ends that loop after a while (the Kubernetes CronJob starts it again each minute).
 
 It runs at low priority (``os.nice(NICENESS)``): the solver shares the machine with the
 server processes, and a burst of joins that started it in every process once took
@@ -34,15 +35,24 @@ class Command(BaseCommand):
         parser.add_argument(
             "--loop", type=float, default=0, metavar="SECONDS", help="repeat every SECONDS"
         )
+        parser.add_argument(
+            "--for",
+            dest="duration",
+            type=float,
+            default=0,
+            metavar="SECONDS",
+            help="with --loop: stop after SECONDS (a Kubernetes CronJob's run; 0: never)",
+        )
 
-    def handle(self, *args: Any, loop: float, **options: Any) -> None:
+    def handle(self, *args: Any, loop: float, duration: float, **options: Any) -> None:
         os.nice(NICENESS)
+        until = time.monotonic() + duration if duration else None
         while True:
             started, finished = races_tick()
             dealt = race_pool_fill(most=1 if loop else None)
             if started or finished or dealt:
                 self.stdout.write(f"{started} started, {finished} finished, {dealt} dealt")
-            if not loop:
+            if not loop or (until is not None and time.monotonic() >= until):
                 return
             if not dealt:
                 time.sleep(loop)
