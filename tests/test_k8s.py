@@ -115,7 +115,7 @@ def test_servers_probe_liveness_and_readiness_at_served_paths():
         assert probes["liveness"]["path"] == "/api/v1/health/live/"
         assert probes["readiness"]["path"] == "/api/v1/health/ready/"
         for probe in probes.values():
-            assert resolve(probe["path"]).url_name.startswith("health-"), name
+            assert str(resolve(probe["path"]).url_name).startswith("health-"), name
             assert probe["port"] == "http"
             # The kubelet's Host is the pod's address: an allowed host is sent instead.
             (host,) = probe["httpHeaders"]
