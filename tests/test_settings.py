@@ -83,3 +83,30 @@ def test_production_deploy_check_passes():
         text=True,
     )
     assert out.returncode == 0, out.stdout + out.stderr
+
+
+LOG_PROBE = (
+    "import django, logging; django.setup(); "
+    "logging.getLogger('patience.request').info('GET / 200', extra={'status': 200})"
+)
+
+
+def _log_line(log_format: str) -> subprocess.CompletedProcess:
+    env = {k: v for k, v in os.environ.items() if k not in VARS}
+    env.update(DJANGO_SETTINGS_MODULE="patience_site.settings", LOG_FORMAT=log_format)
+    return subprocess.run(
+        [sys.executable, "-c", LOG_PROBE], cwd=REPO_ROOT, env=env, capture_output=True, text=True
+    )
+
+
+def test_json_logs_are_one_object_a_line():
+    line = json.loads(_log_line("json").stderr.strip().splitlines()[-1])
+    assert line["level"] == "INFO" and line["logger"] == "patience.request"
+    assert line["message"] == "GET / 200" and line["status"] == 200
+    assert "request_id" in line and "time" in line
+
+
+def test_text_logs_are_for_people_and_other_formats_refused():
+    assert _log_line("text").stderr.strip().endswith("patience.request [None]: GET / 200")
+    refused = _log_line("xml")
+    assert refused.returncode != 0 and "LOG_FORMAT" in refused.stderr
