@@ -14,6 +14,9 @@ microseconds per move of each side and their difference, for two doors:
   with the site middleware (request id, HTTP counter, the JSON log line, written to
   /dev/null) and the move metrics, against neither.
 
+The overhead is the median of the rounds' paired differences, with their quartiles: on a
+busy machine the database's share of a move varies by more than the metrics cost.
+
 With ``--database-url`` it works in a database of its own on that server (created and
 dropped); the default is a SQLite file in a temporary directory.
 """
@@ -188,7 +191,7 @@ def _run(moves: int) -> int:
     }
     per_round = max(1, moves // ROUNDS)
     print(f"Metrics overhead: CPU per move, {per_round * ROUNDS} moves a side, {ROUNDS} rounds")
-    print(f"  {'door':8} {'metrics off':>12} {'metrics on':>12} {'overhead':>10}")
+    print(f"  {'door':8} {'metrics off':>12} {'metrics on':>12} {'overhead':>10}  (quartiles)")
     for door, make in doors.items():
         figures: dict[bool, list[float]] = {True: [], False: []}
         for _ in range(ROUNDS):
@@ -196,7 +199,14 @@ def _run(moves: int) -> int:
                 with contextlib.nullcontext() if on else off:
                     figures[on].append(_cpu_per_move(make(on), per_round))
         before, after = statistics.median(figures[False]), statistics.median(figures[True])
-        print(f"  {door:8} {before:9.1f} us {after:9.1f} us {after - before:+7.1f} us")
+        # The paired differences of the rounds: their spread says how much is noise.
+        q1, mid, q3 = statistics.quantiles(
+            [a - b for a, b in zip(figures[True], figures[False], strict=True)], n=4
+        )
+        print(
+            f"  {door:8} {before:9.1f} us {after:9.1f} us {mid:+7.1f} us  ({q1:+.0f} .. {q3:+.0f})"
+        )
+    print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 
 
