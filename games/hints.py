@@ -66,6 +66,7 @@ _in_flight = 0  # hints of this process queued or running in the pool
 _restarts = 0  # broken pools replaced since this process started
 _broken = False  # the last hint found no working pool, and none has worked since
 _budget = [0.0, 0.0]  # this process's hint requests in hand (token bucket), and when counted
+_clock = time.monotonic  # the bucket's clock; a test sets its own, not the process's
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,7 @@ def hint_admit() -> None:
     took another player's move p50 from 15 to 627 ms). Refused here, it costs nothing.
     """
     rate = settings.HINT_RATE
-    burst, now = max(1.0, rate), time.monotonic()
+    burst, now = max(1.0, rate), _clock()
     with _setup:
         tokens = min(burst, _budget[0] + (now - _budget[1]) * rate) if _budget[1] else burst
         _budget[1] = now
