@@ -67,7 +67,7 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     entered, sent only after its transaction commits. ``{"type": "resync"}``
     asks for the board again.
 
-``ws/v1/races/<code>/`` (anyone: players and spectators; see ``docs/races.md``)
+``ws/v1/races/<code>/`` (anyone: players and spectators; see the races part of ``docs/api.md``)
     Close code 4404: no such race. Server -> client: ``{"type": "race.state",
     "race": {...}}`` on connect and whenever the roster or status changes (the REST
     race, ``you`` for the listener); ``{"type": "race.progress", "player": {...}}``
