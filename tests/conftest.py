@@ -50,7 +50,8 @@ def pytest_configure(config: pytest.Config) -> None:
         from django.conf import settings
 
         settings.REDIS_PREFIX = f"{settings.REDIS_PREFIX}:{worker}"
-        for layer in settings.CHANNEL_LAYERS.values():
+        layers: dict[str, dict[str, Any]] = settings.CHANNEL_LAYERS
+        for layer in layers.values():
             if "prefix" in layer.get("CONFIG", {}):
                 layer["CONFIG"]["prefix"] = f"{settings.REDIS_PREFIX}:asgi"
 
