@@ -8,6 +8,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# The pinned runtime set first (hashes checked), so a code change reuses this layer.
+COPY requirements/serve.txt ./requirements/serve.txt
+RUN pip install --require-hashes -r requirements/serve.txt
+
 COPY pyproject.toml README.md ./
 COPY manage.py ./
 COPY patience_site ./patience_site
@@ -16,7 +20,7 @@ COPY games ./games
 COPY api ./api
 COPY web ./web
 COPY locale ./locale
-RUN pip install .
+RUN pip install --no-deps .
 
 # collectstatic needs settings that load outside DEBUG; these values are build-time only.
 RUN DEBUG=False SECRET_KEY=build-only-not-secret DAILY_SECRET=build-only \

@@ -67,7 +67,7 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     entered, sent only after its transaction commits. ``{"type": "resync"}``
     asks for the board again.
 
-``ws/v1/races/<code>/`` (anyone: players and spectators; see ``docs/races.md``)
+``ws/v1/races/<code>/`` (anyone: players and spectators; see the races part of ``docs/api.md``)
     Close code 4404: no such race. Server -> client: ``{"type": "race.state",
     "race": {...}}`` on connect and whenever the roster or status changes (the REST
     race, ``you`` for the listener); ``{"type": "race.progress", "player": {...}}``
@@ -114,7 +114,7 @@ from rest_framework.utils.encoders import JSONEncoder
 
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
-from games import events, shapes
+from games import events, hints, shapes
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, race_group, session_group, token_group
 from games.inputs import day_parse, move_parse, ply_parse, variant_parse
@@ -357,6 +357,11 @@ class GameConsumer(_Consumer):
             elif kind == "resign":
                 call = (self._resign, cause)
             elif kind == "hint":
+                if (busy := hints.hint_refusal()) is not None:  # a flood ends here, cheaply
+                    self.admitted()
+                    body = envelope(busy.code, str(busy), busy.details)
+                    await self._send((self._error_text(cause, self.sent_ply, body), None))
+                    return
                 call = (self._hint, cause)
             else:
                 call = (self._current_or_error, cause)

@@ -66,6 +66,8 @@ _in_flight = 0  # hints of this process queued or running in the pool
 _restarts = 0  # broken pools replaced since this process started
 _broken = False  # the last hint found no working pool, and none has worked since
 _budget = [0.0, 0.0]  # this process's hint requests in hand (token bucket), and when counted
+_clock = time.monotonic  # the bucket's clock; a test sets its own, not the process's
+_budget_lock = threading.Lock()  # never held across work: a socket's event loop takes it
 
 
 @dataclass(frozen=True)
@@ -152,6 +154,21 @@ def shutdown() -> None:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _in_hand(now: float) -> float:
+    """This process's hint requests in hand at ``now`` (the caller holds ``_budget_lock``)."""
+    rate = settings.HINT_RATE
+    burst = max(1.0, rate)
+    return min(burst, _budget[0] + (now - _budget[1]) * rate) if _budget[1] else burst
+
+
+def _busy(tokens: float) -> HintBusy:
+    wait = (1 - tokens) / settings.HINT_RATE
+    return HintBusy(
+        "this server answers no more hints just now: try again in a moment",
+        details={"retry_after": max(1, round(wait))},
+    )
+
+
 def hint_admit() -> None:
     """Take one of this process's hint requests (``HINT_RATE`` a second, a burst of as
     many, from all players together) or raise ``HintBusy``, before any work is done.
@@ -160,19 +177,23 @@ def hint_admit() -> None:
     refused hint still cost a read of the game and its position (a flood of 30 accounts
     took another player's move p50 from 15 to 627 ms). Refused here, it costs nothing.
     """
-    rate = settings.HINT_RATE
-    burst, now = max(1.0, rate), time.monotonic()
-    with _setup:
-        tokens = min(burst, _budget[0] + (now - _budget[1]) * rate) if _budget[1] else burst
-        _budget[1] = now
-        if tokens >= 1:
-            _budget[0] = tokens - 1
-            return
-        _budget[0] = tokens
-    raise HintBusy(
-        "this server answers no more hints just now: try again in a moment",
-        details={"retry_after": max(1, round((1 - tokens) / rate))},
-    )
+    now = _clock()
+    with _budget_lock:
+        tokens = _in_hand(now)
+        _budget[:] = [tokens - 1 if tokens >= 1 else tokens, now]
+    if tokens < 1:
+        raise _busy(tokens)
+
+
+def hint_refusal() -> HintBusy | None:
+    """The refusal the next hint request would get now, without taking a request.
+
+    A socket asks this in its event loop: a flood of hint frames is then answered there,
+    without a worker thread, the account's budget in Redis or a read of the game.
+    """
+    with _budget_lock:
+        tokens = _in_hand(_clock())
+    return _busy(tokens) if tokens < 1 else None
 
 
 def _cached(key: str) -> Answer | None:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Set up (first run) and serve the patience service at http://${HOST}:${PORT}.
 set -euo pipefail
+PATIENCE_DEPS=serve  # the runtime set only: no test or lint tools to serve
 # shellcheck source=scripts/_venv.sh
 . "$(dirname "${BASH_SOURCE[0]}")/_venv.sh"
 

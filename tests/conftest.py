@@ -41,6 +41,21 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         item.add_marker(marker)
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each worker has its own test database, so ids repeat across
+    workers: give each its own Redis namespace too (board mirrors, token cache, socket
+    groups), or one worker's events would reach the other's sockets."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if worker:
+        from django.conf import settings
+
+        settings.REDIS_PREFIX = f"{settings.REDIS_PREFIX}:{worker}"
+        layers: dict[str, dict[str, Any]] = settings.CHANNEL_LAYERS
+        for layer in layers.values():
+            if "prefix" in layer.get("CONFIG", {}):
+                layer["CONFIG"]["prefix"] = f"{settings.REDIS_PREFIX}:asgi"
+
+
 @pytest.fixture(autouse=True)
 def _pinned_clock() -> Iterator[None]:
     """Every test starts at the same instant (a noon, ticking on), so no result depends on

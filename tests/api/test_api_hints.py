@@ -141,6 +141,44 @@ async def test_hint_over_the_socket(user: Any) -> None:
     await communicator.disconnect()
 
 
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_hint_flood_is_answered_on_the_socket_before_any_work(
+    user: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the server's hint budget spent, a hint frame is refused ``hint_busy`` with a
+    retry hint by the socket itself: the service (a thread, Redis, a read) is never called."""
+    from asgiref.sync import sync_to_async
+
+    game = await sync_to_async(game_services.practice_game_start)(
+        user=user, variant="bristol", seed=7
+    )
+    token = (await sync_to_async(account_services.token_create)(user=user, name="ws"))[1]
+    settings.HINT_RATE = 1.0
+    monkeypatch.setattr(hints, "_clock", lambda: 1000.0)
+    hints._budget[:] = [0.0, 0.0]
+    hints.hint_admit()  # another player's hint took this second's only one
+
+    def not_reached(**kwargs: Any) -> None:
+        raise AssertionError("a refused hint reached the service")
+
+    monkeypatch.setattr(game_services, "game_hint", not_reached)
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/v1/games/{game.pk}/?token={token}",
+        headers=[(b"host", b"localhost")],
+    )
+    connected, _ = await communicator.connect()
+    assert connected
+    assert (await communicator.receive_json_from())["type"] == "state"
+    await communicator.send_json_to({"type": "hint"})
+    message = await communicator.receive_json_from(timeout=10)
+    assert message["type"] == "error" and message["cause"] == "hint" and message["ply"] == 0
+    assert message["error"]["code"] == "hint_busy"
+    assert message["error"]["details"]["retry_after"] >= 1
+    await communicator.disconnect()
+
+
 # -- limits: one hint at a time per player, a bounded pool, a deadline ---------------------
 
 

@@ -436,10 +436,10 @@ def _search(extra: frozenset[str]) -> type[BestFirst | DepthFirst | Discrepancie
 
 #: Each search's share of a round, in slices, by what it adds to the rules (see
 #: ``_passes``). The first three were chosen on Bristol seeds 0..5999 (no other split
-#: tried decided more deals within 1 s on each third of them, bench/README.md); the
+#: tried decided more deals within 1 s on each third of them, CHANGELOG.md); the
 #: depth-first searches got one slice each (here and in the Gallery family), not tuned
 #: (two for ``home-last`` won Bristol 2271 sooner but lost Belvedere 4423, see
-#: bench/README.md, session 6).
+#: CHANGELOG.md, the solver journal).
 SHARES = {
     "greedy": 3,
     "dig": 2,

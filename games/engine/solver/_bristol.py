@@ -42,7 +42,7 @@ BELOW_KING = (1 << KING) - 2
 #: searches had given up (a count shared by all the searches of a position) made each
 #: depth-first search prune by what the others had met, and Bristol 7146, won by the
 #: cautious order alone within 10,000 states, stayed unknown at 400,000 in turns
-#: (bench/README.md, 2026-12-02, session 3).
+#: (CHANGELOG.md, the solver journal of 2026-12-02).
 RELAXED_LIMIT = 400
 #: The limit at the root of each search: one deep look there decides some lost deals at
 #: once (a few milliseconds), which the small limits never decide.
