@@ -109,13 +109,14 @@ def test_the_request_id_is_the_clients_or_a_new_one(client, json_log):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_events_carry_the_request_id(api, user, monkeypatch):
+def test_a_rest_move_is_counted_and_its_event_carries_the_request_id(api, user, monkeypatch):
     from games import events
 
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(events, "_group_send", lambda layer, group, message: sent.append(message))
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     state = api.get(f"/api/v1/games/{game.pk}/").json()
+    moved = sample("patience_moves_total", transport="rest", outcome="ok")
     response = api.post(
         f"/api/v1/games/{game.pk}/moves/",
         {"move": state["legal_moves"][0], "ply": 0},
@@ -124,6 +125,7 @@ def test_events_carry_the_request_id(api, user, monkeypatch):
     )
     assert response.status_code == 200
     assert [m["request_id"] for m in sent if m["type"] == "game.changed"] == ["move-42"]
+    assert sample("patience_moves_total", transport="rest", outcome="ok") == moved + 1
 
 
 def test_no_secret_reaches_the_logs(client, json_log, make_user, password, settings):
@@ -159,7 +161,7 @@ def test_no_secret_reaches_the_logs(client, json_log, make_user, password, setti
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_a_socket_session_is_counted_and_logged(make_user, json_log):
+async def test_a_socket_session_and_its_moves_are_counted_and_logged(make_user, json_log):
     from channels.db import database_sync_to_async
 
     user = await database_sync_to_async(make_user)("sock")
@@ -172,10 +174,13 @@ async def test_a_socket_session_is_counted_and_logged(make_user, json_log):
     socket = WebsocketCommunicator(application, f"/ws/v1/games/{game.pk}/?token={key}", headers)
     connected, _ = await socket.connect()
     assert connected
-    await socket.receive_json_from()
+    first = await socket.receive_json_from()
     assert sample("patience_open_sockets", kind="game") == opened + 1
-    await socket.send_json_to({"type": "resync"})
-    await socket.receive_json_from()
+    moved = sample("patience_moves_total", transport="ws", outcome="ok")
+    move = first["state"]["legal_moves"][0]
+    await socket.send_json_to({"type": "move", "move": move, "ply": 0})
+    assert (await socket.receive_json_from())["cause"] == "move"
+    assert sample("patience_moves_total", transport="ws", outcome="ok") == moved + 1
     await socket.disconnect()
     assert sample("patience_open_sockets", kind="game") == opened
     (session,) = lines(json_log, "patience.socket")
