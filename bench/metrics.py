@@ -157,6 +157,41 @@ def _cpu_per_move(play: Callable[[], None], moves: int) -> float:
     return (time.process_time() - start) / moves * 1e6
 
 
+def _middleware_rows(requests: int) -> None:
+    """The site middleware alone, around a view that does nothing: no database, so little
+    noise; with and without its log line (the logger disabled)."""
+    from django.http import HttpRequest, HttpResponse
+    from django.test import RequestFactory
+
+    from patience_site import observability
+
+    factory = RequestFactory()
+
+    def bare(request: HttpRequest) -> HttpResponse:
+        return HttpResponse("ok")
+
+    observed = observability.ObservedMiddleware(bare)
+
+    def cpu(handle: Callable[[HttpRequest], object]) -> float:
+        batch = [factory.post("/api/v1/games/1/moves/") for _ in range(requests)]
+        start = time.process_time()
+        for request in batch:
+            handle(request)
+        return (time.process_time() - start) / requests * 1e6
+
+    figures: dict[str, list[float]] = {"bare": [], "observed": [], "no log line": []}
+    for _ in range(5):
+        figures["bare"].append(cpu(bare))
+        figures["observed"].append(cpu(observed))
+        observability.logger.disabled = True
+        figures["no log line"].append(cpu(observed))
+        observability.logger.disabled = False
+    bare_view, middleware, unlogged = (statistics.median(f) for f in figures.values())
+    log_line, rest = middleware - unlogged, unlogged - bare_view
+    print(f"  middleware alone, a request: {middleware - bare_view:+.1f} us: the log line")
+    print(f"    {log_line:+.1f} us, request id and counter {rest:+.1f} us")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--moves", type=int, default=2000, help="moves a side a door (2000)")
@@ -206,6 +241,7 @@ def _run(moves: int) -> int:
         print(
             f"  {door:8} {before:9.1f} us {after:9.1f} us {mid:+7.1f} us  ({q1:+.0f} .. {q3:+.0f})"
         )
+    _middleware_rows(moves)
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
 
