@@ -157,6 +157,22 @@ def _cpu_per_move(play: Callable[[], None], moves: int) -> float:
     return (time.process_time() - start) / moves * 1e6
 
 
+def _observed_row(calls: int) -> None:
+    """The move metrics alone (a counter and a histogram), against an empty ``with``."""
+    from games import metrics
+
+    def cpu(observed: Callable[[str], contextlib.AbstractContextManager[None]]) -> float:
+        start = time.process_time()
+        for _ in range(calls):
+            with observed("rest"):
+                pass
+        return (time.process_time() - start) / calls * 1e6
+
+    empty = statistics.median(cpu(lambda t: contextlib.nullcontext()) for _ in range(5))
+    counted = statistics.median(cpu(metrics.move_observed) for _ in range(5))
+    print(f"  move metrics alone, a move: {counted - empty:+.1f} us")
+
+
 def _middleware_rows(requests: int) -> None:
     """The site middleware alone, around a view that does nothing: no database, so little
     noise; with and without its log line (the logger disabled)."""
@@ -241,6 +257,7 @@ def _run(moves: int) -> int:
         print(
             f"  {door:8} {before:9.1f} us {after:9.1f} us {mid:+7.1f} us  ({q1:+.0f} .. {q3:+.0f})"
         )
+    _observed_row(moves * 10)
     _middleware_rows(moves)
     print(f"  load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
     return 0
