@@ -15,10 +15,12 @@ pool) is that worker's as of its last scrape: each worker answers scrapes in tur
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from functools import cache
 
+from django.db import DatabaseError
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -33,6 +35,8 @@ from prometheus_client import (
 from games import hints, redis_guard
 from games.db import pool_stats
 from games.selectors import health, races
+
+logger = logging.getLogger(__name__)
 
 MOVES = Counter(
     "patience_moves",
@@ -98,6 +102,11 @@ DAILY_LAST_DEALT = Gauge(
     multiprocess_mode="mostrecent",
 )
 
+DATABASE_UP = Gauge(
+    "patience_database_up",
+    "1 when the last scrape read the database's states (race pool, dailies), else 0.",
+    multiprocess_mode="mostrecent",
+)
 
 #: Each label set's child, found once: ``labels()`` validates and locks on every call.
 _moves = cache(MOVES.labels)
@@ -140,10 +149,18 @@ def state_refresh() -> None:
     REDIS_BREAKER_OPEN.set(int(redis_guard.breaker_state() == "open"))
     for state, value in pool_stats().items():
         DB_POOL.labels(state).set(value)
-    for variant, size in races.race_pool_sizes().items():
+    try:
+        pools = races.race_pool_sizes()
+        dailies_dealt = not health.dailies_missing()
+        last = health.daily_last_dealt()
+    except DatabaseError:  # a scrape answers most when the database is away
+        logger.warning("metrics: the database states could not be read", exc_info=True)
+        DATABASE_UP.set(0)
+        return
+    DATABASE_UP.set(1)
+    for variant, size in pools.items():
         RACE_POOL.labels(variant).set(size)
-    DAILIES_READY.set(int(not health.dailies_missing()))
-    last = health.daily_last_dealt()
+    DAILIES_READY.set(int(dailies_dealt))
     if last is not None:
         DAILY_LAST_DEALT.set(last.timestamp())
 

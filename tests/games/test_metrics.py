@@ -97,3 +97,17 @@ def test_the_exposition_names_every_metric():
     assert content_type.startswith("text/plain")
     for name in ("patience_moves_total", "patience_move_seconds", "patience_open_sockets"):
         assert f"# TYPE {name} ".encode() in body
+
+
+def test_a_scrape_answers_without_the_database(monkeypatch):
+    """When the database is away the scrape matters most: its states are skipped, said so."""
+    from django.db import OperationalError
+
+    def down() -> dict[str, int]:
+        raise OperationalError("connection refused")
+
+    metrics.state_refresh()
+    assert sample("patience_database_up") == 1
+    monkeypatch.setattr(metrics.races, "race_pool_sizes", down)
+    body, _ = metrics.exposition()
+    assert b"patience_database_up 0.0" in body
