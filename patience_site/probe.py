@@ -18,8 +18,10 @@ TIMEOUT_SECONDS = 3
 def probe(kind: str, port: int = 8000) -> bool:
     """Whether the server on ``port`` answers 200 to the ``kind`` health probe."""
     url = f"http://127.0.0.1:{port}/api/v1/health/{kind}/"
+    # As the Kubernetes probes: a host that ALLOWED_HOSTS lists wherever the server runs.
+    request = urllib.request.Request(url, headers={"Host": "localhost"})
     try:
-        with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as response:
+        with urllib.request.urlopen(request, timeout=TIMEOUT_SECONDS) as response:
             return bool(response.status == 200)
     except (urllib.error.URLError, OSError):  # HTTPError (a 503) is a URLError
         return False

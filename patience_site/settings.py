@@ -343,8 +343,9 @@ LOGGING = {
 # Production security (DEBUG=False); `manage.py check --deploy` should pass.
 if not DEBUG:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
-    # Probes and scrapes come over plain HTTP from inside the cluster, not through the proxy.
-    SECURE_REDIRECT_EXEMPT = [r"^api/v1/health/", r"^metrics$"]
+    # Probes come over plain HTTP from inside the cluster, not through the proxy (/metrics
+    # is answered before this middleware: patience_site/observability.py).
+    SECURE_REDIRECT_EXEMPT = [r"^api/v1/health/"]
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True

@@ -17,7 +17,8 @@ ANSWERS = {"/api/v1/health/live/": 200, "/api/v1/health/ready/": 503}
 
 class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-        self.send_response(ANSWERS.get(self.path, 404))
+        allowed = self.headers["Host"] == "localhost"  # as ALLOWED_HOSTS would check
+        self.send_response(ANSWERS.get(self.path, 404) if allowed else 400)
         self.end_headers()
 
     def log_message(self, format: str, *args: object) -> None:
