@@ -3,10 +3,14 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games.engine import SEED_LIMIT, VARIANTS
-from games.inputs import MOVE_MAX_LENGTH
+from games.errors import InvalidInput
+from games.inputs import MOVE_MAX_LENGTH, move_parse, ply_parse
 from games.shapes import GAME_STATUSES
 
 
@@ -98,17 +102,44 @@ class GameCreateInput(serializers.Serializer):
     )
 
 
+@extend_schema_field(
+    {"type": "string", "minLength": 1, "maxLength": MOVE_MAX_LENGTH, "example": "t3-f"}
+)
+class MoveField(serializers.Field):
+    """A move's notation, read by the parser the game socket uses (``games.inputs``): the
+    text as sent, never trimmed or made from a number, so both doors accept the same."""
+
+    def to_internal_value(self, data: Any) -> str:
+        try:
+            return move_parse(data)
+        except InvalidInput as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value: str) -> str:
+        return value
+
+
+@extend_schema_field({"type": "integer", "minimum": 0})
+class PlyField(serializers.Field):
+    """The log entries the client has seen: a JSON integer (not ``"12"``), as on the socket."""
+
+    def to_internal_value(self, data: Any) -> int:
+        try:
+            return ply_parse(data)
+        except InvalidInput as exc:
+            raise serializers.ValidationError(str(exc)) from None
+
+    def to_representation(self, value: int) -> int:
+        return value
+
+
 class MoveInput(serializers.Serializer):
-    move = serializers.CharField(
-        max_length=MOVE_MAX_LENGTH, help_text="Spec notation, e.g. `t3-f`, `deal`."
-    )
-    ply = serializers.IntegerField(
-        min_value=0, help_text="Number of log entries the client has seen (the game's `ply`)."
-    )
+    move = MoveField(help_text="Spec notation, e.g. `t3-f`, `deal`.")
+    ply = PlyField(help_text="Number of log entries the client has seen (the game's `ply`).")
 
 
 class PlyInput(serializers.Serializer):
-    ply = serializers.IntegerField(min_value=0)
+    ply = PlyField(help_text="Number of log entries the client has seen (the game's `ply`).")
 
 
 class MoveLogSerializer(serializers.Serializer):

@@ -9,7 +9,8 @@ same way everywhere, so that doing nothing or quitting first never pays:
 
 1. more cards home;
 2. fewer log entries to reach them (``reach``: the entries after which the score last
-   rose to its final value; 0 with no card home, so all of those tie here);
+   rose to its final value; 0 with no card home beyond the deal's, so all of those tie
+   here);
 3. more log entries: of two players with the same cards home, the one who kept playing
    ranks above the one who never moved (a player who never moved outranked one with 65
    entries when fewer moves ranked higher);
@@ -49,14 +50,16 @@ def standing_key(
     )
 
 
-def reach_of(scores: list[int]) -> int:
+def reach_of(scores: list[int], start: int = 0) -> int:
     """Log entries after which the score last rose to its final value (``scores[k]``: the
-    score after ``k + 1`` entries); 0 when no card is home."""
-    final = scores[-1] if scores else 0
+    score after ``k + 1`` entries; ``start``: the deal's own, 1 in Belvedere, whose aces
+    start home); 0 when it never rose above the deal's, so a player who never moved
+    does not reach the cards the deal gave them "sooner" than one who played on."""
+    final = scores[-1] if scores else start
     reach = 0
-    before = 0
+    before = start
     for k, score in enumerate(scores, start=1):
         if score != before and score == final:
             reach = k
         before = score
-    return reach if final else 0
+    return reach if final > start else 0

@@ -19,7 +19,7 @@ def rekey(apps, schema_editor):
             log = Move.objects.filter(game_id=result.game_id).order_by("ply")
             start = new_position(result.deal.variant, seed=int(result.deal.seed))
             steps = GameLog.replay_steps(start, log.values_list("notation", flat=True))
-            reach = reach_of([step.position.score for step in steps])
+            reach = reach_of([step.position.score for step in steps], start.score)
         result.sort_key = standing_key(
             won=False,
             cards_missing=get_variant(result.deal.variant).card_count - result.cards_home,

@@ -37,11 +37,13 @@ def game_replay(game: Game) -> GameLog:
 
 def game_reach(game: Game) -> int:
     """Log entries after which the game's score last rose to its final value (0 with no
-    card home): a tie-break of the standings (``games.standings``). Replays the log."""
+    card home beyond the deal's): a tie-break of the standings (``games.standings``).
+    Replays the log."""
     if game.score == 0:
         return 0
-    steps = GameLog.replay_steps(deal_start(game.deal), game_log(game))
-    return reach_of([log.position.score for log in steps])
+    start = deal_start(game.deal)
+    steps = GameLog.replay_steps(start, game_log(game))
+    return reach_of([log.position.score for log in steps], start.score)
 
 
 def game_position(game: Game) -> Position:

@@ -268,7 +268,9 @@ def test_an_illegal_move_is_refused_with_the_engines_code(api):
     assert api.get(f"{GAMES}{state['id']}/").json()["ply"] == 0
 
 
-@pytest.mark.parametrize("notation", ["hello", "t9-t1", "g1-a", "t1-", "deal-sideways"])
+@pytest.mark.parametrize(
+    "notation", ["hello", "t9-t1", "g1-a", "t1-", "deal-sideways", " deal", "deal "]
+)
 def test_bad_notation_is_refused(api, notation):
     state = start(api)
     error = error_of(move(api, state, notation), 400)
@@ -285,6 +287,10 @@ def test_bad_notation_is_refused(api, notation):
         ({"move": "deal", "ply": -1}, {"ply"}),
         ({"move": "deal", "ply": "x"}, {"ply"}),
         ({"move": "x" * 21, "ply": 0}, {"move"}),
+        # The game socket's parser (games.inputs): a ply is a JSON integer, a move is text.
+        ({"move": "deal", "ply": "0"}, {"ply"}),
+        ({"move": "deal", "ply": True}, {"ply"}),
+        ({"move": 12, "ply": 0}, {"move"}),
     ],
 )
 def test_a_move_with_missing_or_bad_fields_is_a_validation_error(api, data, fields):

@@ -16,8 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from devtools.accounts import PASSWORD
+
+# An assertion waits as long as an action (the contexts' 15 s), not Playwright's 5 s: on a
+# loaded two-core CI machine Redoc took longer than 5 s to render the schema.
+expect.set_options(timeout=15_000)
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -78,7 +78,13 @@ def test_hints_heal_after_a_worker_is_killed_and_die_with_the_server(
     env = server_env(
         database_url=fresh_database(f"hints_{kind}"),
         redis_url=redis_url,
-        extra={"HINT_SOLVER_NODES": "20000", "HINT_PLAYER_INTERVAL_SECONDS": "0"},
+        extra={
+            "HINT_SOLVER_NODES": "20000",
+            "HINT_PLAYER_INTERVAL_SECONDS": "0",
+            # A new pool spawns its worker (a fresh interpreter) first: on a loaded
+            # machine that outlasted the default 5 s deadline (503 hint_timeout).
+            "HINT_DEADLINE_SECONDS": "60",
+        },
     )
     env |= pinned_clock
     with open(tmp_path / f"{kind}.log", "ab") as log:

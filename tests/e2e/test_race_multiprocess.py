@@ -93,7 +93,7 @@ def reach_in(base: str, code: str, player: str) -> int:
     replay = ok(requests.get(f"{base}/api/v1/races/{code}/players/{player}/replay/"))
     start = new_position("bristol", seed=int(replay["deal"]["seed"]))
     steps = GameLog.replay_steps(start, replay["moves"])
-    return reach_of([step.position.score for step in steps])
+    return reach_of([step.position.score for step in steps], start.score)
 
 
 def test_three_players_on_two_processes_race_to_the_end(

@@ -36,6 +36,29 @@ def test_reach_is_the_entries_to_the_last_rise_to_the_final_cards(scores, reach)
     assert reach_of(scores) == reach
 
 
+@pytest.mark.parametrize(
+    "scores, reach",
+    [([], 0), ([4, 4], 0), ([4, 5, 5], 2), ([5, 4], 0)],
+)
+def test_cards_the_deal_put_home_are_reached_by_nobody(scores, reach) -> None:
+    """Belvedere deals its four aces home: a score of 4 from the first entry is no rise."""
+    assert reach_of(scores, 4) == reach
+
+
+def test_a_belvedere_game_that_sent_no_card_home_reaches_nothing(user) -> None:
+    """Before, the aces the deal put home counted as reached at the first entry: a player
+    who never moved outranked one who played on with the same cards home."""
+    game = game_services.practice_game_start(user=user, variant="belvedere", seed=3)
+    dealt_home = game.score
+    assert dealt_home > 0
+    for ply in range(3):
+        moves = [str(m) for m in game_position(game).legal_moves if not str(m).endswith("-f")]
+        game_services.game_apply_move(game_id=game.pk, user=user, move=moves[0], ply=ply)
+        game.refresh_from_db()
+    assert game.score == dealt_home and game.ply == 3
+    assert game_reach(game) == 0
+
+
 def test_a_games_reach_comes_from_its_log(user) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=2)
     scores = []
