@@ -38,6 +38,9 @@ from tests.security.helpers import assert_envelope, schema_operations
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("no_rate_limits", "raw_wsgi")]
 
+#: Probes that an orchestrator calls with no credentials, at any rate (docs/operations.md).
+HEALTH_PROBES = {"GET /api/v1/health/", "GET /api/v1/health/live/", "GET /api/v1/health/ready/"}
+
 CHECKS = [
     not_a_server_error,
     status_code_conformance,
@@ -204,8 +207,8 @@ def test_an_oversized_form_to_a_web_page_is_not_a_server_error(db):
     ["Token pt_not-a-real-token", "Bearer x", "Token", "Token a b", "Token \u00e9"],
 )
 def test_a_bad_token_is_401_everywhere_even_on_public_endpoints(world, label, authorization):
-    if label == "GET /api/v1/health/":
-        pytest.skip("the health probe reads no credentials")
+    if label in HEALTH_PROBES:
+        pytest.skip("the health probes read no credentials")
     before = snapshot()
     response = send(world, label, headers={"Authorization": authorization})
     error = error_of(response, 401)
@@ -236,8 +239,8 @@ def test_session_writes_without_the_csrf_token_are_403(world, label):
 
 @pytest.mark.parametrize("label", sorted(OPERATIONS))
 def test_every_operation_answers_429_with_retry_after_over_its_limit(world, label):
-    if label == "GET /api/v1/health/":
-        pytest.skip("the health probe is not rate limited")
+    if label in HEALTH_PROBES:
+        pytest.skip("the health probes are not rate limited")
     conf = dict(django_settings.REST_FRAMEWORK)
     conf["DEFAULT_THROTTLE_RATES"] = dict.fromkeys(conf["DEFAULT_THROTTLE_RATES"], "1/min")
     csrf: dict[str, Any] = {"cookies": {"csrftoken": "c" * 32}}
