@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.exceptions import NotFound, ValidationError
-from rest_framework.pagination import CursorPagination
+from rest_framework.pagination import Cursor, CursorPagination
 from rest_framework.request import Request
 
 if TYPE_CHECKING:  # rest_framework.generics imports this module (its default paginator)
@@ -64,6 +64,14 @@ class CursorPage(CursorPagination):
             raise ValidationError(
                 {self.cursor_query_param: [self.invalid_cursor_message]}
             ) from None
+
+    def decode_cursor(self, request: Request) -> Cursor | None:
+        """DRF's cursor, refused (then 400) if its position holds a NUL, which no key holds
+        and PostgreSQL refuses in any text."""
+        cursor = super().decode_cursor(request)
+        if cursor is not None and "\x00" in str(cursor.position or ""):
+            raise NotFound(self.invalid_cursor_message)
+        return cursor
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
         """DRF's parameters, with ``limit``'s bounds and default stated."""
