@@ -5,10 +5,12 @@ gives ``page_size``) and follows the page's ``next`` or ``previous`` link, whose
 ``?cursor=`` is opaque. Every page is ``{"next", "previous", "results"}``.
 
 Each list names its order in its view's ``ordering`` (DRF's convention, as for
-``OrderingFilter``), and that order's first field is unique: the cursor holds
-that field's value, so a row inserted between two pages is neither shown twice
-nor makes the walk skip one. A list whose length is bounded by nature (the
-variants; a day's dailies, one per variant) is not paged.
+``OrderingFilter``), and that order's first field is unique (a rating, a float,
+nearly so: DRF's offset then parts equal ones): the cursor holds that field's
+value, so a row inserted between two pages is neither shown twice nor makes the
+walk skip one. A list whose length is bounded by nature (the variants; a day's
+dailies, one per variant) is not paged, nor the race lobby (at most 50, in an
+order that moves as races fill).
 
 It lives in ``games`` beside ``games.shapes``: the API and the web pages both page
 with it, and neither may import the other.
