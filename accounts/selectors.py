@@ -88,6 +88,10 @@ def token_user(key: str) -> tuple[User, ApiToken] | None:
     return user, token
 
 
+#: A user's tokens newest first, by id (unique, in the order they were made).
+TOKENS_ORDER = ("-id",)
+
+
 def tokens_of_user(*, user: User) -> QuerySet[ApiToken]:
-    """A user's tokens that are not revoked, newest first."""
-    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).order_by("-created_at")
+    """A user's tokens that are not revoked, newest first (``TOKENS_ORDER``)."""
+    return ApiToken.objects.filter(user=user, revoked_at__isnull=True).order_by(*TOKENS_ORDER)

@@ -112,6 +112,7 @@ from django.contrib.auth.models import User
 from django.db import close_old_connections
 from rest_framework.utils.encoders import JSONEncoder
 
+from api.daily import board_top
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
 from games import events, hints, shapes
@@ -119,7 +120,6 @@ from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
 from games.events import daily_group, game_group, race_group, session_group, token_group
 from games.inputs import day_parse, move_parse, ply_parse, variant_parse
 from games.models import UNDO
-from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.selectors import races as race_selectors
@@ -601,7 +601,7 @@ class DailyBoardConsumer(_Consumer):
     def _board(self) -> str:
         deal = daily_selectors.published_deal(self.variant, self.day)
         user = self.scope.get("user")
-        board = shapes.day_board(board_selectors.day_board(deal=deal, user=user, limit=self.limit))
+        board = board_top(deal=deal, user=user, limit=self.limit)
         return _dumps({"type": "board", "variant": self.variant, "date": self.day, "board": board})
 
 

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -16,13 +19,15 @@ from api.views import errors
 from games import clock, shapes
 from games.errors import InvalidInput
 from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
+from games.models import Deal
+from games.pagination import CursorPage, page_parameters, paginator_of
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import races as race_selectors
 from games.services import dailies as daily_services
 from games.services.fairplay import ClientSignal
 from games.shapes import (
-    AlltimeSerializer,
+    AlltimeEntrySerializer,
     BoardSerializer,
     DailyOverviewSerializer,
     DailySerializer,
@@ -34,16 +39,21 @@ from games.shapes import (
 # -- inputs (the outputs are games.shapes) ------------------------------------------------
 
 
+#: My neighbours each side of my line on a day's board, unless asked otherwise.
+BOARD_AROUND = 3
+
+
 class BoardQuery(serializers.Serializer):
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=50)
-    after = serializers.CharField(max_length=64, required=False)
-    around = serializers.IntegerField(min_value=0, max_value=25, default=3)
+    around = serializers.IntegerField(
+        min_value=0,
+        max_value=25,
+        default=BOARD_AROUND,
+        help_text="My neighbours each side of my line.",
+    )
 
 
 class AlltimeQuery(serializers.Serializer):
     order = serializers.ChoiceField(choices=board_selectors.ALLTIME_ORDERS, default="days_won")
-    limit = serializers.IntegerField(min_value=1, max_value=100, default=50)
-    offset = serializers.IntegerField(min_value=0, default=0)
 
 
 # -- helpers ------------------------------------------------------------------------------
@@ -134,21 +144,49 @@ class DailyPlayView(APIView):
         )
 
 
-class DailyBoardView(APIView):
-    """A day's board: a page in rank order (keyset paging), my rank and my neighbours."""
+def board_page(
+    paginator: CursorPage, request: Request, *, deal: Deal, user: Any, around: int
+) -> dict[str, Any]:
+    """A page of a day's board with the board's size, my line and my neighbours."""
+    paginator.ordering = board_selectors.DAY_BOARD_ORDER
+    page = paginator.paginate_queryset(board_selectors.day_board_lines(deal), request)
+    assert page is not None  # None only without a page size, and the paginator has one
+    lines = board_selectors.ranked(deal, page, first=not paginator.has_previous)
+    return _board(paginator.get_paginated_response(lines).data, deal=deal, user=user, around=around)
+
+
+def board_top(*, deal: Deal, user: Any, limit: int) -> dict[str, Any]:
+    """The top ``limit`` lines of a day's board, with the board's size, my line and my
+    neighbours: the board socket's frame. A socket has no page links (its ``next`` and
+    ``previous`` are null): a client pages over REST."""
+    top = list(board_selectors.day_board_lines(deal)[:limit])
+    lines = board_selectors.ranked(deal, top, first=True)
+    page = {"next": None, "previous": None, "results": lines}
+    return _board(page, deal=deal, user=user, around=BOARD_AROUND)
+
+
+def _board(page: dict[str, Any], *, deal: Deal, user: Any, around: int) -> dict[str, Any]:
+    mine = board_selectors.day_board_me(deal=deal, user=user, around=around)
+    return shapes.day_board({**page, **mine})
+
+
+class DailyBoardView(GenericAPIView):
+    """A day's board: a page in rank order, and beside it the board's size, my line and my
+    neighbours (`around` each side), whichever page it is."""
 
     permission_classes = [AllowAny]
 
     @extend_schema(
         tags=["leaderboards"],
-        parameters=[VARIANT_PARAMETER, DAY_PARAMETER, BoardQuery],
+        parameters=[VARIANT_PARAMETER, DAY_PARAMETER, BoardQuery, *page_parameters()],
         responses={200: BoardSerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str) -> Response:
         params = query(BoardQuery, request)
         deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
-        board = board_selectors.day_board(deal=deal, user=request.user, **params)
-        return Response(shapes.day_board(board))
+        return Response(
+            board_page(paginator_of(self), request, deal=deal, user=request.user, **params)
+        )
 
 
 class DailyReplayView(APIView):
@@ -177,20 +215,26 @@ class DailyReplayView(APIView):
         return Response(shapes.replay(replay))
 
 
-class AlltimeBoardView(APIView):
+class AlltimeBoardView(GenericAPIView):
     """All-time board of a variant: days won, best streak or current streak."""
 
     permission_classes = [AllowAny]
+    ordering = board_selectors.ALLTIME_ORDER
 
     @extend_schema(
         tags=["leaderboards"],
         parameters=[VARIANT_PARAMETER, AlltimeQuery],
-        responses={200: AlltimeSerializer, **errors(400, 404)},
+        responses={200: AlltimeEntrySerializer(many=True), **errors(400, 404)},
     )
     def get(self, request: Request, variant: str) -> Response:
         params = query(AlltimeQuery, request)
         board = board_selectors.alltime_board(variant=variant_parse(variant), **params)
-        return Response(shapes.alltime_board(**board))
+        page = self.paginate_queryset(board)
+        assert page is not None  # None only without a page size, and the paginator has one
+        ranked = board_selectors.alltime_ranked(
+            board, page, first=not paginator_of(self).has_previous
+        )
+        return self.get_paginated_response(shapes.alltime_lines(ranked))
 
 
 class PlayerRecordView(APIView):

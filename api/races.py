@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import serializers, status
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, IsAuthenticatedOrReadOnly
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -20,6 +21,7 @@ from api.views import errors
 from games import shapes
 from games.engine import VARIANTS
 from games.models import Race
+from games.pagination import paginator_of
 from games.selectors import races as race_selectors
 from games.services import races as race_services
 from games.shapes import RaceReplaySerializer, RaceSerializer, RatingLineSerializer
@@ -209,10 +211,11 @@ class RaceReplayView(APIView):
         return Response(shapes.race_replay(replay))
 
 
-class RaceLeaderboardView(APIView):
-    """The best quick-race ratings of a variant family (top 100)."""
+class RaceLeaderboardView(GenericAPIView):
+    """The quick-race ratings of a variant family, best first."""
 
     permission_classes = [AllowAny]
+    ordering = race_selectors.RACE_BOARD_ORDER
 
     @extend_schema(
         tags=["races"],
@@ -220,4 +223,10 @@ class RaceLeaderboardView(APIView):
         responses={200: RatingLineSerializer(many=True), **errors(404)},
     )
     def get(self, request: Request, family: str) -> Response:
-        return Response(shapes.race_leaderboard(race_selectors.race_leaderboard(family=family)))
+        board = race_selectors.race_leaderboard(family=family)
+        page = self.paginate_queryset(board)
+        assert page is not None  # None only without a page size, and the paginator has one
+        ranked = race_selectors.race_board_ranked(
+            board, page, first=not paginator_of(self).has_previous
+        )
+        return self.get_paginated_response(shapes.race_leaderboard(ranked))

@@ -6,7 +6,8 @@ adds the ones DRF and Django give around them, which any client can meet:
 - 401 where credentials are read: a bad or revoked token is refused even on a
   public endpoint;
 - 403 on writes: a session without its CSRF token;
-- 404 where a path names an object, or a page number may run past the end;
+- 404 where a path names an object;
+- 400 on a paged list: a cursor that is not one of the list's;
 - 406 always: an ``Accept`` header without JSON;
 - 400, 413 and 415 where a body is read: not JSON, over
   ``DATA_UPLOAD_MAX_MEMORY_SIZE``, or of another media type (413 on every write:
@@ -51,8 +52,10 @@ class AutoSchema(SpectacularAutoSchema):
             codes.add(401)
         if method in WRITES and any(isinstance(a, SessionAuthentication) for a in authenticators):
             codes.add(403)
-        if "{" in self.path or getattr(view, "pagination_class", None) is not None:
+        if "{" in self.path:
             codes.add(404)
+        if method == "GET" and getattr(view, "pagination_class", None) is not None:
+            codes.add(400)  # a cursor that is not one of the list's
         if method in WITH_BODY:
             codes.add(413)
             if self.get_request_serializer() is not None:

@@ -21,7 +21,7 @@ from drf_spectacular.utils import (
 from rest_framework import serializers, status
 from rest_framework.authentication import SessionAuthentication
 from rest_framework.exceptions import AuthenticationFailed
-from rest_framework.pagination import CursorPagination, PageNumberPagination
+from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny, BasePermission
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -349,14 +349,18 @@ class MeView(APIView):
         return Response(user_data(request.user))
 
 
-class TokenListView(APIView):
-    """List and create personal API tokens."""
+class TokenListView(GenericAPIView):
+    """List (newest first) and create personal API tokens."""
+
+    ordering = account_selectors.TOKENS_ORDER
 
     @extend_schema(tags=["accounts"], responses={200: s.TokenSerializer(many=True), **errors(401)})
     def get(self, request: Request) -> Response:
-        return Response(
-            [token_data(t) for t in account_selectors.tokens_of_user(user=signed_in_user(request))]
+        page = self.paginate_queryset(
+            account_selectors.tokens_of_user(user=signed_in_user(request))
         )
+        assert page is not None  # None only without a page size, and the paginator has one
+        return self.get_paginated_response([token_data(t) for t in page])
 
     @extend_schema(
         tags=["accounts"],
@@ -410,16 +414,11 @@ class VariantListView(APIView):
         )
 
 
-class GamePagination(PageNumberPagination):
-    page_size = 20
-    page_size_query_param = "page_size"
-    max_page_size = 100
+class GameListView(GenericAPIView):
+    """My games, newest first (by id: the order they were started in), and starting a
+    practice game."""
 
-
-class GameListView(APIView):
-    """My games (newest first), and starting a practice game."""
-
-    pagination_class = GamePagination
+    ordering = game_selectors.GAMES_ORDER
 
     @extend_schema(
         tags=["games"],
@@ -429,14 +428,11 @@ class GameListView(APIView):
     def get(self, request: Request) -> Response:
         query = s.GameListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(
-            game_selectors.games_of_player(user=signed_in_user(request), **query.validated_data),
-            request,
-            view=self,
+        page = self.paginate_queryset(
+            game_selectors.games_of_player(user=signed_in_user(request), **query.validated_data)
         )
         assert page is not None  # None only without a page size, and the paginator has one
-        return paginator.get_paginated_response(shapes.game_states(page))
+        return self.get_paginated_response(shapes.game_states(page))
 
     @extend_schema(
         tags=["games"],
@@ -471,28 +467,18 @@ def move_response(outcome: game_services.MoveOutcome) -> Response:
     return Response(shapes.move_result(outcome.game, outcome.position, duplicate=outcome.duplicate))
 
 
-class MoveLogPagination(CursorPagination):
-    """Pages of a move log in ply order, from a cursor: each page costs the same."""
+class GameMovesView(GenericAPIView):
+    """The move log of a game, in ply order (paged), and submitting a move."""
 
-    ordering = "ply"
-    page_size = 200
-    page_size_query_param = "limit"
-    max_page_size = 1000
-
-
-class GameMovesView(APIView):
-    """The move log of a game (paged, `?limit=` up to 1000), and submitting a move."""
-
-    pagination_class = MoveLogPagination
+    ordering = game_selectors.MOVES_ORDER
 
     @extend_schema(
         tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = game_selectors.game_for_player(game_id=game_id, user=signed_in_user(request))
-        paginator = self.pagination_class()
-        page = paginator.paginate_queryset(game_selectors.game_moves(game), request, view=self)
-        return paginator.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
+        page = self.paginate_queryset(game_selectors.game_moves(game))
+        return self.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
 
     @extend_schema(
         tags=["games"],

@@ -494,6 +494,8 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
     from django.contrib.auth import get_user_model
     from rest_framework.test import APIClient
 
+    from devtools.boards import alltime_board as alltime_page
+    from devtools.boards import day_board as board_page
     from games import boards, shapes
     from games.selectors import boards as board_selectors
     from games.selectors import races as race_selectors
@@ -513,7 +515,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
             (
                 "top-50 page",
                 True,
-                lambda i: board_selectors.day_board(deal=deal, limit=50, around=0),
+                lambda i: board_page(deal=deal, limit=50, around=0),
             ),
         ]
         for label, rs in targets.items():
@@ -521,7 +523,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 (
                     f"my rank at {label}",
                     True,
-                    lambda i, rs=rs: board_selectors.day_board(
+                    lambda i, rs=rs: board_page(
                         deal=deal, user=users[rs[i % len(rs)][1]], limit=1, around=0
                     )["me"],
                 )
@@ -532,7 +534,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 (
                     f"around-me (3 each side) at {label}",
                     True,
-                    lambda i, rs=rs: board_selectors.day_board(
+                    lambda i, rs=rs: board_page(
                         deal=deal, user=users[rs[i % len(rs)][1]], limit=1, around=3
                     )["around"],
                 )
@@ -546,16 +548,12 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
             (
                 f"next 50 after a cursor at {deep_label}",
                 False,
-                lambda i: board_selectors.day_board(
-                    deal=deal, limit=50, after=deep[i % len(deep)][2]
-                ),
+                lambda i: board_page(deal=deal, limit=50, after=deep[i % len(deep)][2]),
             ),
             (
                 f"top-50 + me + around at {deep_label}",
                 False,
-                lambda i: board_selectors.day_board(
-                    deal=deal, user=users[deep[i % len(deep)][1]], limit=50
-                ),
+                lambda i: board_page(deal=deal, user=users[deep[i % len(deep)][1]], limit=50),
             ),
         ]
         for order in board_selectors.ALLTIME_ORDERS:
@@ -563,11 +561,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 (
                     f"all-time top 50 by {order}",
                     False,
-                    lambda i, order=order: shapes.alltime_board(
-                        **board_selectors.alltime_board(
-                            variant=VARIANT, order=order, limit=50, offset=0
-                        )
-                    ),
+                    lambda i, order=order: alltime_page(variant=VARIANT, order=order, limit=50),
                 )
             )
         out.append(
@@ -609,7 +603,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
                 ),
                 (
                     "first top-50 page, mirror missing (rebuilds)",
-                    lambda: board_selectors.day_board(deal=deal),
+                    lambda: board_page(deal=deal),
                 ),
                 ("board_rebuild alone", lambda: boards.board_rebuild(deal.pk)),
             ):

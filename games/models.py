@@ -13,7 +13,8 @@ from typing import Any
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q, Value
+from django.db.models.functions import Cast, Concat, LPad
 
 from games.engine import UNDO as UNDO  # the log's undo entry (games.engine.log), re-exported
 from games.engine import VARIANTS, Status
@@ -147,7 +148,8 @@ class Game(models.Model):
     position = models.JSONField()
 
     class Meta:
-        indexes = [models.Index(fields=["player", "-started_at"])]
+        # A player's games newest first (games.selectors.games.GAMES_ORDER), paged.
+        indexes = [models.Index(fields=["player", "-id"], name="games_of_player")]
         constraints = [
             models.CheckConstraint(
                 condition=Q(status="playing", finished_at__isnull=True)
@@ -295,6 +297,39 @@ class PlaySignal(models.Model):
         return f"signal of game {self.game_id}"
 
 
+#: Digits of each number in an all-time board key (a PositiveIntegerField has 10 at most).
+_KEY_DIGITS = 10
+#: Player ids count down from this in a key, so that the lower id comes first.
+_KEY_PLAYER_TOP = 10**18
+
+
+def alltime_key(first: str, second: str) -> Concat:
+    """One string that orders an all-time board from its top, descending: ``first``, then
+    ``second``, then the lower player id, each a fixed-width number.
+
+    Unique (the player id is in it), so a cursor pages it alone, and the same expression
+    is indexed (``PlayerStats.Meta``), so a page is an index range scan.
+    """
+
+    def digits(value: Any, width: int) -> LPad:
+        return LPad(Cast(value, models.CharField()), width, Value("0"))
+
+    return Concat(
+        digits(F(first), _KEY_DIGITS),
+        digits(F(second), _KEY_DIGITS),
+        digits(Value(_KEY_PLAYER_TOP, output_field=models.BigIntegerField()) - F("player_id"), 18),
+        output_field=models.CharField(),
+    )
+
+
+#: Each all-time board: what it counts, its key (``alltime_key``), which rows are on it.
+ALLTIME_KEYS = {
+    "days_won": alltime_key("won", "best_streak"),
+    "best_streak": alltime_key("best_streak", "won"),
+    "streak": alltime_key("streak", "won"),
+}
+
+
 class PlayerStats(models.Model):
     """A player's daily-challenge record in one variant, kept in step with the results."""
 
@@ -315,17 +350,15 @@ class PlayerStats(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["player", "variant"], name="one_stats_per_variant")
         ]
-        # In the exact order of each all-time board (games.boards.alltime_board), so a page
-        # is an index scan that stops after it, never a sort of every player's record.
+        # On each all-time board's key (games.selectors.boards.alltime_board), so a page
+        # is an index scan from its cursor that stops after it, never a sort of every
+        # player's record.
         indexes = [
+            models.Index(F("variant"), ALLTIME_KEYS["days_won"], name="alltime_days_won"),
+            models.Index(F("variant"), ALLTIME_KEYS["best_streak"], name="alltime_best_streak"),
             models.Index(
-                fields=["variant", "-won", "-best_streak", "player"], name="alltime_days_won"
-            ),
-            models.Index(
-                fields=["variant", "-best_streak", "-won", "player"], name="alltime_best_streak"
-            ),
-            models.Index(
-                fields=["variant", "-streak", "-won", "player"],
+                F("variant"),
+                ALLTIME_KEYS["streak"],
                 condition=Q(streak__gt=0),
                 name="alltime_streak",
             ),

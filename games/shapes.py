@@ -358,7 +358,7 @@ class BoardEntrySerializer(serializers.Serializer):
 
     rank = serializers.IntegerField()
     result_id = serializers.IntegerField()
-    player = serializers.CharField()
+    player = serializers.CharField(source="player_name")
     won = serializers.BooleanField()
     cards_home = serializers.IntegerField()
     moves = serializers.IntegerField()
@@ -367,11 +367,17 @@ class BoardEntrySerializer(serializers.Serializer):
 
 
 class BoardSerializer(serializers.Serializer):
-    total = serializers.IntegerField()
+    """A page of a day's board (`next`, `previous`, `results`, as every list pages), with
+    the board's size, my line and my neighbours whichever page it is."""
+
+    next = serializers.URLField(allow_null=True, help_text="The next page, if any.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous page, if any.")
     results = BoardEntrySerializer(many=True)
-    next = serializers.CharField(allow_null=True, help_text="Cursor for the next page (`after`).")
-    me = BoardEntrySerializer(allow_null=True)
-    around = BoardEntrySerializer(many=True)
+    total = serializers.IntegerField(help_text="Lines on the board.")
+    me = BoardEntrySerializer(allow_null=True, help_text="My line, if I have one.")
+    around = BoardEntrySerializer(
+        many=True, help_text="My line and my neighbours each side (`around`), in rank order."
+    )
 
 
 def board_line(line: dict[str, Any]) -> dict[str, Any]:
@@ -380,7 +386,8 @@ def board_line(line: dict[str, Any]) -> dict[str, Any]:
 
 
 def day_board(board: dict[str, Any]) -> dict[str, Any]:
-    """A page of a day's board as ``games.selectors.boards.day_board`` reads it."""
+    """A page of a day's board: a page of ``games.selectors.boards.ranked`` lines with its
+    links, and what ``games.selectors.boards.day_board_me`` reads."""
     return _render(BoardSerializer, board)
 
 
@@ -413,19 +420,10 @@ class AlltimeEntrySerializer(serializers.Serializer):
     current_streak = serializers.IntegerField()
 
 
-class AlltimeSerializer(serializers.Serializer):
-    order = serializers.CharField()
-    results = AlltimeEntrySerializer(many=True)
-    next_offset = serializers.IntegerField(allow_null=True)
-
-
-def alltime_board(
-    *, order: str, offset: int, stats: list[PlayerStats], next_offset: int | None
-) -> dict[str, Any]:
-    """A page of an all-time board from ``offset`` (``stats`` in the board's order)."""
-    results = [StatsView(s, rank=offset + i + 1) for i, s in enumerate(stats)]
+def alltime_lines(ranked: list[tuple[PlayerStats, int]]) -> list[dict[str, Any]]:
+    """A page of an all-time board (``games.selectors.boards.alltime_ranked``)."""
     return _render(
-        AlltimeSerializer, {"order": order, "results": results, "next_offset": next_offset}
+        AlltimeEntrySerializer, [StatsView(s, rank=rank) for s, rank in ranked], many=True
     )
 
 
@@ -856,8 +854,8 @@ class RatingLineSerializer(RaceRatingSerializer):
     player = serializers.CharField()
 
 
-def race_leaderboard(ratings: Iterable[RaceRating]) -> list[Any]:
-    """A family's best quick-race ratings, best first, as
-    ``games.selectors.races.race_leaderboard`` reads them."""
-    lines = [RatingLineView(r, rank) for rank, r in enumerate(ratings, start=1)]
+def race_leaderboard(ranked: Iterable[tuple[RaceRating, int]]) -> list[Any]:
+    """A page of a family's quick-race ratings, best first
+    (``games.selectors.races.race_board_ranked``)."""
+    lines = [RatingLineView(r, rank) for r, rank in ranked]
     return _render(RatingLineSerializer, lines, many=True)

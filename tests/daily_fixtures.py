@@ -29,6 +29,7 @@ import pytest
 from django.db import transaction
 from django.test import TestCase
 
+from devtools.boards import day_board as day_board  # re-exported for the tests
 from games import boards, clock
 from games.engine import Position, Status, get_variant, new_position
 from games.models import Deal, Game, Result

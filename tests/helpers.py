@@ -6,7 +6,7 @@ Fixtures are in ``tests/conftest.py``.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 
@@ -29,3 +29,35 @@ def walk(value: Any, path: str = "$") -> Iterator[tuple[str, str, Any]]:
     elif isinstance(value, list):
         for i, v in enumerate(value):
             yield from walk(v, f"{path}[{i}]")
+
+
+#: The keys of every page of a list (``games.pagination.CursorPage``).
+PAGE_KEYS = {"next", "previous", "results"}
+
+
+def pages(
+    client: Any,
+    url: str,
+    params: dict[str, Any] | None = None,
+    *,
+    between: Callable[[int], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Every page of a list, from its first through each page's ``next`` link; ``between``
+    runs after each page but the last (with the count of pages read)."""
+    response = client.get(url, params or {})
+    seen = []
+    while True:
+        assert response.status_code == 200, response.content
+        page = response.json()
+        assert set(page) >= PAGE_KEYS
+        seen.append(page)
+        if page["next"] is None:
+            return seen
+        if between is not None:
+            between(len(seen))
+        response = client.get(page["next"])
+
+
+def rows(client: Any, url: str, params: dict[str, Any] | None = None, **kwargs: Any) -> list[Any]:
+    """Every row of a list, page after page (``pages``)."""
+    return [row for page in pages(client, url, params, **kwargs) for row in page["results"]]

@@ -6,6 +6,7 @@ the page's script through the REST and WebSocket APIs, the same doors programs u
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import wraps
 from typing import Any
@@ -14,18 +15,22 @@ from urllib.parse import quote
 from django.conf import settings
 from django.contrib.auth.models import User
 from django.contrib.auth.views import redirect_to_login
-from django.core.paginator import Paginator
+from django.core.exceptions import BadRequest
+from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.cache import never_cache
+from rest_framework.exceptions import ValidationError
+from rest_framework.request import Request
 
 from accounts import selectors as account_selectors
 from games import clock, shapes
 from games.engine import VARIANTS
 from games.errors import DailyNotReady, InvalidInput, NotFound
 from games.inputs import day_parse, variant_parse
+from games.pagination import CursorPage
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
@@ -164,17 +169,55 @@ def play(request: AuthenticatedHttpRequest, game_id: int) -> HttpResponse:
     )
 
 
+#: Rows on a page of a list the web pages show (the API's lists take ``?limit=``).
+WEB_PAGE_ROWS = 50
+
+
+def cursor_page(request: HttpRequest, rows: QuerySet[Any], ordering: tuple[str, ...]) -> Any:
+    """A page of a list as the API pages it (``games.pagination.CursorPage``): its rows, and
+    in ``next``/``previous`` the links to this page's neighbours (None at an end).
+
+    A cursor that is not one of this list's is 400, as in the API.
+    """
+    paginator = CursorPage()
+    paginator.ordering = ordering
+    paginator.page_size = WEB_PAGE_ROWS
+    try:
+        page = paginator.paginate_queryset(rows, Request(request))
+    except ValidationError as exc:
+        raise BadRequest(paginator.invalid_cursor_message) from exc
+    assert page is not None  # None only without a page size, and the paginator has one
+    return PageOfRows(
+        rows=page,
+        first=not paginator.has_previous,
+        next=paginator.get_next_link(),
+        previous=paginator.get_previous_link(),
+    )
+
+
+@dataclass(frozen=True)
+class PageOfRows:
+    """A page of a list for a template (``cursor_page``)."""
+
+    rows: list[Any]
+    first: bool
+    next: str | None
+    previous: str | None
+
+
 @login_required
 def my_games(request: AuthenticatedHttpRequest) -> HttpResponse:
-    page = Paginator(game_selectors.games_of_player(user=request.user), 20).get_page(
-        request.GET.get("page")
+    page = cursor_page(
+        request,
+        game_selectors.games_of_player(user=request.user),
+        game_selectors.GAMES_ORDER,
     )
     return render(
         request,
         "web/games.html",
         {
             "page": page,
-            "games": shapes.game_states(page),
+            "games": shapes.game_states(page.rows),
             "variants": all_variants(),
         },
     )
@@ -216,23 +259,13 @@ def day_board(request: HttpRequest, variant: str, day: str) -> HttpResponse:
     )
 
 
-ALLTIME_LIMIT = 50
-
-
 def alltime(request: HttpRequest, variant: str) -> HttpResponse:
     info = _variant(variant)
     order = request.GET.get("order", "days_won")
     if order not in board_selectors.ALLTIME_ORDERS:
         order = "days_won"
-    try:
-        offset = max(0, int(request.GET.get("offset", "0")))
-    except ValueError:
-        offset = 0
-    board = shapes.alltime_board(
-        **board_selectors.alltime_board(
-            variant=variant, order=order, limit=ALLTIME_LIMIT, offset=offset
-        )
-    )
+    board = board_selectors.alltime_board(variant=variant, order=order)
+    page = cursor_page(request, board, board_selectors.ALLTIME_ORDER)
     return render(
         request,
         "web/alltime.html",
@@ -240,9 +273,10 @@ def alltime(request: HttpRequest, variant: str) -> HttpResponse:
             "variant": info,
             "order": order,
             "orders": board_selectors.ALLTIME_ORDERS,
-            "board": board,
-            "offset": offset,
-            "prev_offset": max(0, offset - ALLTIME_LIMIT) if offset else None,
+            "board": shapes.alltime_lines(
+                board_selectors.alltime_ranked(board, page.rows, first=page.first)
+            ),
+            "page": page,
         },
     )
 
@@ -358,6 +392,8 @@ def race_board(request: HttpRequest, family: str) -> HttpResponse:
     """The quick-race ratings of a variant family, best first."""
     if family not in FAMILIES:
         raise Http404("no such family")
+    board = race_selectors.race_leaderboard(family=family)
+    page = cursor_page(request, board, race_selectors.RACE_BOARD_ORDER)
     return render(
         request,
         "web/race_board.html",
@@ -365,7 +401,10 @@ def race_board(request: HttpRequest, family: str) -> HttpResponse:
             "family": family,
             "families": [{"key": k, "name": str(v)} for k, v in FAMILIES.items()],
             "family_name": str(FAMILIES[family]),
-            "board": shapes.race_leaderboard(race_selectors.race_leaderboard(family=family)),
+            "board": shapes.race_leaderboard(
+                race_selectors.race_board_ranked(board, page.rows, first=page.first)
+            ),
+            "page": page,
         },
     )
 

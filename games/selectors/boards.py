@@ -10,23 +10,23 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser, User
 from django.db import connection
-from django.db.models import Field
+from django.db.models import F, Field, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from games import clock
 from games.boards import board_size, rank_of
-from games.models import Deal, PlayerStats, Result
+from games.models import ALLTIME_KEYS, Deal, PlayerStats, Result
 
 
 @cache
 def _board_sql() -> dict[str, str]:
-    """The day board's reads as plain SQL, one statement each.
+    """My line and my neighbours on a day's board as plain SQL, one statement each.
 
-    They are the hottest reads of the service, and building them with the ORM
-    cost more than running them (figures in bench/README.md, bench/leaderboard.py).
-    Columns: a board line's fields as ``games.shapes``
-    names them (rank aside), then sort_key and player_id.
+    They are among the hottest reads of the service, and building them with the
+    ORM cost more than running them (figures in bench/README.md, bench/leaderboard.py).
+    Columns: those of ``day_board_lines``, as ``games.shapes.BoardEntrySerializer`` reads
+    them (rank aside).
     """
     User = get_user_model()
     q = connection.ops.quote_name
@@ -35,7 +35,7 @@ def _board_sql() -> dict[str, str]:
     assert isinstance(username, Field) and username.column and pk.column, "concrete fields"
     name = q(username.column)
     line = (
-        f"r.id AS result_id, u.{name} AS player, r.won, r.cards_home, r.moves, r.time_ms, "
+        f"r.id AS result_id, u.{name} AS player_name, r.won, r.cards_home, r.moves, r.time_ms, "
         "r.finished_at, r.sort_key, r.player_id"
     )
     board = (
@@ -45,8 +45,6 @@ def _board_sql() -> dict[str, str]:
     keys = f"SELECT sort_key FROM {result} WHERE deal_id = %s AND NOT disqualified"
     mine = f"({keys} AND player_id = %s)"
     return {
-        # A page after a cursor ('' is before every key).
-        "page": f"SELECT {line} {board} AND r.sort_key > %s ORDER BY r.sort_key LIMIT %s",
         # My line alone.
         "me": f"SELECT {line} {board} AND r.sort_key = {mine}",
         # One result's line.
@@ -91,25 +89,56 @@ def result_line(result: Result) -> dict[str, Any] | None:
     return {**lines[0], "rank": rank_of(result.deal_id, result.sort_key)}
 
 
-def day_board(
-    *,
-    deal: Deal,
-    user: AbstractBaseUser | AnonymousUser | None = None,
-    limit: int = 50,
-    after: str | None = None,
-    around: int = 3,
-) -> dict[str, Any]:
-    """A page of a day's board (keyset paging by sort key), my line and my neighbours.
+#: A day's board in rank order: ``sort_key`` is unique (``games.standings``), and a
+#: result's key never changes, so a cursor page neither repeats nor skips a line while
+#: results arrive (a disqualified result leaves the board).
+DAY_BOARD_ORDER = ("sort_key",)
 
-    Two SQL statements (the page; my line with its neighbours) and, with Redis,
-    two O(log n) rank/size lookups.
+
+def day_board_lines(deal: Deal) -> QuerySet[Result, Any]:
+    """A day's board lines (``DAY_BOARD_ORDER``), unranked: page them, then ``ranked``.
+
+    An index range scan on (deal, sort_key) from the cursor on.
     """
-    sql = _board_sql()
+    User = get_user_model()
+    return (
+        Result.objects.filter(deal=deal, disqualified=False)
+        .order_by(*DAY_BOARD_ORDER)
+        .values(
+            "won",
+            "cards_home",
+            "moves",
+            "time_ms",
+            "finished_at",
+            "sort_key",
+            "player_id",
+            result_id=F("id"),
+            player_name=F(f"player__{User.USERNAME_FIELD}"),
+        )
+    )
+
+
+def ranked(deal: Deal, lines: list[dict[str, Any]], *, first: bool) -> list[dict[str, Any]]:
+    """A page of ``day_board_lines`` with ranks: from 1 on the board's first page, else from
+    the first line's rank (one O(log n) lookup with Redis)."""
+    if not lines:
+        return []
+    top = 1 if first else rank_of(deal.pk, lines[0]["sort_key"])
+    return [{**line, "rank": top + i} for i, line in enumerate(lines)]
+
+
+def day_board_me(
+    *, deal: Deal, user: AbstractBaseUser | AnonymousUser | None = None, around: int = 3
+) -> dict[str, Any]:
+    """What a page of a day's board carries besides its lines: the board's size, my line
+    and up to ``around`` neighbours each side of it (none if I have no line).
+
+    One SQL statement and, with Redis, two O(log n) rank/size lookups.
+    """
     near: list[dict[str, Any]] = []
-    with connection.cursor() as cursor:
-        cursor.execute(sql["page"], [deal.pk, after or "", limit + 1])
-        rows = _lines(cursor)
-        if user is not None and user.is_authenticated:
+    if user is not None and user.is_authenticated:
+        sql = _board_sql()
+        with connection.cursor() as cursor:
             if around:
                 cursor.execute(
                     sql["near"],
@@ -120,16 +149,7 @@ def day_board(
             else:
                 cursor.execute(sql["me"], [deal.pk, deal.pk, user.pk])
             near = _lines(cursor)
-    more = len(rows) > limit
-    rows = rows[:limit]
-    first = 1 if not after or not rows else rank_of(deal.pk, rows[0]["sort_key"])
-    data: dict[str, Any] = {
-        "total": board_size(deal),
-        "results": [{**r, "rank": first + i} for i, r in enumerate(rows)],
-        "next": rows[-1]["sort_key"] if more else None,
-        "me": None,
-        "around": [],
-    }
+    data: dict[str, Any] = {"total": board_size(deal), "me": None, "around": []}
     at = next(
         (i for i, r in enumerate(near) if user is not None and r["player_id"] == user.pk), None
     )
@@ -150,29 +170,37 @@ def current_streak(stats: PlayerStats) -> int:
     return stats.streak
 
 
-#: No board is longer; a larger offset is past the end (and too large for the database).
-MAX_OFFSET = 2**31 - 1
+#: An all-time board from its top: its key (``games.models.alltime_key``) descending.
+#: The key is unique, but not fixed: a row moves when its player wins a day, so a walk
+#: over pages may meet a player twice, or miss one, that moved meanwhile.
+ALLTIME_ORDER = ("-board_key",)
 
 
-def alltime_board(*, variant: str, order: str, limit: int, offset: int) -> dict[str, Any]:
-    """A page of a variant's all-time board by days won, best streak or current streak:
-    the keyword arguments of ``games.shapes.alltime_board``."""
+def alltime_board(*, variant: str, order: str) -> QuerySet[PlayerStats]:
+    """A variant's all-time board by days won, best streak or current streak
+    (``ALLTIME_ORDER``): page it, then ``alltime_ranked``."""
     qs = PlayerStats.objects.filter(variant=variant).select_related("player")
     if order == "days_won":
-        qs = qs.filter(won__gt=0).order_by("-won", "-best_streak", "player_id")
+        qs = qs.filter(won__gt=0)
     elif order == "best_streak":
-        qs = qs.filter(best_streak__gt=0).order_by("-best_streak", "-won", "player_id")
+        qs = qs.filter(best_streak__gt=0)
     else:
-        qs = qs.filter(streak__gt=0, last_won__gte=clock.today() - timedelta(days=1)).order_by(
-            "-streak", "-won", "player_id"
-        )
-    rows = list(qs[offset : offset + limit + 1]) if offset <= MAX_OFFSET else []
-    return {
-        "order": order,
-        "offset": offset,
-        "stats": rows[:limit],
-        "next_offset": offset + limit if len(rows) > limit else None,
-    }
+        qs = qs.filter(streak__gt=0, last_won__gte=clock.today() - timedelta(days=1))
+    return qs.annotate(board_key=ALLTIME_KEYS[order]).order_by(*ALLTIME_ORDER)
+
+
+def alltime_ranked(
+    board: QuerySet[PlayerStats], page: list[PlayerStats], *, first: bool
+) -> list[tuple[PlayerStats, int]]:
+    """A page of ``alltime_board`` with ranks (places on the board, ties apart): from 1 on
+    its first page, else one more than the rows above the page (an index range count)."""
+    if not page:
+        return []
+    top = 1
+    if not first:
+        key = page[0].board_key  # type: ignore[attr-defined]  # annotated by alltime_board
+        top += board.filter(board_key__gt=key).count()  # type: ignore[misc]
+    return [(stats, top + i) for i, stats in enumerate(page)]
 
 
 def stats_of_player(*, user: User) -> list[PlayerStats]:

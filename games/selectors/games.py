@@ -111,17 +111,25 @@ def ranked_days_of_player(*, user: User, variant: str, first: date, last: date) 
     return {g.deal.date: g for g in games if g.deal.date is not None}
 
 
+#: A player's games newest first, by id: the order they were started in. Not by
+#: ``started_at``, which a race moves to the race's start (a cursor needs a fixed order).
+GAMES_ORDER = ("-id",)
+
+#: A game's log in ply order (unique within a game).
+MOVES_ORDER = ("ply",)
+
+
 def games_of_player(*, user: User, status: str | None = None) -> QuerySet[Game]:
-    """A player's games, newest first; only those of one status if given."""
+    """A player's games, newest first (``GAMES_ORDER``); only those of one status if given."""
     games = Game.objects.filter(player=user)
     if status is not None:
         games = games.filter(status=status)
-    return games.select_related("deal").order_by("-started_at", "-pk")
+    return games.select_related("deal").order_by(*GAMES_ORDER)
 
 
 def game_moves(game: Game) -> QuerySet[Move]:
     """A game's log entries in order (without their stored positions, which hold the stock)."""
-    return game.moves.order_by("ply").defer("position")
+    return game.moves.order_by(*MOVES_ORDER).defer("position")
 
 
 def elapsed_ms(game: Game) -> int:

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from typing import NamedTuple
 
 from django.contrib.auth.models import User
-from django.db.models import Count, F, QuerySet
+from django.db.models import Count, F, Q, QuerySet
 
 from games import clock, standings
 from games.engine import VARIANTS, Position, Status, get_variant
@@ -160,16 +160,38 @@ def race_replay(*, race: Race, username: str, step: int | None) -> RaceReplay:
     return RaceReplay(entry, game, log, step, game_position_after(game, step))
 
 
-def race_leaderboard(*, family: str, limit: int = 100) -> QuerySet[RaceRating]:
-    """The best quick-race ratings of a variant family, best first: only ratings that some
-    rated race changed (an account racing unrated yet has no line)."""
+#: A family's board best first: rating (a float, nearly unique), then player id.
+#: Ratings move after each rated race, so a walk over pages may meet a player twice,
+#: or miss one, that raced meanwhile.
+RACE_BOARD_ORDER = ("-rating", "player_id")
+
+
+def race_leaderboard(*, family: str) -> QuerySet[RaceRating]:
+    """The quick-race ratings of a variant family, best first (``RACE_BOARD_ORDER``): only
+    ratings that some rated race changed (an account racing unrated yet has no line).
+    Page it, then ``race_board_ranked``."""
     if family not in TIME_LIMIT_SECONDS:
         raise NotFound(f"no variant family {family}")
     return (
         RaceRating.objects.filter(family=family, races__gt=0)
         .select_related("player")
-        .order_by("-rating", "player")[:limit]
+        .order_by(*RACE_BOARD_ORDER)
     )
+
+
+def race_board_ranked(
+    board: QuerySet[RaceRating], page: list[RaceRating], *, first: bool
+) -> list[tuple[RaceRating, int]]:
+    """A page of ``race_leaderboard`` with ranks (places, ties apart): from 1 on its first
+    page, else one more than the lines above the page."""
+    if not page:
+        return []
+    top = 1
+    if not first:
+        head = page[0]
+        above = Q(rating__gt=head.rating) | Q(rating=head.rating, player_id__lt=head.player_id)
+        top += board.filter(above).count()
+    return [(rating, top + i) for i, rating in enumerate(page)]
 
 
 def player_race_ratings(*, user: User) -> QuerySet[RaceRating]:

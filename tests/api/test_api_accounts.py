@@ -223,8 +223,8 @@ def test_token_is_shown_once_and_authenticates(user, password):
 
     listed = session.get(TOKENS)
     assert listed.status_code == 200
-    assert [t["id"] for t in listed.json()] == [body["id"]]
-    assert "token" not in listed.json()[0]
+    assert [t["id"] for t in listed.json()["results"]] == [body["id"]]
+    assert "token" not in listed.json()["results"][0]
     assert key not in listed.content.decode()
 
     for keyword in ("Token", "Bearer", "token"):
@@ -240,16 +240,16 @@ def test_token_list_shows_only_my_active_tokens(user, other_user, token_client):
     ann = token_client(user)
     bob = token_client(other_user)
     mine = ann.post(TOKENS, {"name": "second"}, format="json").json()
-    names = [t["name"] for t in ann.get(TOKENS).json()]
+    names = [t["name"] for t in ann.get(TOKENS).json()["results"]]
     assert sorted(names) == ["second", "tests"]
-    assert [t["name"] for t in bob.get(TOKENS).json()] == ["tests"]
+    assert [t["name"] for t in bob.get(TOKENS).json()["results"]] == ["tests"]
     assert ann.delete(f"{TOKENS}{mine['id']}/").status_code == 204
-    assert [t["name"] for t in ann.get(TOKENS).json()] == ["tests"]
+    assert [t["name"] for t in ann.get(TOKENS).json()["results"]] == ["tests"]
 
 
 def test_revoked_token_is_refused(user, token_client):
     client = token_client(user)
-    token_id = client.get(TOKENS).json()[0]["id"]
+    token_id = client.get(TOKENS).json()["results"][0]["id"]
     assert client.delete(f"{TOKENS}{token_id}/").status_code == 204
     response = client.get(ME)
     error = error_of(response, 401)
@@ -270,7 +270,7 @@ def test_unknown_or_malformed_token_is_refused(db):
 def test_revoking_someone_elses_token_is_not_found(user, other_user, token_client):
     ann = token_client(user)
     bob = token_client(other_user)
-    bob_token = bob.get(TOKENS).json()[0]["id"]
+    bob_token = bob.get(TOKENS).json()["results"][0]["id"]
     error = error_of(ann.delete(f"{TOKENS}{bob_token}/"), 404)
     assert error["code"] == "not_found"
     assert bob.get(ME).status_code == 200

@@ -197,7 +197,7 @@ def test_replay_rematch_leaderboard_and_player_stats(
     assert joined.status_code == 200 and joined.json()["code"] == rematch.json()["code"]
     assert client.get(f"{RACES}{code}/").json()["rematch"] == rematch.json()["code"]
     standings = client.get(f"{RACES}{code}/").json()["standings"]
-    board = client.get(f"{RACES}leaderboards/bristol/").json()
+    board = client.get(f"{RACES}leaderboards/bristol/").json()["results"]
     assert [line["player"] for line in board] == [s["username"] for s in standings]
     assert [line["rating"] for line in board] == [s["rating"]["after"] for s in standings]
     assert set(board[0]) == {"rank", "player", "family", "rating", "mu", "sigma", "races"}

@@ -90,6 +90,7 @@ def race_shapes(clock: FakeClock, settings: Any, ann: Any, bob: Any) -> dict[str
     ).game
     views += shapes.races([counting], None)
     replays = [race_selectors.race_replay(race=quick, username="ann", step=s) for s in (None, 0)]
+    ratings = race_selectors.race_leaderboard(family="bristol")
     return {
         "Race": views,
         "Progress": [shapes.progress(cy, moved), *(p for v in views for p in v["players"])],
@@ -97,7 +98,9 @@ def race_shapes(clock: FakeClock, settings: Any, ann: Any, bob: Any) -> dict[str
         "RatingChange": [s["rating"] for v in views for s in v["standings"] or () if s["rating"]],
         "You": [v["you"] for v in views if v["you"]],
         "RaceReplay": [shapes.race_replay(r) for r in replays],
-        "RatingLine": shapes.race_leaderboard(race_selectors.race_leaderboard(family="bristol")),
+        "RatingLine": shapes.race_leaderboard(
+            race_selectors.race_board_ranked(ratings, list(ratings), first=True)
+        ),
     }
 
 
@@ -124,12 +127,15 @@ def rendered(
     ended = game_services.game_resign(game_id=ended.pk, user=ann)
     won = finished_result(past, ann, won=True, finished_at=NOON - timedelta(days=1))
     lost_today = finished_result(today, ann)
-    board = board_selectors.day_board(deal=past, user=ann, limit=1, around=2)
-    no_line = board_selectors.day_board(deal=past, user=bob)
+    lines = board_selectors.ranked(past, list(board_selectors.day_board_lines(past)), first=True)
+    board: dict[str, Any] = {"next": None, "previous": None, "results": lines}
+    board |= board_selectors.day_board_me(deal=past, user=ann, around=2)
+    no_line: dict[str, Any] = {"next": None, "previous": None, "results": []}
+    no_line |= board_selectors.day_board_me(deal=past, user=bob)
     RaceRating.objects.create(player=ann, family="bristol", mu=27.123456, sigma=7.5, rating=4.6234)
     line = board_selectors.result_line(won)
     assert line is not None
-    alltime = board_selectors.alltime_board(variant="bristol", order="days_won", limit=1, offset=0)
+    alltime = board_selectors.alltime_board(variant="bristol", order="days_won")
 
     out = {
         "GameState": [
@@ -145,7 +151,9 @@ def rendered(
         ],
         "BoardEntry": [shapes.board_line(line)],
         "Board": [shapes.day_board(board), shapes.day_board(no_line)],
-        "Alltime": [shapes.alltime_board(**alltime)],
+        "AlltimeEntry": shapes.alltime_lines(
+            board_selectors.alltime_ranked(alltime, list(alltime), first=True)
+        ),
         "PlayerRecord": [
             shapes.player_record(
                 ann,
@@ -167,7 +175,6 @@ def rendered(
     out["DealReveal"] = [s["deal"] for s in out["GameState"] if s["deal"] is not None]
     out["Position"] = [s["position"] for s in out["GameState"]]
     out["MyDailyGame"] = [d["my_game"] for d in out["DailyOverview"] if d["my_game"]]
-    out["AlltimeEntry"] = out["Alltime"][0]["results"]
     out["VariantRecord"] = out["PlayerRecord"][0]["variants"]
     out["RaceRating"] = out["PlayerRecord"][0]["race_ratings"]
     out |= race_shapes(daily_clock, settings, ann, bob)

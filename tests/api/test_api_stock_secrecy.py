@@ -87,7 +87,7 @@ def play_through_every_endpoint(
     game = state["id"]
     rec("get", f"{GAMES}{game}/")
     rec("get", GAMES)
-    rec("get", GAMES, {"page_size": 1})
+    rec("get", GAMES, {"limit": 1})
     rec("get", f"{GAMES}{game}/moves/")
     rng = random.Random(seed)
     ids = list(state["position"]["piles"])

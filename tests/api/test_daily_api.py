@@ -24,6 +24,7 @@ from tests.daily_fixtures import (
     morning,
     quiet_move,
 )
+from tests.helpers import PAGE_KEYS, pages
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
@@ -289,41 +290,32 @@ def test_board_pages_with_a_cursor_my_rank_and_around(board, today):
     assert [e["rank"] for e in body["around"]] == [6, 7, 8, 9, 10]
     assert_secret_kept(first, deal)
 
-    seen, after = [], None
-    while True:
-        params = {"limit": 5} if after is None else {"limit": 5, "after": after}
-        page = APIClient().get(url("bristol", today, "board/"), params).json()
-        assert page["me"] is None
-        seen += [(e["rank"], e["result_id"]) for e in page["results"]]
-        after = page["next"]
-        if after is None:
-            break
+    walked = pages(APIClient(), url("bristol", today, "board/"), {"limit": 5})
+    assert all(page["me"] is None and page["total"] == 12 for page in walked)
+    seen = [(e["rank"], e["result_id"]) for page in walked for e in page["results"]]
     assert seen == [(i + 1, r.pk) for i, r in enumerate(results)]
+    # Every page carries my line and neighbours, whichever page it is.
+    second = client.get(body["next"]).json()
+    assert [e["rank"] for e in second["results"]] == [6, 7, 8, 9, 10]
+    assert second["me"] == body["me"] and second["around"] == body["around"]
+    assert client.get(second["previous"]).json()["results"] == body["results"]
 
 
 @pytest.mark.parametrize(
-    "params",
-    [
-        {"limit": 0},
-        {"limit": 101},
-        {"limit": "ten"},
-        {"around": 26},
-        {"around": -1},
-        {"after": "x" * 65},
-    ],
+    "params", [{"around": 26}, {"around": -1}, {"cursor": "x" * 65}, {"cursor": "bz0tMQ=="}]
 )
-def test_bad_paging_parameters(board, today, params):
+def test_bad_board_parameters(board, today, params):
     error = error_of(
         APIClient().get(url("bristol", today, "board/"), params), 400, "validation_error"
     )
-    assert set(error["details"]) <= {"limit", "around", "after"} and error["details"]
+    assert set(error["details"]) == set(params)
 
 
-def test_the_board_allows_a_hundred_per_page(board, today):
+def test_the_board_pages_by_any_limit(board, today):
     body = APIClient().get(url("bristol", today, "board/"), {"limit": 100}).json()
     assert len(body["results"]) == 12 and body["next"] is None
     # An empty cursor is no cursor (the first page), as for any omitted query field.
-    body = APIClient().get(url("bristol", today, "board/"), {"after": "", "limit": "3"}).json()
+    body = APIClient().get(url("bristol", today, "board/"), {"cursor": "", "limit": "3"}).json()
     assert [e["rank"] for e in body["results"]] == [1, 2, 3]
 
 
@@ -411,7 +403,7 @@ def test_alltime_boards_by_days_won_best_and_current_streak(daily_secret, daily_
     )
     lb = f"{API}/leaderboards/bristol/"
     body = APIClient().get(lb).json()
-    assert body["order"] == "days_won"
+    assert set(body) == PAGE_KEYS
     assert [(e["rank"], e["player"], e["days_won"]) for e in body["results"]] == [
         (1, "bob", 4),
         (2, "ann", 3),
@@ -421,12 +413,14 @@ def test_alltime_boards_by_days_won_best_and_current_streak(daily_secret, daily_
     assert [(e["player"], e["best_streak"]) for e in body["results"]] == [("bob", 3), ("ann", 3)]
     body = APIClient().get(lb, {"order": "streak"}).json()
     assert [(e["player"], e["current_streak"]) for e in body["results"]] == [("bob", 3)]
-    page = APIClient().get(lb, {"limit": 1}).json()
-    assert len(page["results"]) == 1 and page["next_offset"] == 1
-    page = APIClient().get(lb, {"limit": 1, "offset": 1}).json()
-    assert page["results"][0]["rank"] == 2 and page["next_offset"] is None
-    for bad in ({"order": "fastest"}, {"limit": 0}, {"limit": 101}, {"offset": -1}):
-        error_of(APIClient().get(lb, bad), 400, "validation_error")
+    page = APIClient().get(lb, {"limit": "1", "order": "best_streak"}).json()
+    assert len(page["results"]) == 1 and "order=best_streak" in page["next"]
+    page = APIClient().get(page["next"]).json()
+    assert page["results"][0]["rank"] == 2 and page["next"] is None
+    bad: dict[str, str]
+    for bad in ({"order": "fastest"}, {"cursor": "made-up"}):
+        error = error_of(APIClient().get(lb, bad), 400, "validation_error")
+        assert list(error["details"]) == list(bad)
 
 
 def test_player_statistics(daily_secret, daily_clock):

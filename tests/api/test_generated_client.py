@@ -153,8 +153,8 @@ def test_a_generated_client_registers_and_plays(generated, daily_clock, daily_se
         assert isinstance(game, models.MoveResult) and not game.duplicate, game
     assert game.status == models.StatusEnum.WON and game.score == game.max_score == 52
     assert game.deal.seed == "7"  # revealed once the game is over
-    log = op("games.games_moves_list").sync(game.id, client=client)
-    assert [entry.move for entry in log.results] == line
+    log = op("games.games_moves_list").sync(game.id, client=client, limit=1000)
+    assert [entry.move for entry in log.results] == line and log.next_ is None
     late = op("games.games_moves_create").sync_detailed(
         game.id, client=client, body=models.MoveInput(move="deal", ply=game.ply + 3)
     )

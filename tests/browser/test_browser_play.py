@@ -107,7 +107,7 @@ def play_by_keys(page: Any, move: str, keys: dict[str, str]) -> None:
 
 
 def move_log(page: Any, game_id: int) -> list[str]:
-    response = page.request.get(f"/api/v1/games/{game_id}/moves/")
+    response = page.request.get(f"/api/v1/games/{game_id}/moves/?limit=1000")
     assert response.ok
     return [entry["move"] for entry in response.json()["results"]]
 

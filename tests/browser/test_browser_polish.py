@@ -44,7 +44,7 @@ def test_the_play_page_details(page: Any, username: str, api_post: Any, sign_up:
     page.locator('[data-pile="t8"] .handle').click()
     page.wait_for_function("() => window.patienceGame.state.ply === 1 && !window.patienceGame.busy")
     page.wait_for_timeout(500)
-    moves = page.request.get(f"/api/v1/games/{game['id']}/moves/").json()["results"]
+    moves = page.request.get(f"/api/v1/games/{game['id']}/moves/?limit=1000").json()["results"]
     assert [m["move"] for m in moves] == ["t1-t8"]
 
     # The end: the status line forgets the game in play, and Hint is off.

@@ -173,7 +173,7 @@ def test_a_token_revoked_through_one_process_is_refused_at_once_by_the_other(ser
     api = token_session(key)
     for base in (a, b, a):  # both processes use the token; its entry is in Redis
         assert api.get(f"{base}/api/v1/auth/me/", timeout=TIMEOUT).status_code == 200
-    (token,) = api.get(f"{b}/api/v1/auth/tokens/", timeout=TIMEOUT).json()
+    (token,) = api.get(f"{b}/api/v1/auth/tokens/", timeout=TIMEOUT).json()["results"]
     r = api.delete(f"{b}/api/v1/auth/tokens/{token['id']}/", timeout=TIMEOUT)
     assert r.status_code == 204, r.text
     r = api.get(f"{a}/api/v1/auth/me/", timeout=TIMEOUT)

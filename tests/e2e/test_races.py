@@ -205,7 +205,7 @@ def test_the_same_move_sent_by_sixteen_clients_at_once_is_applied_once(
         assert state["ply"] == ply + 1
         log.append(fields.get("move", "undo"))
 
-    status, moves = rest(servers[1], token, "GET", f"/api/v1/games/{game}/moves/")
+    status, moves = rest(servers[1], token, "GET", f"/api/v1/games/{game}/moves/?limit=1000")
     assert status == 200
     assert [(m["ply"], m["move"]) for m in moves["results"]] == list(enumerate(log))
     assert games_verified(e2e_env, game) == {game: None}

@@ -12,9 +12,16 @@ from django.contrib.auth import get_user_model
 
 from games import boards
 from games.models import Result
-from games.selectors import boards as board_selectors
 from games.services.results import result_disqualify
-from tests.daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
+from tests.daily_fixtures import (
+    DAY,
+    NOON,
+    board_order,
+    committed,
+    daily,
+    day_board,
+    finished_result,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
@@ -56,17 +63,17 @@ def better_count(result: Result) -> int:
 
 
 def walk(deal, *, limit: int, between=None) -> list[dict]:
-    """Every line of a board, page by page through the ``after`` cursor."""
-    lines, after, pages = [], None, 0
+    """Every line of a board, page by page through each page's ``next`` link."""
+    lines, url, pages = [], None, 0
     while True:
-        page = board_selectors.day_board(deal=deal, limit=limit, after=after)
+        page = day_board(deal=deal, limit=limit, url=url)
         assert len(page["results"]) <= limit
         ranks = [e["rank"] for e in page["results"]]
         assert ranks == list(range(ranks[0], ranks[0] + len(ranks))) if ranks else True
         lines += page["results"]
         pages += 1
-        after = page["next"]
-        if after is None:
+        url = page["next"]
+        if url is None:
             return lines
         if between is not None:
             between(pages)
@@ -89,18 +96,20 @@ def test_pages_follow_rank_order_with_a_cursor(board_backend, daily_clock):
     for _ in range(23):
         random_result(deal, rng)
     expected = board_order(deal)
-    first = board_selectors.day_board(deal=deal, limit=10)
+    first = day_board(deal=deal, limit=10)
     assert first["total"] == 23
     assert [e["rank"] for e in first["results"]] == list(range(1, 11))
-    assert first["next"] == Result.objects.get(pk=expected[9]).sort_key
+    assert first["previous"] is None and "cursor=" in first["next"]
+    second = day_board(deal=deal, url=first["next"])
+    assert [e["rank"] for e in second["results"]] == list(range(11, 21))
+    back = day_board(deal=deal, url=second["previous"])
+    assert back["results"] == first["results"]
     lines = walk(deal, limit=10)
     assert [e["result_id"] for e in lines] == expected
     assert [e["rank"] for e in lines] == list(range(1, 24))
-    last = board_selectors.day_board(
-        deal=deal, limit=10, after=Result.objects.get(pk=expected[19]).sort_key
-    )
+    last = day_board(deal=deal, limit=10, after=Result.objects.get(pk=expected[19]).sort_key)
     assert [e["rank"] for e in last["results"]] == [21, 22, 23] and last["next"] is None
-    exact = board_selectors.day_board(deal=deal, limit=23)
+    exact = day_board(deal=deal, limit=23)
     assert len(exact["results"]) == 23 and exact["next"] is None
 
 
@@ -136,10 +145,17 @@ def test_paging_has_no_gaps_or_repeats_while_results_arrive(board_backend, daily
 def test_a_cursor_past_the_end_gives_an_empty_page(board_backend, daily_clock):
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=True)
-    page = board_selectors.day_board(deal=deal, after="9" * 46)
+    page = day_board(deal=deal, after="9" * 46)
     assert page["results"] == [] and page["next"] is None and page["total"] == 1
-    empty = board_selectors.day_board(deal=daily("mod3", DAY))
-    assert empty == {"total": 0, "results": [], "next": None, "me": None, "around": []}
+    empty = day_board(deal=daily("mod3", DAY))
+    assert empty == {
+        "total": 0,
+        "results": [],
+        "next": None,
+        "previous": None,
+        "me": None,
+        "around": [],
+    }
 
 
 # -- my rank and my neighbours ------------------------------------------------------------------
@@ -151,7 +167,7 @@ def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock)
     results = [random_result(deal, rng) for _ in range(45)]
     ordered = sorted(results, key=lambda r: r.sort_key)
     for mine in (ordered[0], ordered[1], ordered[22], ordered[-2], ordered[-1]):
-        board = board_selectors.day_board(deal=deal, user=mine.player, limit=5, around=3)
+        board = day_board(deal=deal, user=mine.player, limit=5, around=3)
         expected = better_count(mine) + 1
         assert board["me"]["rank"] == expected
         assert board["me"]["result_id"] == mine.pk
@@ -160,18 +176,18 @@ def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock)
         neighbours = ordered[max(0, i - 3) : i + 4]
         assert [e["result_id"] for e in board["around"]] == [r.pk for r in neighbours]
         assert [e["rank"] for e in board["around"]] == [better_count(r) + 1 for r in neighbours]
-    top = board_selectors.day_board(deal=deal, user=ordered[0].player, around=2)
+    top = day_board(deal=deal, user=ordered[0].player, around=2)
     assert [e["rank"] for e in top["around"]] == [1, 2, 3]
-    bottom = board_selectors.day_board(deal=deal, user=ordered[-1].player, around=2)
+    bottom = day_board(deal=deal, user=ordered[-1].player, around=2)
     assert [e["rank"] for e in bottom["around"]] == [43, 44, 45]
-    alone = board_selectors.day_board(deal=deal, user=ordered[10].player, around=0)
+    alone = day_board(deal=deal, user=ordered[10].player, around=0)
     assert alone["around"] == [alone["me"]]
 
 
 def test_no_line_for_a_player_without_a_result(board_backend, daily_clock):
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=False)
-    board = board_selectors.day_board(deal=deal, user=player())
+    board = day_board(deal=deal, user=player())
     assert board["me"] is None and board["around"] == [] and board["total"] == 1
 
 
@@ -214,7 +230,7 @@ def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board, daily_clock):
     results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(5)]
     key = boards._key(deal.pk)
     redis_board.delete(key)
-    page = board_selectors.day_board(deal=deal, limit=2)
+    page = day_board(deal=deal, limit=2)
     assert page["total"] == 5 and redis_board.exists(key)
     assert mirror(redis_board, deal) == [r.sort_key for r in results]
     redis_board.delete(key)
@@ -249,15 +265,11 @@ def test_ranks_agree_with_and_without_redis(settings, redis_board, daily_clock):
     rng = random.Random(8)
     results = [random_result(deal, rng) for _ in range(25)]
     with_redis = {r.pk: boards.rank_of(deal.pk, r.sort_key) for r in results}
-    page_redis = board_selectors.day_board(
-        deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9]
-    )
+    page_redis = day_board(deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9])
     settings.REDIS_URL = ""
     boards._client.cache_clear()
     without = {r.pk: boards.rank_of(deal.pk, r.sort_key) for r in results}
-    page_db = board_selectors.day_board(
-        deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9]
-    )
+    page_db = day_board(deal=deal, limit=8, after=sorted(r.sort_key for r in results)[9])
     assert with_redis == without
     assert page_redis == page_db and page_db["results"][0]["rank"] == 11
 
@@ -290,9 +302,7 @@ def test_redis_failures_fall_back_to_the_database(redis_board, daily_clock, monk
 
     monkeypatch.setattr(boards, "_client", lambda: Down())
     assert boards.rank_of(deal.pk, results[3].sort_key) == 4
-    board = board_selectors.day_board(
-        deal=deal, user=results[1].player, limit=2, after=results[0].sort_key
-    )
+    board = day_board(deal=deal, user=results[1].player, limit=2, after=results[0].sort_key)
     assert board["total"] == 4 and board["me"]["rank"] == 2
     assert [e["rank"] for e in board["results"]] == [2, 3]
     # Writes that fail leave no half-right mirror behind.

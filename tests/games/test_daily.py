@@ -24,6 +24,7 @@ from tests.daily_fixtures import (
     SECRET,
     committed,
     daily,
+    day_board,
     day_where,
     morning,
     quiet_move,
@@ -259,7 +260,6 @@ def test_first_game_of_todays_daily_is_ranked_and_resumes_while_playing(
 def test_a_second_attempt_after_the_ranked_game_ended_is_practice_and_off_the_board(
     daily_secret, daily_clock, ann, bob
 ):
-    from games.selectors.boards import day_board
 
     play_day(daily_clock)
     ranked, _ = start(ann)
@@ -415,7 +415,6 @@ def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, a
 
 
 def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, ann):
-    from games.selectors.boards import day_board
 
     play_day(daily_clock, "bristol", lambda p: quiet_move(p) is not None)
     game, _ = start(ann)

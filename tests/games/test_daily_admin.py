@@ -12,10 +12,10 @@ from django.core.management import call_command
 
 from games import boards, jobs
 from games.models import Deal, PlayerStats, Result
-from games.selectors import boards as board_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from tests.daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
+from tests.daily_fixtures import day_board as board_page
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
@@ -40,7 +40,7 @@ def people(*names):
 
 def board_of(deal):
     """(size, result ids in rank order) of a day's board."""
-    page = board_selectors.day_board(deal=deal, limit=100)
+    page = board_page(deal=deal, limit=100)
     return page["total"], [e["result_id"] for e in page["results"]]
 
 
@@ -82,7 +82,7 @@ def test_disqualify_and_requalify_actions(staff, day_board):
     total, ids = board_of(deal)
     assert total == 3 and ids == [results[0].pk, results[2].pk, results[3].pk]
     assert boards.rank_of(deal.pk, results[3].sort_key) == 3
-    bob = board_selectors.day_board(deal=deal, user=results[1].player)
+    bob = board_page(deal=deal, user=results[1].player)
     assert bob["me"] is None
 
     text = action(staff, RESULTS, "requalify", [results[1].pk])

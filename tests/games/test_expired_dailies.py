@@ -22,7 +22,7 @@ from games.selectors import boards as board_selectors
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
-from tests.daily_fixtures import DAY, NOON, committed, finished_result
+from tests.daily_fixtures import DAY, NOON, committed, day_board, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
@@ -67,7 +67,7 @@ def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_
     record = shapes.player_record(user, board_selectors.stats_of_player(user=user), race_ratings=())
     assert (record["played"], record["won"], record["win_rate"]) == (2, 1, 0.5)
     assert record["variants"][0]["current_streak"] == 0
-    board = board_selectors.day_board(deal=game.deal, user=user)
+    board = day_board(deal=game.deal, user=user)
     assert board["total"] == 2 and board["me"]["won"] is False
     assert Game.objects.get(pk=practice.pk).status == "playing"  # practice is never ended
     assert Result.objects.filter(game=kept).count() == 1  # resigned the day before: as it was

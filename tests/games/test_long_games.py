@@ -21,6 +21,7 @@ from games import shapes
 from games.engine import Position
 from games.errors import GameFinished
 from games.models import MOVE_LIMIT, UNDO, Game, Move, Result
+from games.pagination import CursorPage
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
@@ -150,7 +151,7 @@ def test_the_log_is_paged(user, settings):
     api = APIClient()
     api.force_authenticate(user)
     page = api.get(f"/api/v1/games/{game.pk}/moves/").json()
-    assert len(page["results"]) == 200  # the default page
+    assert len(page["results"]) == CursorPage.page_size  # the default page
     plies, url, pages = [], f"/api/v1/games/{game.pk}/moves/?limit=1000", 0
     while url:
         page = api.get(url).json()

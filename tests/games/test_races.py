@@ -246,8 +246,15 @@ def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> 
     assert entry.rating_before == 0.0 and entry.rating_after == pytest.approx(
         ratings["racer1"].rating
     )
-    board = shapes.race_leaderboard(race_selectors.race_leaderboard(family="bristol"))
-    assert [line["player"] for line in board] == ["racer1", "racer2", "racer0"]
+    board = race_selectors.race_leaderboard(family="bristol")
+    lines = shapes.race_leaderboard(
+        race_selectors.race_board_ranked(board, list(board), first=True)
+    )
+    assert [(line["rank"], line["player"]) for line in lines] == [
+        (1, "racer1"),
+        (2, "racer2"),
+        (3, "racer0"),
+    ]
 
 
 def test_a_private_race_is_started_by_its_creator_and_is_not_rated(settings, players) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from rest_framework.test import APIClient
 
 from games import boards, shapes
 from games.engine import new_position
@@ -22,14 +23,25 @@ from games.services.results import (
     stats_recompute,
 )
 from games.standings import MAX_MOVES, standing_key
-from tests.daily_fixtures import DAY, NOON, board_order, committed, daily, finished_result
+from tests.daily_fixtures import (
+    DAY,
+    NOON,
+    board_order,
+    committed,
+    daily,
+    day_board,
+    finished_result,
+)
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 
 
-def alltime(**kwargs: Any) -> dict[str, Any]:
-    """A page of an all-time board as it is served."""
-    return shapes.alltime_board(**board_selectors.alltime_board(**kwargs))
+def alltime(*, variant: str, url: str | None = None, **query: Any) -> dict[str, Any]:
+    """A page of an all-time board as it is served: the page at ``url`` (a page's link),
+    else the first page of ``query``."""
+    response = APIClient().get(url or f"/api/v1/leaderboards/{variant}/", query)
+    assert response.status_code == 200, response.content
+    return response.json()
 
 
 pytest_plugins = ["tests.daily_fixtures"]
@@ -121,12 +133,12 @@ def test_board_ranks_break_ties_in_the_documented_order(board_backend, daily_clo
 
     expected = [results[n].pk for n in names]
     assert board_order(deal) == expected
-    page = board_selectors.day_board(deal=deal, limit=100)
+    page = day_board(deal=deal, limit=100)
     assert [e["result_id"] for e in page["results"]] == expected
     assert [e["rank"] for e in page["results"]] == list(range(1, 9))
     for rank, n in enumerate(names, start=1):
         assert boards.rank_of(deal.pk, results[n].sort_key) == rank
-        mine = board_selectors.day_board(deal=deal, user=people[n])["me"]
+        mine = day_board(deal=deal, user=people[n])["me"]
         assert mine["rank"] == rank and mine["result_id"] == results[n].pk
     assert sorted(r.sort_key for r in results.values()) == [results[n].sort_key for n in names]
 
@@ -210,11 +222,11 @@ def test_a_disqualified_result_leaves_the_board_and_ranks_follow(board_backend, 
     results = make_board(deal, 6)
     boards.rank_of(deal.pk, results[0].sort_key)  # the Redis mirror is built now
     cheat = results[2]
-    assert board_selectors.day_board(deal=deal, user=cheat.player)["me"]["rank"] == 3
+    assert day_board(deal=deal, user=cheat.player)["me"]["rank"] == 3
 
     committed(result_disqualify, result_id=cheat.pk)
 
-    board = board_selectors.day_board(deal=deal, user=cheat.player, limit=100)
+    board = day_board(deal=deal, user=cheat.player, limit=100)
     assert board["total"] == 5
     assert cheat.pk not in [e["result_id"] for e in board["results"]]
     assert board["me"] is None and board["around"] == []
@@ -230,12 +242,12 @@ def test_a_disqualified_result_leaves_the_board_and_ranks_follow(board_backend, 
     stats = PlayerStats.objects.get(player=cheat.player, variant="bristol")
     assert (stats.played, stats.won, stats.best_result) == (0, 0, None)
     # Other players see the same.
-    below = board_selectors.day_board(deal=deal, user=results[4].player, around=1)
+    below = day_board(deal=deal, user=results[4].player, around=1)
     assert below["me"]["rank"] == 4
     assert [e["result_id"] for e in below["around"]] == [r.pk for r in results[3:6]]
 
     committed(result_disqualify, result_id=cheat.pk, disqualified=False)
-    board = board_selectors.day_board(deal=deal, user=cheat.player, limit=100)
+    board = day_board(deal=deal, user=cheat.player, limit=100)
     assert board["total"] == 6 and board["me"]["rank"] == 3
     assert [e["result_id"] for e in board["results"]] == [r.pk for r in results]
     assert boards.rank_of(deal.pk, results[5].sort_key) == 6
@@ -247,7 +259,7 @@ def test_disqualifying_twice_changes_nothing_more(board_backend, daily_clock):
     results = make_board(deal, 3)
     committed(result_disqualify, result_id=results[0].pk)
     committed(result_disqualify, result_id=results[0].pk)
-    board = board_selectors.day_board(deal=deal, limit=10)
+    board = day_board(deal=deal, limit=10)
     assert board["total"] == 2
     assert [e["rank"] for e in board["results"]] == [1, 2]
 
@@ -270,11 +282,11 @@ def test_removing_an_accounts_results(board_backend, daily_clock):
     assert not Result.objects.filter(player=gone).exists()
     assert not PlayerStats.objects.filter(player=gone).exists()
     assert Game.objects.filter(player=gone, ranked=True).count() == 2  # the games stay
-    board = board_selectors.day_board(deal=today, user=gone, limit=100)
+    board = day_board(deal=today, user=gone, limit=100)
     assert board["total"] == 4 and board["me"] is None
     assert [e["result_id"] for e in board["results"]] == [r.pk for r in results if r.player != gone]
     assert boards.rank_of(today.pk, results[2].sort_key) == 2
-    old_board = board_selectors.day_board(deal=yesterday, limit=100)
+    old_board = day_board(deal=yesterday, limit=100)
     assert old_board["total"] == 1
     assert [e["result_id"] for e in old_board["results"]] == [other_old.pk]
     assert not Result.objects.filter(pk=old.pk).exists()
@@ -404,7 +416,7 @@ def test_alltime_boards_order_and_page(daily_clock):
     daily_clock.set(datetime(2026, 3, 16, 20, 0, tzinfo=UTC))  # day 6
 
     def names(order, **kw):
-        page = alltime(variant="bristol", order=order, limit=10, offset=0, **kw)
+        page = alltime(variant="bristol", order=order, limit=10, **kw)
         return [(e["rank"], e["player"]) for e in page["results"]], page
 
     days_won, _ = names("days_won")
@@ -418,20 +430,16 @@ def test_alltime_boards_order_and_page(daily_clock):
     assert streak == [(1, "bob"), (2, "ann"), (3, "cid")]
     assert [e["current_streak"] for e in page["results"]] == [4, 1, 1]
 
-    first = shapes.alltime_board(
-        **board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=0)
-    )
+    first = alltime(variant="bristol", order="days_won", limit=2)
     assert [e["player"] for e in first["results"]] == ["bob", "ann"]
-    assert first["next_offset"] == 2
-    second = shapes.alltime_board(
-        **board_selectors.alltime_board(variant="bristol", order="days_won", limit=2, offset=2)
-    )
+    assert first["previous"] is None
+    second = alltime(variant="bristol", url=first["next"])
     assert [(e["rank"], e["player"]) for e in second["results"]] == [(3, "cid"), (4, "eve")]
-    assert second["next_offset"] is None
-    assert shapes.alltime_board(
-        **board_selectors.alltime_board(variant="mod3", order="days_won", limit=5, offset=0)
-    ) == {
-        "order": "days_won",
+    assert second["next"] is None
+    back = alltime(variant="bristol", url=second["previous"])
+    assert back["results"] == first["results"]
+    assert alltime(variant="mod3", order="days_won", limit=5) == {
+        "next": None,
+        "previous": None,
         "results": [],
-        "next_offset": None,
     }

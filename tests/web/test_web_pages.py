@@ -169,6 +169,49 @@ def test_my_games_lists_my_games(logged_in: Any, practice: Any) -> None:
     assert "Meine Spiele" in html and "Übung" in html
 
 
+def links(html: str, label: str) -> list[str]:
+    """The addresses of a page's pager links named ``label``."""
+    return [
+        m.group(1).replace("&amp;", "&")
+        for m in re.finditer(rf'<a href="([^"]+)">{label}</a>', html)
+    ]
+
+
+def test_my_games_page_as_the_api_pages(logged_in: Any, player: Any, monkeypatch: Any) -> None:
+    from games.services.games import practice_game_start
+
+    monkeypatch.setattr("web.views.WEB_PAGE_ROWS", 2)
+    games = [practice_game_start(user=player, variant="bristol", seed=i).id for i in range(5)]
+    seen: list[int] = []
+    url: str | None = "/games/"
+    pages = 0
+    while url:
+        html = get_ok(logged_in, url, **EN)
+        seen += [int(n) for n in re.findall(r'href="/play/(\d+)/"', html)]
+        older = links(html, "Older")
+        url, pages = (older[0] if older else None), pages + 1
+    assert seen == games[::-1] and pages == 3
+    assert "cursor=" in links(get_ok(logged_in, url or "/games/", **EN), "Older")[0]
+    assert logged_in.get("/games/", {"cursor": "made-up"}).status_code == 400
+
+
+def test_alltime_board_pages_keep_the_order(client: Any, make_user: Any, monkeypatch: Any) -> None:
+    from games.models import PlayerStats
+
+    monkeypatch.setattr("web.views.WEB_PAGE_ROWS", 2)
+    for i in range(3):
+        PlayerStats.objects.create(
+            player=make_user(f"w{i}"), variant="bristol", played=3, won=3 - i, best_streak=1
+        )
+    first = get_ok(client, "/leaderboards/bristol/?order=best_streak", **EN)
+    assert links(first, "Previous") == []
+    (following,) = links(first, "Next")
+    assert "order=best_streak" in following
+    second = get_ok(client, following, **EN)
+    assert ">w2<" in second and ">w0<" not in second and links(second, "Next") == []
+    assert get_ok(client, links(second, "Previous")[0], **EN).count("/players/w") == 2
+
+
 # -- rules ----------------------------------------------------------------------------------
 
 

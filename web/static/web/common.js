@@ -77,6 +77,17 @@ export async function api(method, path, body) {
   return data;
 }
 
+// Every row of a list, page after page through each page's `next` link.
+export async function apiRows(path) {
+  const rows = [];
+  for (let link = path; link; ) {
+    const page = await api("GET", link);
+    rows.push(...page.results);
+    link = page.next;
+  }
+  return rows;
+}
+
 // Start a game (a practice game, a daily) with a POST and open it; the button waits.
 export async function startGame(button, path, body, onError) {
   button.disabled = true;

@@ -14,7 +14,7 @@ const base = `/api/v1/daily/${variant}/${day}/board/`;
 
 const PAGE = 50;
 let lines = []; // shown lines in rank order
-let next = null;
+let next = null; // the next page's link (every list pages the same way: follow `next`)
 let total = 0;
 let pages = 0; // pages loaded; the socket's board replaces the first page only
 
@@ -75,11 +75,11 @@ function drawAround(data) {
   document.getElementById("around-rows").replaceChildren(...data.around.map((l) => row(l)));
 }
 
-async function load(after) {
+// The first page, or the page at `link` (a page's `next`).
+async function load(link) {
   try {
-    const url = base + `?limit=${PAGE}` + (after ? "&after=" + encodeURIComponent(after) : "");
-    const data = await api("GET", url);
-    if (after) {
+    const data = await api("GET", link || base + `?limit=${PAGE}`);
+    if (link) {
       lines = lines.concat(data.results);
       pages += 1;
       next = data.next;
@@ -140,7 +140,8 @@ if (!over) {
     onClose: () => live("offline"),
     onMessage: (msg) => {
       if (msg.type === "board.result" && msg.result) insert(msg.result);
-      else if (msg.type === "board" && msg.board) firstPage(msg.board);
+      // The socket's board has no page links: read the first page again over REST.
+      else if (msg.type === "board" && msg.board) load();
     },
   });
 }

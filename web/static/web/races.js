@@ -91,8 +91,7 @@ async function joinOpen(button, code) {
 // The list is read again every few seconds; a focused Join button keeps its focus.
 async function refresh() {
   try {
-    const data = await api("GET", "/api/v1/races/");
-    const races = Array.isArray(data) ? data : data.results || [];
+    const races = await api("GET", "/api/v1/races/"); // bounded: not paged
     races.forEach(syncClock);
     const focused = document.activeElement?.closest("#open-rows tr")?.dataset.code;
     rows.replaceChildren(...races.map(row));

@@ -1,13 +1,13 @@
 // Create (key shown once) and revoke personal API tokens.
 /* global gettext, interpolate */
-import { api, dateTime, el, errorText } from "./common.js";
+import { api, apiRows, dateTime, el, errorText } from "./common.js";
 
 const tbody = document.querySelector("#token-table tbody");
 const errorEl = document.getElementById("token-error");
 
 async function load() {
   try {
-    const tokens = await api("GET", "/api/v1/auth/tokens/");
+    const tokens = await apiRows("/api/v1/auth/tokens/");
     tbody.replaceChildren(
       ...tokens.map((tok) =>
         el(
