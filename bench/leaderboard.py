@@ -223,7 +223,7 @@ class Filler:
             )
             results.append(
                 f"{gid}\t{gid}\t{deal_id}\t{player_id}\t{'t' if won else 'f'}\t{cards}"
-                f"\t{moves}\t{time_ms}\t{fin}\t{key}\tf\n"
+                f"\t{moves}\t{time_ms}\t{fin}\t{key}\tf\t\n"
             )
         self.rows["games_game"] += self.copy(
             "games_game",
@@ -234,7 +234,7 @@ class Filler:
         self.rows["games_result"] += self.copy(
             "games_result",
             "id, game_id, deal_id, player_id, won, cards_home, moves, time_ms, finished_at, "
-            "sort_key, disqualified",
+            "sort_key, disqualified, review",
             iter(results),
         )
 
