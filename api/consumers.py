@@ -593,7 +593,9 @@ class DailyBoardConsumer(_Consumer):
     async def board_result(self, event: dict[str, Any]) -> None:
         """Group event: a result entered the board (sent after its commit)."""
         if self.ready:
-            await self.send(text_data=_dumps({**self._where(), **event}))
+            # The line alone: the event's other keys (the request id that caused it) are
+            # the servers', not the board's readers'.
+            await self.send(text_data=_dumps({**self._where(), "result": event["result"]}))
 
     def _where(self) -> dict[str, Any]:
         return {"type": "board.result", "variant": self.variant, "date": self.day}

@@ -61,12 +61,12 @@ import django
 django.setup()
 from django.contrib.auth import get_user_model
 from games.models import Deal, Game
-from games.selectors.boards import day_board
+from games.selectors.boards import day_board_lines
 from games.selectors.games import game_verify
 
 faults = {g.pk: game_verify(g) for g in Game.objects.select_related("deal")}
 boards = {
-    f"{d.variant} {d.date}": day_board(deal=d, limit=1000)["results"]
+    f"{d.variant} {d.date}": list(day_board_lines(d)[:1000])
     for d in Deal.objects.filter(kind="daily").order_by("pk")
 }
 if sys.argv[1] == "write":  # the restored database takes new rows (its sequences came too)
