@@ -210,6 +210,41 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
 # -- Picture Gallery practice -------------------------------------------------------------
 
 
+#: A Bristol practice game of a player, played along the solver's line until it is won out.
+WON_OUT = """
+from django.contrib.auth import get_user_model
+from games import shapes
+from games.engine.solver import solve_seed
+from games.services import games as game_services
+
+user = get_user_model().objects.get(username={username!r})
+game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
+for move in solve_seed("bristol", 1).line:
+    if shapes.game_state(game)["finish"]:
+        break
+    game = game_services.game_apply_move(game_id=game.id, user=user, move=move, ply=game.ply).game
+print(game.id, len(shapes.game_state(game)["finish"]))
+"""
+
+
+def test_a_won_out_game_finishes_with_one_click(
+    live_server_url: str, page: Any, username: str, django_shell: Any, artifacts: Path
+) -> None:
+    register(page, live_server_url, username)
+    game_id, left = django_shell(WON_OUT.format(username=username)).split()[-2:]
+    page.goto(f"/play/{game_id}/")
+    expect(page.locator("#conn")).to_have_text("Live")
+    finish = page.locator("#btn-finish")
+    expect(finish).to_be_visible()
+    assert len(state(page)["finish"]) == int(left) > 1
+    finish.click()  # the one click: before, each card left needed a double click of its own
+    expect(page.locator("#end-dialog #end-title")).to_have_text("You won!")
+    assert state(page)["status"] == "won"
+    assert all(m.endswith("-f") for m in move_log(page, int(game_id))[-int(left) :])
+    expect(finish).to_be_hidden()
+    shoot(page, artifacts / "bristol-finished.png")
+
+
 def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     live_server_url: str, browser: Any, page: Any, username: str, artifacts: Path
 ) -> None:
@@ -258,14 +293,16 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     wait_ply(page, ply + 2)
     assert state(page)["position"]["piles"]["a"] == []
 
-    # The setting moves every free Ace out by itself, as ordinary server moves.
+    # The setting moves the safe Aces out by itself, as ordinary server moves: g9's, not
+    # those alone on r7 and r8, whose moves would refill the reserve from the stock.
     page.click("#settings summary")
-    page.check("#set-auto-aces")
-    page.wait_for_function("window.patienceGame.state.position.piles.a.length === 3")
+    page.check("#set-auto-home")
+    page.wait_for_function("window.patienceGame.state.position.piles.a.length === 1")
     page.wait_for_function("!window.patienceGame.busy")
-    log = move_log(page, game_id)
-    assert sorted(log[-3:]) == ["g9-a", "r7-a", "r8-a"]
-    assert json.loads(page.evaluate("localStorage.getItem('patience.settings')"))["autoAces"]
+    assert move_log(page, game_id)[-1] == "g9-a"
+    assert {"r7-a", "r8-a"} <= set(state(page)["legal_moves"])
+    assert state(page)["safe_moves"] == []
+    assert json.loads(page.evaluate("localStorage.getItem('patience.settings')"))["autoHome"]
 
     shoot(page, artifacts / "gallery-play.png")
 

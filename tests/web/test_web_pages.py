@@ -127,7 +127,8 @@ def test_play_page_draws_a_bristol_game(logged_in: Any, practice: Any) -> None:
     html = get_ok(logged_in, f"/play/{practice.id}/", **EN)
     assert 'data-family="bristol"' in html
     assert "Practice game" in html
-    assert "Move Aces to the foundations automatically" in html
+    assert "Move cards to the foundations automatically when it is safe" in html
+    assert 'id="btn-finish"' in html
     assert "fans 1 to 8" in html
     found = re.search(r'id="initial-state"[^>]*>(.*?)</script>', html, re.S)
     assert found is not None
@@ -334,4 +335,4 @@ def test_royal_parade_has_no_ace_pile_controls(logged_in: Any, player: Any) -> N
     game = practice_game_start(user=player, variant="royal-parade", seed=3)
     html = get_ok(logged_in, f"/play/{game.id}/", **EN)
     assert "the ace pile (as destination)" not in html
-    assert re.search(r'<p hidden><label><input type="checkbox" id="set-auto-aces">', html)
+    assert re.search(r'<p hidden><label><input type="checkbox" id="set-auto-home">', html)

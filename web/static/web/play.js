@@ -28,10 +28,14 @@ const SETTINGS_KEY = "patience.settings";
 // -- settings (localStorage) ---------------------------------------------------------------
 const settings = Object.assign(
   // Key hints by default only where there is likely a keyboard (a fine pointer).
-  { autoAces: false, keyHints: window.matchMedia("(pointer: fine)").matches },
+  { autoHome: false, keyHints: window.matchMedia("(pointer: fine)").matches },
   (() => {
     try {
-      return JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
+      const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
+      // The setting was "Aces automatically" before safe moves home took its place.
+      if (saved.autoHome === undefined && saved.autoAces !== undefined) saved.autoHome = saved.autoAces;
+      delete saved.autoAces;
+      return saved;
     } catch (e) {
       return {};
     }
@@ -110,6 +114,7 @@ if (navigator.keyboard && navigator.keyboard.getLayoutMap) {
 const ui = { selected: null, targets: new Set(), sources: new Set(), hint: [] };
 let receivedAt = performance.now();
 let suppressAuto = false;
+let finishing = false; // "Finish" was pressed: the page plays the server's finishing line
 const statusLine = document.getElementById("status-line");
 const connEl = document.getElementById("conn");
 
@@ -149,7 +154,7 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
   },
   onIdle: () => {
     controls();
-    autoAces();
+    autoPlay();
   },
   onError: (err) => (err.code === "day_over" ? dayOver() : say(errorText(err))),
   onConnection: (c) => {
@@ -219,6 +224,7 @@ function draw() {
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
   document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
+  document.getElementById("btn-finish").hidden = !(s.finish && s.finish.length) || over;
   controls();
   document.getElementById("game-status").textContent = statusText(s.status, s.kind);
   root.dataset.status = s.status;
@@ -238,6 +244,7 @@ function controls() {
   document.getElementById("btn-deal-reverse").disabled = !legal("deal-reverse") || hold || over;
   document.getElementById("btn-undo").disabled = !s.can_undo || client.down || over;
   document.getElementById("btn-resign").disabled = s.status !== "playing" || hold;
+  document.getElementById("btn-finish").disabled = finishing || hold;
   const hintBtn = document.getElementById("btn-hint");
   if (hintBtn && !hintPending) hintBtn.disabled = s.status !== "playing" || client.down;
 }
@@ -252,7 +259,10 @@ setInterval(tick, 250);
 
 // -- actions -------------------------------------------------------------------------------------
 function move(m, { auto = false } = {}) {
-  if (!auto) suppressAuto = false;
+  if (!auto) {
+    suppressAuto = false;
+    finishing = false; // a move of the player's own stops the finish
+  }
   ui.selected = null;
   ui.hint = [];
   if (!client.request({ kind: "move", move: m })) {
@@ -336,6 +346,7 @@ function undo() {
     return say(client.state.moves_on_board ? gettext("Undo is not allowed here.") : gettext("Nothing to undo."));
   }
   suppressAuto = true; // do not put an Ace straight back out after the player took it back
+  finishing = false;
   ui.selected = null;
   if (!client.request({ kind: "undo" })) refused();
 }
@@ -373,17 +384,27 @@ async function hint() {
   }
 }
 
-// Aces out automatically (as ordinary server moves), one at a time.
-function autoAces() {
+// Moves the page plays for its player, one at a time, as ordinary server moves: the
+// server's finishing line once "Finish" is pressed, and its safe moves home when the
+// setting asks for them. Each waits for the last one's answer, so each one is drawn.
+function autoPlay() {
   const s = client.state;
-  if (!settings.autoAces || suppressAuto || over || boardEl.inert || s.status !== "playing" || client.busy) return;
-  const m = s.legal_moves.find((x) => {
-    if (!x.endsWith("-" + HOME)) return false;
-    if (HOME === "a") return true;
-    const top = shownPiles()[x.split("-")[0]]?.slice(-1)[0];
-    return top && top[0] === "A";
-  });
-  if (m) move(m, { auto: true });
+  if (over || boardEl.inert || s.status !== "playing" || client.busy) {
+    finishing = finishing && s.status === "playing";
+    return;
+  }
+  if (finishing && s.finish.length) return move(s.finish[0], { auto: true });
+  finishing = false;
+  if (!settings.autoHome || suppressAuto) return;
+  if (s.safe_moves.length) move(s.safe_moves[0], { auto: true });
+}
+
+function finish() {
+  if (!client.state.finish.length || over) return;
+  finishing = true;
+  ui.selected = null;
+  say(gettext("Playing the last cards home…"));
+  autoPlay();
 }
 
 // -- pointer: click, double-click, drag (mouse and touch) ----------------------------------------
@@ -501,6 +522,7 @@ document.addEventListener("keydown", (ev) => {
 document.getElementById("btn-deal").addEventListener("click", () => deal(false));
 document.getElementById("btn-deal-reverse").addEventListener("click", () => deal(true));
 document.getElementById("btn-undo").addEventListener("click", undo);
+document.getElementById("btn-finish").addEventListener("click", finish);
 document.getElementById("btn-hint")?.addEventListener("click", hint);
 const resignDialog = document.getElementById("resign-dialog");
 document.getElementById("btn-resign").addEventListener("click", () => resignDialog.showModal());
@@ -508,15 +530,15 @@ resignDialog.addEventListener("close", () => {
   if (resignDialog.returnValue === "resign" && !client.request({ kind: "resign" })) refused();
 });
 
-const autoBox = document.getElementById("set-auto-aces");
+const autoBox = document.getElementById("set-auto-home");
 const hintBox = document.getElementById("set-key-hints");
-autoBox.checked = settings.autoAces;
+autoBox.checked = settings.autoHome;
 hintBox.checked = settings.keyHints;
 autoBox.addEventListener("change", () => {
-  settings.autoAces = autoBox.checked;
+  settings.autoHome = autoBox.checked;
   saveSettings();
   suppressAuto = false;
-  autoAces();
+  autoPlay();
 });
 hintBox.addEventListener("change", () => {
   settings.keyHints = hintBox.checked;
@@ -673,7 +695,7 @@ new MutationObserver(() => {
     receivedAt = performance.now(); // its clock starts now: the server's time is asked for
     client.resync();
   }
-  autoAces();
+  autoPlay();
 }).observe(boardEl, { attributes: true, attributeFilter: ["inert"] });
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
@@ -684,4 +706,4 @@ document.addEventListener("visibilitychange", () => {
 fillKeyHelp();
 draw();
 if (client.state.status !== "playing") showEnd(false);
-else autoAces();
+else autoPlay();
