@@ -16,6 +16,7 @@ import {
   variantNames,
 } from "./common.js";
 import { GameClient } from "./game.js";
+import { celebrate, dealIn, slide, snapshot } from "./motion.js";
 
 const root = document.getElementById("game");
 const boardEl = document.getElementById("board");
@@ -146,10 +147,12 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     const dealt = !before.position && state.position;
     if (state.ply === before.ply && state.status === before.status && !dealt) return tick();
     if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
-    draw();
+    draw({ deal: dealt });
     if (before.status === "playing" && state.status !== "playing") {
       say(""); // what the status line said was about the game in play
-      showEnd(true, true);
+      // The result comes beside the board once the board has celebrated.
+      if (state.status === "won") celebrate(boardEl).then(() => showEnd(true));
+      else showEnd(true);
     }
   },
   onIdle: () => {
@@ -205,8 +208,10 @@ const shownPiles = () => (client.state.position ? client.state.position.piles : 
 const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 
 // -- drawing -----------------------------------------------------------------------------------
-function draw() {
+// Draw the state; the cards that moved slide there (a new deal flies out of the stock).
+function draw({ deal = false } = {}) {
   const s = client.state;
+  const before = snapshot(boardEl);
   ui.sources = s.status === "playing" && !over ? sourcesOf(s) : new Set();
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
   renderBoard(boardEl, {
@@ -220,6 +225,8 @@ function draw() {
     noAces: variant === "royal-parade",
     marks: ui.hint,
   });
+  if (deal) dealIn(boardEl);
+  else slide(boardEl, before);
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
@@ -558,7 +565,9 @@ function fillKeyHelp() {
 // -- the end -------------------------------------------------------------------------------------
 const endDialog = document.getElementById("end-dialog");
 
-async function showEnd(open, celebrate = false) {
+// The result: `open` shows it beside the board (not modal, so the finished board stays
+// in view); "Show the result" opens it as a dialog.
+async function showEnd(open, modal = false) {
   const s = client.state;
   const title = {
     won: gettext("You won!"),
@@ -571,12 +580,11 @@ async function showEnd(open, celebrate = false) {
   document.getElementById("end-time").textContent = duration(s.elapsed_ms);
   document.getElementById("finished-text").textContent = title || "";
   for (const id of ["end-rank-row", "end-streak-row", "end-par-row"]) document.getElementById(id).hidden = true;
-  if (celebrate && s.status === "won") {
-    root.classList.remove("celebrate");
-    void root.offsetWidth; // restart the animation
-    root.classList.add("celebrate");
+  if (open && endDialog.open && modal !== endDialog.matches(":modal")) endDialog.close();
+  if (open && !endDialog.open) {
+    if (modal) endDialog.showModal();
+    else endDialog.show();
   }
-  if (open && !endDialog.open) endDialog.showModal();
   if (s.kind !== "daily") return;
   const facts = await dailyFacts(s);
   if (facts.rank) {
@@ -660,7 +668,7 @@ async function share() {
   }
 }
 document.getElementById("btn-share")?.addEventListener("click", share);
-document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true));
+document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true, true));
 document.getElementById("end-close").addEventListener("click", () => endDialog.close());
 const sayError = (err) => say(errorText(err));
 for (const btn of document.querySelectorAll("[data-new-practice]")) {
@@ -704,6 +712,6 @@ document.addEventListener("visibilitychange", () => {
 });
 
 fillKeyHelp();
-draw();
+draw({ deal: client.state.ply === 0 && !!client.state.position });
 if (client.state.status !== "playing") showEnd(false);
 else autoPlay();
