@@ -119,6 +119,7 @@ def test_selecting_a_card_moves_nothing(
     game = api_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7})
     page.goto(f"/play/{game['id']}/")
     expect(page.locator("#conn")).to_have_text("Live")
+    page.wait_for_function("document.getAnimations().length === 0")  # the deal has landed
     source = next(m for m in game["legal_moves"] if not m.startswith("deal")).split("-")[0]
     layout = "() => [...document.querySelectorAll('#board, #board [data-pile], .game-aside')]" + (
         ".map(n => { const r = n.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })"

@@ -17,6 +17,7 @@ import {
 } from "./common.js";
 import { GameClient } from "./game.js";
 import { celebrate, dealIn, slide, snapshot } from "./motion.js";
+import { predictor } from "./predict.js";
 
 const root = document.getElementById("game");
 const boardEl = document.getElementById("board");
@@ -29,7 +30,7 @@ const SETTINGS_KEY = "patience.settings";
 // -- settings (localStorage) ---------------------------------------------------------------
 const settings = Object.assign(
   // Key hints by default only where there is likely a keyboard (a fine pointer).
-  { autoHome: false, keyHints: window.matchMedia("(pointer: fine)").matches },
+  { autoHome: false, instant: true, keyHints: window.matchMedia("(pointer: fine)").matches },
   (() => {
     try {
       const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
@@ -116,6 +117,40 @@ const ui = { selected: null, targets: new Set(), sources: new Set(), hint: [] };
 let receivedAt = performance.now();
 let suppressAuto = false;
 let finishing = false; // "Finish" was pressed: the page plays the server's finishing line
+
+// Instant moves: a card move the page can work out is drawn at once (`guess`) and sent;
+// `pending` holds those not answered yet, each with the ply it was played at and the
+// position it should lead to. The server's answer replaces the guess: the same position
+// goes on; another one, or a refusal, rolls the board back with a short visible cue.
+const guesser = predictor(variant);
+let pending = [];
+let guess = null;
+const view = () => guess || client.state;
+
+function reconcile(state) {
+  let answered = null;
+  while (pending.length && state.ply > pending[0].ply) answered = pending.shift();
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  if (answered && state.ply === answered.ply + 1 && !same(state.position, answered.position)) {
+    return rollBack();
+  }
+  let s = state;
+  for (const p of pending) {
+    s = s && guesser.after(s, p.move);
+  }
+  if (!s) return rollBack();
+  guess = pending.length ? s : null;
+}
+
+// The server did not take a move the page drew: show its state, and say so (and why).
+function rollBack(why = "") {
+  pending = [];
+  guess = null;
+  boardEl.classList.remove("rolled-back");
+  void boardEl.offsetWidth; // restart the cue
+  boardEl.classList.add("rolled-back");
+  say(`${gettext("The server did not take that move: the board shows the game as it stands.")} ${why}`.trim());
+}
 const statusLine = document.getElementById("status-line");
 const connEl = document.getElementById("conn");
 
@@ -145,8 +180,12 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     if (!state.position && !boardEl.inert) setTimeout(() => client.resync(), 300);
     // The same position again (a reconnect, a resync): only the clock needs the news.
     const dealt = !before.position && state.position;
-    if (state.ply === before.ply && state.status === before.status && !dealt) return tick();
-    if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
+    const guessed = !!guess;
+    reconcile(state);
+    if (state.ply === before.ply && state.status === before.status && !dealt && guessed === !!guess) {
+      return tick();
+    }
+    if (ui.selected && !sourcesOf(view()).has(ui.selected)) ui.selected = null;
     draw({ deal: dealt });
     if (before.status === "playing" && state.status !== "playing") {
       say(""); // what the status line said was about the game in play
@@ -159,7 +198,13 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     controls();
     autoPlay();
   },
-  onError: (err) => (err.code === "day_over" ? dayOver() : say(errorText(err))),
+  onError: (err) => {
+    if (err.code === "day_over") dayOver();
+    if (pending.length) {
+      rollBack(errorText(err));
+      draw();
+    } else if (err.code !== "day_over") say(errorText(err));
+  },
   onConnection: (c) => {
     connEl.dataset.state = c;
     connEl.textContent = {
@@ -175,6 +220,7 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
   },
 });
 window.patienceGame = client; // for the browser tests and the curious
+window.patienceGuesser = guesser;
 
 function sourcesOf(state) {
   const set = new Set();
@@ -187,7 +233,7 @@ function sourcesOf(state) {
 
 function destinationsOf(src) {
   const out = new Set();
-  for (const m of client.state.legal_moves) {
+  for (const m of view().legal_moves) {
     if (m.startsWith(src + "-")) {
       const dst = m.slice(src.length + 1);
       out.add(dst);
@@ -202,15 +248,15 @@ function destinationsOf(src) {
   return out;
 }
 
-const legal = (m) => client.state.legal_moves.includes(m);
+const legal = (m) => view().legal_moves.includes(m);
 // The piles shown: none before a race's start (its game shows no card until then).
-const shownPiles = () => (client.state.position ? client.state.position.piles : {});
+const shownPiles = () => (view().position ? view().position.piles : {});
 const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 
 // -- drawing -----------------------------------------------------------------------------------
 // Draw the state; the cards that moved slide there (a new deal flies out of the stock).
 function draw({ deal = false } = {}) {
-  const s = client.state;
+  const s = view();
   const before = snapshot(boardEl);
   ui.sources = s.status === "playing" && !over ? sourcesOf(s) : new Set();
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
@@ -272,9 +318,15 @@ function move(m, { auto = false } = {}) {
   }
   ui.selected = null;
   ui.hint = [];
+  const base = view();
+  const next = settings.instant ? guesser.after(base, m) : null;
   if (!client.request({ kind: "move", move: m })) {
     draw();
     return refused();
+  }
+  if (next) {
+    pending.push({ move: m, ply: base.ply, position: next.position });
+    guess = next;
   }
   if (client.down) sayDown();
   else say("");
@@ -372,7 +424,7 @@ async function hint() {
       const piles = shownPiles();
       say(interpolate(gettext("Hint: %(move)s"), { move: moveWords(h.move, piles) }, true));
       const [source, dst] = h.move.split("-");
-      if (dst && sourcesOf(client.state).has(source)) {
+      if (dst && sourcesOf(view()).has(source)) {
         ui.selected = source;
         const home = dst === "f" ? foundationFor(piles[source].slice(-1)[0], piles) : dst;
         ui.hint = [source, home || dst];
@@ -539,6 +591,12 @@ resignDialog.addEventListener("close", () => {
 
 const autoBox = document.getElementById("set-auto-home");
 const hintBox = document.getElementById("set-key-hints");
+const instantBox = document.getElementById("set-instant");
+instantBox.checked = settings.instant;
+instantBox.addEventListener("change", () => {
+  settings.instant = instantBox.checked;
+  saveSettings();
+});
 autoBox.checked = settings.autoHome;
 hintBox.checked = settings.keyHints;
 autoBox.addEventListener("change", () => {
