@@ -234,7 +234,11 @@ def layout(args: argparse.Namespace) -> None:
         _post(page.request, "/api/v1/auth/register/", {"username": "feel", "password": PASSWORD})
         _post(page.request, "/api/v1/auth/login/", {"username": "feel", "password": PASSWORD})
         games = {}
+        early = {}
         for variant, seed in VARIANTS:
+            early[variant] = _post(
+                page.request, "/api/v1/games/", {"variant": variant, "seed": seed}
+            )["id"]
             game = _post(page.request, "/api/v1/games/", {"variant": variant, "seed": seed})
             while "deal" in game["legal_moves"]:
                 url = f"/api/v1/games/{game['id']}/moves/"
@@ -258,6 +262,13 @@ def layout(args: argparse.Namespace) -> None:
                 shown.goto(f"/play/{games[variant]}/")
                 shown.wait_for_selector('#board [data-pile="r1"] .card')
                 m = shown.evaluate(INDEX_SHOWN)
+                if args.shots:
+                    shots = Path(args.shots)
+                    shots.mkdir(parents=True, exist_ok=True)
+                    shown.screenshot(path=str(shots / f"{variant}-{width}x{height}-late.png"))
+                    shown.goto(f"/play/{early[variant]}/")
+                    shown.wait_for_selector('#board [data-pile="r1"] .card')
+                    shown.screenshot(path=str(shots / f"{variant}-{width}x{height}-early.png"))
                 size = f"{width}x{height}"
                 print(
                     f"{variant:<26}{size:<11}{m['width']:>8.0f}{m['least']:>13.2f}"
@@ -292,6 +303,7 @@ def main() -> None:
     parser.add_argument("--seeds", type=int, default=12, help="clicks: seeds per variant")
     parser.add_argument("--moves", type=int, default=30, help="paint: card moves per row")
     parser.add_argument("--latency", type=int, default=300, help="paint: added ms")
+    parser.add_argument("--shots", help="layout: save screenshots (early and late) here")
     server_arguments(parser, redis_db=14)
     args = parser.parse_args()
     if args.what == "clicks":

@@ -255,8 +255,13 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     page.click("#practice-form button[type=submit]")
     page.wait_for_url(re.compile(r"/play/\d+/$"))
     game_id = int(page.url.rstrip("/").split("/")[-1])
-    expect(page.locator(".gallery-row").first).to_contain_text("2 → 5 → 8 → J")
-    expect(page.locator(".gallery-row").nth(2)).to_contain_text("4 → 7 → 10 → K")
+    # Beside each row its start cards, one above the other; its name says them in words.
+    labels = page.locator(".gallery-row .row-label")
+    assert labels.first.locator("span").all_inner_texts() == ["2", "5", "8", "J"]
+    assert labels.nth(2).locator("span").all_inner_texts() == ["4", "7", "10", "K"]
+    expect(page.locator(".gallery-row").first).to_have_attribute(
+        "aria-label", "Top row: 2 – 5 – 8 – J"
+    )
     expect(page.locator('[data-pile="g1"] .pile-key')).to_have_text("Q")
     st = state(page)
     # Seed 9 starts with three free Aces: g9, r7, r8.
