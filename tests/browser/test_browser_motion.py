@@ -5,6 +5,7 @@ nothing moves at all.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -73,3 +74,49 @@ def test_deal_moves_and_deals_are_animated_unless_motion_is_reduced(
     assert all(150 <= a["duration"] <= 250 for a in opening + moved + dealt)
     assert len(dealt) == 3 and sorted(a["delay"] for a in dealt) == [a["delay"] for a in dealt]
     assert dealt[0]["delay"] < dealt[1]["delay"] < dealt[2]["delay"]
+
+
+def test_a_dragged_card_is_opaque_its_target_glows_and_a_bad_drop_slides_back(
+    browser: Any, live_server_url: str, sign_up: Any, api_post: Any, username: str
+) -> None:
+    ctx = browser.new_context(viewport={"width": 1280, "height": 800}, base_url=live_server_url)
+    try:
+        ctx.add_init_script(LOG_ANIMATIONS)
+        page = ctx.new_page()
+        sign_up(page, username)
+        game = api_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7})
+        page.goto(f"/play/{game['id']}/")
+        expect(page.locator("#conn")).to_have_text("Live")
+        page.wait_for_function("document.getAnimations().length === 0")
+        move = next(m for m in game["legal_moves"] if m != "deal" and not m.endswith("-f"))
+        src, dst = move.split("-")
+        piles = game["position"]["piles"]
+        wrong = next(
+            f"t{i}"
+            for i in range(1, 9)
+            if f"t{i}" not in (src, dst) and f"{src}-t{i}" not in game["legal_moves"]
+        )
+        logged(page)
+
+        def centre(pile: str) -> tuple[float, float]:
+            box = page.locator(f'[data-pile="{pile}"] .handle').bounding_box()
+            return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+        start = page.locator(f'[data-pile="{src}"] .card').last.bounding_box()
+        page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)
+        page.mouse.down()
+        page.mouse.move(*centre(dst), steps=8)
+        assert (
+            page.evaluate("getComputedStyle(document.querySelector('.drag-ghost')).opacity") == "1"
+        )
+        expect(page.locator(f'[data-pile="{dst}"]')).to_have_class(re.compile(r"\bdrop-glow\b"))
+        page.mouse.move(*centre(wrong), steps=8)
+        expect(page.locator(".pile.drop-glow")).to_have_count(0)
+        page.mouse.up()
+        expect(page.locator("#status-line")).to_have_text("That move is not allowed.")
+        expect(page.locator(".drag-ghost")).to_have_count(0)
+        back = [a for a in logged(page) if a["duration"] == 150]
+        assert [a["card"] for a in back] == [piles[src][-1]]
+        assert page.evaluate("window.patienceGame.state.ply") == 0
+    finally:
+        ctx.close()

@@ -277,6 +277,7 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     dragged = next(m for m in card_moves(state(page)) if m.startswith("r") and "-g" in m)
     src, dst = dragged.split("-")
     ply = state(page)["ply"]
+    page.wait_for_function("document.getAnimations().length === 0")  # the cards have landed
     start = page.locator(f'[data-pile="{src}"] .card').last.bounding_box()
     end = page.locator(f'[data-pile="{dst}"] .handle').bounding_box()
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)

@@ -16,7 +16,7 @@ import {
   variantNames,
 } from "./common.js";
 import { GameClient } from "./game.js";
-import { celebrate, dealIn, slide, snapshot } from "./motion.js";
+import { celebrate, dealIn, slide, snapshot, still } from "./motion.js";
 import { predictor } from "./predict.js";
 
 const root = document.getElementById("game");
@@ -157,7 +157,18 @@ const connEl = document.getElementById("conn");
 let wasDown = false;
 let over = false; // a ranked daily whose day has ended
 
+// While a move waits for a server that is down (or back but not yet answering it),
+// the status line says so whatever else it says.
+let connectedLater = false; // "Connected again" once the waiting move is stored
+const WAITING = () => gettext("Reconnecting; your move is waiting.");
+const SAYS_WAITING = () => [
+  WAITING(),
+  gettext("The server cannot be reached. Reconnecting; your move is waiting."),
+  gettext("Reconnecting; your move is waiting. That click was not sent."),
+];
 function say(text) {
+  const waiting = client && client.inflight && (client.down || connectedLater);
+  if (waiting && !SAYS_WAITING().includes(text)) text = `${WAITING()} ${text}`.trim();
   statusLine.textContent = text;
 }
 
@@ -195,6 +206,10 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     }
   },
   onIdle: () => {
+    if (connectedLater) {
+      connectedLater = false;
+      say(gettext("Connected again: your move is stored."));
+    }
     controls();
     autoPlay();
   },
@@ -214,6 +229,7 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
       down: gettext("Reconnecting…"),
     }[c];
     if (c === "down") sayDown();
+    else if (wasDown && client && client.inflight) connectedLater = true; // said once stored
     else if (wasDown) say(gettext("Connected again."));
     wasDown = c === "down";
     if (client) controls();
@@ -521,26 +537,56 @@ window.addEventListener("pointermove", (ev) => {
   }
   ev.preventDefault();
   drag.ghost.style.transform = `translate(${ev.clientX - drag.offX}px, ${ev.clientY - drag.offY}px)`;
+  glowUnder(ev.clientX, ev.clientY, drag.id);
 });
+
+// While a card is dragged, the top card of the pile under it glows if it may go there.
+let glowing = null;
+function glowUnder(x, y, src) {
+  const under = document.elementFromPoint(x, y);
+  const target = under && under.closest("[data-pile], [data-zone]");
+  const id = target && (target.dataset.pile || target.dataset.zone);
+  const ok = id && id !== src && legal(`${src}-${asDest(id)}`);
+  const pile = ok ? boardEl.querySelector(`[data-pile="${id === "f" ? destinationFoundation(src) : id}"]`) : null;
+  if (pile === glowing) return;
+  if (glowing) glowing.classList.remove("drop-glow");
+  glowing = pile;
+  if (pile) pile.classList.add("drop-glow");
+}
+const destinationFoundation = (src) => foundationFor(shownPiles()[src].slice(-1)[0], shownPiles()) || "f1";
 
 function endDrag(ev, drop) {
   if (!drag || ev.pointerId !== drag.pointer) return;
   const d = drag;
   drag = null;
   if (!d.started) return;
-  d.ghost.remove();
+  glowUnder(-1, -1, d.id);
   suppressClick = true;
   setTimeout(() => (suppressClick = false), 0);
   const under = drop ? document.elementFromPoint(ev.clientX, ev.clientY) : null;
   const target = under && under.closest("[data-pile], [data-zone]");
   const id = target && (target.dataset.pile || target.dataset.zone);
   ui.selected = null;
-  if (id && id !== d.id) {
-    const m = `${d.id}-${asDest(id)}`;
-    if (legal(m)) return move(m);
-    say(gettext("That move is not allowed."));
+  const m = id && id !== d.id ? `${d.id}-${asDest(id)}` : null;
+  if (m && legal(m)) {
+    d.ghost.remove();
+    return move(m);
   }
-  draw();
+  if (m) say(gettext("That move is not allowed."));
+  // Back where it came from (about 150 ms), then the card shows there again.
+  const home = boardEl.querySelector(`[data-pile="${d.id}"] .card:last-of-type`).getBoundingClientRect();
+  const back = still()
+    ? null
+    : d.ghost.animate(
+        [{ transform: `translate(${home.left}px, ${home.top}px)` }],
+        { duration: 150, easing: "ease-out", fill: "forwards" },
+      );
+  const done = () => {
+    d.ghost.remove();
+    draw();
+  };
+  if (back) back.finished.then(done, done);
+  else done();
 }
 window.addEventListener("pointerup", (ev) => endDrag(ev, true));
 window.addEventListener("pointercancel", (ev) => endDrag(ev, false));
@@ -763,6 +809,14 @@ new MutationObserver(() => {
   }
   autoPlay();
 }).observe(boardEl, { attributes: true, attributeFilter: ["inert"] });
+
+// Closing the tab while a move waits for the server would lose it: ask first.
+window.addEventListener("beforeunload", (ev) => {
+  if (client.inflight || client.queue.length) {
+    ev.preventDefault();
+    ev.returnValue = "";
+  }
+});
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
 document.addEventListener("visibilitychange", () => {
