@@ -525,6 +525,20 @@ def test_replay_viewer_steps_through_yesterdays_game(
     expect(page.locator("#rp-next")).to_be_disabled()
     page.keyboard.press("Home")
     expect(step).to_have_text("Deal (0 of 5)")
+    # Quick presses: each one is a step, even before the positions are in.
+    page.evaluate(
+        "() => { for (let i = 0; i < 4; i++) document.dispatchEvent("
+        "new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true})); }"
+    )
+    expect(step).to_have_text(re.compile(r"^Move 4 of 5: "))
+    # Autoplay steps to the end by itself.
+    page.keyboard.press("Home")
+    page.click("#rp-auto")
+    expect(page.locator("#rp-auto")).to_have_attribute("aria-pressed", "true")
+    expect(step).to_have_text(re.compile(r"^Move 5 of 5: "), timeout=10_000)
+    expect(page.locator("#rp-auto")).to_have_attribute("aria-pressed", "false")
+    page.keyboard.press("Home")
+    expect(step).to_have_text("Deal (0 of 5)")
     page.locator("#rp-slider").fill("3")
     expect(step).to_have_text(re.compile(r"^Move 3 of 5: "))
     shoot(page, artifacts / "replay.png")
