@@ -33,7 +33,7 @@ from django.urls import path  # noqa: E402
 from django.utils import timezone  # noqa: E402
 
 from api.consumers import _in_worker  # noqa: E402
-from games.engine import new_position  # noqa: E402
+from games.engine import finish_line, new_position, safe_moves  # noqa: E402
 from games.models import Game  # noqa: E402
 from games.services.games import _guarded_move_sql  # noqa: E402
 
@@ -58,6 +58,8 @@ STATE: dict[str, Any] = {
     "elapsed_ms": 0,
     "position": _START.public_json(),
     "legal_moves": [str(m) for m in _START.legal_moves],
+    "safe_moves": [str(m) for m in safe_moves(_START)],
+    "finish": [str(m) for m in finish_line(_START)],
     "can_undo": True,
     "deal": None,
 }

@@ -37,7 +37,15 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from games import clock
-from games.engine import GameLog, Position, Status, deck_order, get_variant
+from games.engine import (
+    GameLog,
+    Position,
+    Status,
+    deck_order,
+    finish_line,
+    get_variant,
+    safe_moves,
+)
 from games.models import EXPIRED, Deal, Game, PlayerStats, Race, RaceEntry, RaceRating
 from games.selectors import races as race_selectors
 from games.selectors.boards import current_streak
@@ -152,6 +160,18 @@ class GameView:
         return [str(m) for m in self.log.position.legal_moves]
 
     @property
+    def safe_moves(self) -> list[str]:
+        if not self.playing or self.before_start:
+            return []
+        return [str(m) for m in safe_moves(self.log.position)]
+
+    @property
+    def finish(self) -> list[str]:
+        if not self.playing or self.before_start:
+            return []
+        return [str(m) for m in finish_line(self.log.position)]
+
+    @property
     def can_undo(self) -> bool:
         return self.playing and self.log.can_undo(self.game.ranked)
 
@@ -189,6 +209,14 @@ class GameStateSerializer(serializers.Serializer):
         "shown before then (ask again at `starts_at`).",
     )
     legal_moves = _cards(help_text="Empty before a race's start.")
+    safe_moves = _cards(
+        help_text="The legal moves home that give nothing up (an Ace; in Bristol a card "
+        "whose rank below is all home): a page may play them for its player."
+    )
+    finish = _cards(
+        help_text="When the game is won out (stock empty, only moves home left): the "
+        "moves that win it, in order, else empty. Each is an ordinary move."
+    )
     can_undo = serializers.BooleanField()
     deal = DealRevealSerializer(
         allow_null=True,

@@ -49,6 +49,12 @@ def variant_info(key: str) -> dict[str, Any]:
         "summary": str(SUMMARIES.get(v.key, "")),
         "cards": v.card_count,
         "aces_removed": v.aces_removed,
+        # The rule options the page's instant moves (web/static/web/predict.js) follow.
+        "rules": {
+            "refill_reserves": v.refill_reserves,
+            "reserves_open_anytime": v.reserves_open_anytime,
+            "reversible_last_row": v.reversible_last_row,
+        },
     }
 
 

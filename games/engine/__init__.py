@@ -72,6 +72,7 @@ from .gallery import GalleryPosition
 from .log import UNDO, GameLog, UndoNotAllowedError
 from .moves import DEAL, DEAL_REVERSE, Move
 from .position import Position, Status, deck_order, new_position, replay
+from .safe import finish_line, safe_moves
 from .shuffle import SEED_LIMIT
 from .variants import VARIANTS, Family, Variant, get_variant
 
@@ -100,8 +101,10 @@ __all__ = [
     "Variant",
     "card_text",
     "deck_order",
+    "finish_line",
     "get_variant",
     "new_position",
     "parse_card",
     "replay",
+    "safe_moves",
 ]

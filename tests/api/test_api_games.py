@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 from rest_framework.test import APIClient
 
-from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
+from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position, safe_moves
+from games.engine.solver import solve_seed
 from games.models import Game, Move
 from tests.helpers import PAGE_KEYS, rows
 
@@ -30,6 +31,8 @@ STATE_KEYS = {
     "elapsed_ms",
     "position",
     "legal_moves",
+    "safe_moves",
+    "finish",
     "can_undo",
     "deal",
 }
@@ -104,6 +107,8 @@ def test_start_with_a_seed_deals_that_seed(api, user):
     assert state["date"] is None
     assert state["ranked"] is False
     assert state["can_undo"] is False
+    assert state["safe_moves"] == [str(m) for m in safe_moves(expected)]
+    assert state["finish"] == []
     assert state["deal"] is None
     assert state["finished_at"] is None
     assert Game.objects.get(pk=state["id"]).player == user
@@ -230,6 +235,22 @@ def test_a_move_answers_with_the_new_public_state(api):
     assert list(Move.objects.filter(game_id=state["id"]).values_list("ply", "notation")) == [
         (0, "deal")
     ]
+
+
+def test_a_won_out_game_offers_the_finish_and_it_wins(api):
+    line = solve_seed("bristol", 1).line
+    state = start(api, seed=1)
+    for notation in line:
+        if state["finish"]:
+            break
+        assert state["finish"] == []
+        state = move(api, state, notation).json()
+    assert state["position"]["stock"] == 0
+    for notation in state["finish"]:
+        assert notation in state["safe_moves"] or notation in state["legal_moves"]
+        state = move(api, state, notation).json()
+    assert state["status"] == "won"
+    assert (state["finish"], state["safe_moves"]) == ([], [])
 
 
 def test_a_stale_ply_is_a_conflict_with_the_current_ply(api):

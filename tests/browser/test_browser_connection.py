@@ -46,6 +46,14 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
             conn = page.locator("#conn")
             expect(conn).to_have_text("Live")
             expect(page.locator("#btn-deal")).to_be_enabled()
+            # Every text of the status line, with the ply the page had then.
+            page.evaluate("""() => {
+                window.statusLog = [];
+                const line = document.getElementById('status-line');
+                new MutationObserver(() => window.statusLog.push(
+                    [line.textContent, window.patienceGame.state.ply]
+                )).observe(line, {childList: true, characterData: true, subtree: true});
+            }""")
 
             stop([proc])
             expect(conn).to_have_text("Reconnecting…")
@@ -68,6 +76,13 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
                 "Reconnecting; your move is waiting. That click was not sent."
             )
             expect(page.locator("#btn-deal")).to_be_disabled()
+            # Closing the tab now would lose the move: the page asks first.
+            asks = page.evaluate("""() => {
+                const ev = new Event('beforeunload', {cancelable: true});
+                window.dispatchEvent(ev);
+                return ev.defaultPrevented;
+            }""")
+            assert asks
             page.screenshot(path=str(artifacts / "outage.png"))
 
             proc, _ = start_daphne(server_env, log, port)
@@ -80,7 +95,20 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
             log_entries = page.request.get(f"/api/v1/games/{game['id']}/moves/").json()["results"]
             assert [e["move"] for e in log_entries] == ["t1-t8"]
             assert page.evaluate("window.patienceGame.state.position.stock") == stock
-            expect(page.locator("#status-line")).to_have_text(re.compile("Connected again|^$"))
+            expect(page.locator("#status-line")).to_have_text(
+                re.compile("Connected again: your move is stored|^$")
+            )
+            log = page.evaluate("window.statusLog")
+            # While the move waited every message said so; "Connected again" only once stored.
+            texts = [text for text, ply in log if ply == 0]
+            first = next(i for i, text in enumerate(texts) if "your move is waiting" in text)
+            assert all("your move is waiting" in text for text in texts[first:]), texts
+            assert all(ply == 1 for text, ply in log if "Connected again" in text), log
+            assert not page.evaluate("""() => {
+                const ev = new Event('beforeunload', {cancelable: true});
+                window.dispatchEvent(ev);
+                return ev.defaultPrevented;
+            }""")
             ctx.close()
         finally:
             stop([proc])

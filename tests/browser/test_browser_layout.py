@@ -1,9 +1,10 @@
-"""The game page fits the window and never jumps.
+"""The game page fits the window, stays readable and never jumps.
 
 Every pile, with its top card, is on screen without scrolling at the common desktop
 sizes and on a phone held upright, also when the whole stock is dealt (the reserves
-at their fullest); and selecting a card moves nothing. Screenshots of what the
-window shows go to test-artifacts/layout-*.png.
+at their fullest); no card covers the corner index (rank and suit) of another one;
+Picture Gallery cards are at least 70 px wide at 1280x720; and selecting a card moves
+nothing. Screenshots of what the window shows go to test-artifacts/layout-*.png.
 """
 
 from __future__ import annotations
@@ -19,6 +20,14 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 SIZES = [(1280, 720), (1366, 768), (1920, 1080), (390, 844)]
+VARIANTS = [
+    ("bristol", 7),
+    ("belvedere", 3),
+    ("picture-gallery", 9),
+    ("royal-parade", 4),
+    ("picture-gallery-reversed", 5),
+    ("mod3", 6),
+]
 
 
 @pytest.fixture(scope="module")
@@ -29,12 +38,12 @@ def player(
     api_post: Any,
     sign_up: Any,
 ) -> Any:
-    """A logged-in session (its storage state) with a dealt-out game of each family."""
+    """A logged-in session (its storage state) with a dealt-out game of each variant."""
     ctx = browser.new_context(base_url=live_server_url)
     page = ctx.new_page()
     sign_up(page, "layout")
     games = {}
-    for variant, seed in [("bristol", 7), ("picture-gallery", 9)]:
+    for variant, seed in VARIANTS:
         game = api_post(page, "/api/v1/games/", {"variant": variant, "seed": seed})
         while "deal" in game["legal_moves"]:
             game = api_post(
@@ -89,7 +98,32 @@ PILE_BOXES = """() => [...document.querySelectorAll('#board [data-pile]')].map(p
 })"""
 
 
-@pytest.mark.parametrize("variant", ["bristol", "picture-gallery"])
+#: The least share of a corner index that shows, over every card of the board: a card
+#: painted later (a fan's next card, the neighbour reserve) may cover it.
+INDEX_SHOWN = """() => {
+  const cards = [...document.querySelectorAll('#board .card[data-card]')];
+  const boxes = cards.map((c) => c.getBoundingClientRect());
+  let least = 1;
+  let worst = null;
+  cards.forEach((card, i) => {
+    const idx = card.querySelector('.card-index').getBoundingClientRect();
+    let shown = idx.height;
+    for (let j = i + 1; j < cards.length; j++) {
+      const b = boxes[j];
+      const across = Math.min(b.right, idx.right) - Math.max(b.left, idx.left);
+      if (across <= 0.5 || b.bottom <= idx.top || b.top >= idx.bottom) continue;
+      shown = Math.min(shown, Math.max(0, b.top - idx.top));
+    }
+    if (shown / idx.height < least) {
+      least = shown / idx.height;
+      worst = card.getAttribute('aria-label');
+    }
+  });
+  return [least, worst];
+}"""
+
+
+@pytest.mark.parametrize("variant", [v for v, _ in VARIANTS])
 def test_every_pile_is_on_screen_at_common_sizes(
     sized: Any, player: Any, variant: str, artifacts: Path
 ) -> None:
@@ -100,15 +134,23 @@ def test_every_pile_is_on_screen_at_common_sizes(
         expect(page.locator('#board [data-pile="r1"] .card').first).to_be_visible()
         page.screenshot(path=str(artifacts / f"layout-{variant}-{width}x{height}.png"))
         boxes = page.evaluate(PILE_BOXES)
-        assert len(boxes) == (16 if variant == "bristol" else 34)
+        assert len(boxes) == (16 if variant in ("bristol", "belvedere") else 34)
         off = [b["pile"] for b in boxes if outside(b["box"], width, height)]
         off += [b["pile"] + " top" for b in boxes if outside(b["top"], width, height)]
         assert not off, f"{variant} at {width}x{height}: off screen: {off}"
         assert page.evaluate("document.documentElement.scrollWidth") <= width
-        widths[(width, height)] = boxes[0]["top"]["width"]
+        if variant not in ("bristol", "belvedere"):  # each row's start cards, phone included
+            for row in range(3):
+                expect(page.locator(".gallery-row .row-label").nth(row)).to_be_visible()
+        least, worst = page.evaluate(INDEX_SHOWN)
+        assert least > 0.99, f"{variant} at {width}x{height}: the index of {worst} is covered"
+        widths[(width, height)] = page.locator("#board .card[data-card]").first.bounding_box()[
+            "width"
+        ]
     # The cards grow with the window, and stay big enough to read and tap on a phone.
     assert widths[(1920, 1080)] > widths[(1366, 768)] > widths[(1280, 720)] * 0.99
-    assert widths[(390, 844)] >= (36 if variant == "bristol" else 32)
+    assert widths[(1280, 720)] >= 70
+    assert widths[(390, 844)] >= (36 if variant in ("bristol", "belvedere") else 32)
 
 
 @pytest.mark.parametrize("width,height", [(1366, 768), (390, 844)])
@@ -119,6 +161,7 @@ def test_selecting_a_card_moves_nothing(
     game = api_post(page, "/api/v1/games/", {"variant": "bristol", "seed": 7})
     page.goto(f"/play/{game['id']}/")
     expect(page.locator("#conn")).to_have_text("Live")
+    page.wait_for_function("document.getAnimations().length === 0")  # the deal has landed
     source = next(m for m in game["legal_moves"] if not m.startswith("deal")).split("-")[0]
     layout = "() => [...document.querySelectorAll('#board, #board [data-pile], .game-aside')]" + (
         ".map(n => { const r = n.getBoundingClientRect(); return [r.x, r.y, r.width, r.height]; })"

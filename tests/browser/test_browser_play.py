@@ -210,6 +210,41 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
 # -- Picture Gallery practice -------------------------------------------------------------
 
 
+#: A Bristol practice game of a player, played along the solver's line until it is won out.
+WON_OUT = """
+from django.contrib.auth import get_user_model
+from games import shapes
+from games.engine.solver import solve_seed
+from games.services import games as game_services
+
+user = get_user_model().objects.get(username={username!r})
+game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
+for move in solve_seed("bristol", 1).line:
+    if shapes.game_state(game)["finish"]:
+        break
+    game = game_services.game_apply_move(game_id=game.id, user=user, move=move, ply=game.ply).game
+print(game.id, len(shapes.game_state(game)["finish"]))
+"""
+
+
+def test_a_won_out_game_finishes_with_one_click(
+    live_server_url: str, page: Any, username: str, django_shell: Any, artifacts: Path
+) -> None:
+    register(page, live_server_url, username)
+    game_id, left = django_shell(WON_OUT.format(username=username)).split()[-2:]
+    page.goto(f"/play/{game_id}/")
+    expect(page.locator("#conn")).to_have_text("Live")
+    finish = page.locator("#btn-finish")
+    expect(finish).to_be_visible()
+    assert len(state(page)["finish"]) == int(left) > 1
+    finish.click()  # the one click: before, each card left needed a double click of its own
+    expect(page.locator("#end-dialog #end-title")).to_have_text("You won!")
+    assert state(page)["status"] == "won"
+    assert all(m.endswith("-f") for m in move_log(page, int(game_id))[-int(left) :])
+    expect(finish).to_be_hidden()
+    shoot(page, artifacts / "bristol-finished.png")
+
+
 def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     live_server_url: str, browser: Any, page: Any, username: str, artifacts: Path
 ) -> None:
@@ -220,8 +255,13 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     page.click("#practice-form button[type=submit]")
     page.wait_for_url(re.compile(r"/play/\d+/$"))
     game_id = int(page.url.rstrip("/").split("/")[-1])
-    expect(page.locator(".gallery-row").first).to_contain_text("2 → 5 → 8 → J")
-    expect(page.locator(".gallery-row").nth(2)).to_contain_text("4 → 7 → 10 → K")
+    # Beside each row its start cards, one above the other; its name says them in words.
+    labels = page.locator(".gallery-row .row-label")
+    assert labels.first.locator("span").all_inner_texts() == ["2", "5", "8", "J"]
+    assert labels.nth(2).locator("span").all_inner_texts() == ["4", "7", "10", "K"]
+    expect(page.locator(".gallery-row").first).to_have_attribute(
+        "aria-label", "Top row: 2 – 5 – 8 – J"
+    )
     expect(page.locator('[data-pile="g1"] .pile-key')).to_have_text("Q")
     st = state(page)
     # Seed 9 starts with three free Aces: g9, r7, r8.
@@ -237,6 +277,7 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     dragged = next(m for m in card_moves(state(page)) if m.startswith("r") and "-g" in m)
     src, dst = dragged.split("-")
     ply = state(page)["ply"]
+    page.wait_for_function("document.getAnimations().length === 0")  # the cards have landed
     start = page.locator(f'[data-pile="{src}"] .card').last.bounding_box()
     end = page.locator(f'[data-pile="{dst}"] .handle').bounding_box()
     page.mouse.move(start["x"] + start["width"] / 2, start["y"] + 10)
@@ -258,14 +299,16 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     wait_ply(page, ply + 2)
     assert state(page)["position"]["piles"]["a"] == []
 
-    # The setting moves every free Ace out by itself, as ordinary server moves.
+    # The setting moves the safe Aces out by itself, as ordinary server moves: g9's, not
+    # those alone on r7 and r8, whose moves would refill the reserve from the stock.
     page.click("#settings summary")
-    page.check("#set-auto-aces")
-    page.wait_for_function("window.patienceGame.state.position.piles.a.length === 3")
+    page.check("#set-auto-home")
+    page.wait_for_function("window.patienceGame.state.position.piles.a.length === 1")
     page.wait_for_function("!window.patienceGame.busy")
-    log = move_log(page, game_id)
-    assert sorted(log[-3:]) == ["g9-a", "r7-a", "r8-a"]
-    assert json.loads(page.evaluate("localStorage.getItem('patience.settings')"))["autoAces"]
+    assert move_log(page, game_id)[-1] == "g9-a"
+    assert {"r7-a", "r8-a"} <= set(state(page)["legal_moves"])
+    assert state(page)["safe_moves"] == []
+    assert json.loads(page.evaluate("localStorage.getItem('patience.settings')"))["autoHome"]
 
     shoot(page, artifacts / "gallery-play.png")
 
@@ -480,6 +523,20 @@ def test_replay_viewer_steps_through_yesterdays_game(
     page.keyboard.press("End")
     expect(step).to_have_text(re.compile(r"^Move 5 of 5: "))
     expect(page.locator("#rp-next")).to_be_disabled()
+    page.keyboard.press("Home")
+    expect(step).to_have_text("Deal (0 of 5)")
+    # Quick presses: each one is a step, even before the positions are in.
+    page.evaluate(
+        "() => { for (let i = 0; i < 4; i++) document.dispatchEvent("
+        "new KeyboardEvent('keydown', {key: 'ArrowRight', bubbles: true})); }"
+    )
+    expect(step).to_have_text(re.compile(r"^Move 4 of 5: "))
+    # Autoplay steps to the end by itself.
+    page.keyboard.press("Home")
+    page.click("#rp-auto")
+    expect(page.locator("#rp-auto")).to_have_attribute("aria-pressed", "true")
+    expect(step).to_have_text(re.compile(r"^Move 5 of 5: "), timeout=10_000)
+    expect(page.locator("#rp-auto")).to_have_attribute("aria-pressed", "false")
     page.keyboard.press("Home")
     expect(step).to_have_text("Deal (0 of 5)")
     page.locator("#rp-slider").fill("3")

@@ -193,13 +193,16 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     expect(grace.locator("#race-news")).to_contain_text(f"{ada.username} hat aufgegeben")
     expect(racer(grace, ada.username)).to_contain_text("Aufgegeben")
 
-    # Grace resigns too: the race is over, both see the standings with replays.
+    # Grace resigns too: the race is over, both see the standings with replays, below
+    # the board (they do not push it down).
     grace.click("#btn-resign")
     grace.click("#confirm-resign")
     grace.click("#end-close")
     for page in (ada, grace):
         expect(page.locator("#race-standings")).to_be_visible()
         expect(page.locator("#standings-rows tr")).to_have_count(2)
+        board = page.locator("#board").bounding_box()
+        assert page.locator("#race-standings").bounding_box()["y"] >= board["y"] + board["height"]
     expect(ada.locator("#race-phase")).to_have_text("The race is over")
     rows = ada.locator("#standings-rows tr")
     # Ada resigned first with her moves; the order follows cards home, then fewer moves.

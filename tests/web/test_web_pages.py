@@ -77,6 +77,26 @@ def test_home_shows_a_daily_in_progress_with_resume_link(logged_in: Any, player:
     assert "In progress: 0 moves, 0 cards home." in html
 
 
+def test_the_calendar_marks_today_once_played_with_german_dates(
+    logged_in: Any, player: Any
+) -> None:
+    from games.services.dailies import daily_game_start
+    from games.services.games import game_resign
+
+    game, _ = daily_game_start(user=player, variant="bristol", day=clock.today())
+    game_resign(game_id=game.id, user=player)
+    html = get_ok(logged_in, "/", **DE)
+    calendar = html.split('<section class="calendar"')[1]
+    cell = re.search(rf'<td data-date="{clock.today()}" class="([^"]*)">(.*?)</td>', calendar, re.S)
+    assert cell is not None
+    assert cell.group(1).split() == ["played", "today"]
+    assert '<span class="day-mark" aria-hidden="true">●</span>' in cell.group(2)
+    day = clock.today()
+    assert f'<span class="day-num">{day.day}. ' in cell.group(2)  # "10. März", not "10 Mär"
+    english = get_ok(logged_in, "/", **EN).split('<section class="calendar"')[1]
+    assert f'<span class="day-num">{day.day} ' in english
+
+
 def test_home_shows_a_finished_daily_with_its_rank(logged_in: Any, player: Any) -> None:
     from games.services.dailies import daily_game_start
     from games.services.games import game_resign
@@ -127,7 +147,8 @@ def test_play_page_draws_a_bristol_game(logged_in: Any, practice: Any) -> None:
     html = get_ok(logged_in, f"/play/{practice.id}/", **EN)
     assert 'data-family="bristol"' in html
     assert "Practice game" in html
-    assert "Move Aces to the foundations automatically" in html
+    assert "Move cards to the foundations automatically when it is safe" in html
+    assert 'id="btn-finish"' in html
     assert "fans 1 to 8" in html
     found = re.search(r'id="initial-state"[^>]*>(.*?)</script>', html, re.S)
     assert found is not None
@@ -377,4 +398,4 @@ def test_royal_parade_has_no_ace_pile_controls(logged_in: Any, player: Any) -> N
     game = practice_game_start(user=player, variant="royal-parade", seed=3)
     html = get_ok(logged_in, f"/play/{game.id}/", **EN)
     assert "the ace pile (as destination)" not in html
-    assert re.search(r'<p hidden><label><input type="checkbox" id="set-auto-aces">', html)
+    assert re.search(r'<p hidden><label><input type="checkbox" id="set-auto-home">', html)

@@ -30,7 +30,7 @@ export function pileIds(family) {
   return ids;
 }
 
-function cardNode(code, pileLabel, i) {
+function cardNode(code, pileLabel, i, y) {
   const node = el("div", {
     class: "card",
     role: "img",
@@ -38,14 +38,39 @@ function cardNode(code, pileLabel, i) {
     dataset: { card: code },
   });
   node.style.setProperty("--i", i);
+  node.style.setProperty("--y", y);
   node.append(cardSvg(code));
   return node;
 }
 
+// A fanned card shows this much of itself (in card widths) above the next one: its whole
+// corner index (cards.js), so a Jack never reads "I" nor a Queen "O".
+export const INDEX_STEP = 0.35;
 // How far (in card widths) the top card of a spread pile may sit below its first card:
-// a fan or reserve, and a gallery place (at most four cards, 2-5-8-J).
-const FAN_SPREAD = 2.6;
-const SLOT_SPREAD = 0.9;
+// room for ten cards at INDEX_STEP (a reserve once the stock is dealt out), and a
+// gallery place's four.
+const FAN_SPREAD = 9 * INDEX_STEP;
+const SLOT_SPREAD = 3 * INDEX_STEP;
+const FAN_STEP = 0.42;
+// The steps of a fan that holds more than its box takes at FAN_STEP: the middle is
+// squashed before the top cards (the ones a player reads and moves), and no card below
+// INDEX_STEP while the box has room for that.
+const TOP_KEPT = 2;
+
+export function fanOffsets(n, spread, step) {
+  const steps = Math.max(0, n - 1);
+  const gaps = Array(steps).fill(step);
+  if (steps * step > spread) {
+    const top = Math.min(TOP_KEPT, steps);
+    const middle = steps - top;
+    const keep = middle && (spread - top * step) / middle >= INDEX_STEP ? step : Math.min(step, INDEX_STEP);
+    const rest = middle ? (spread - top * keep) / middle : 0;
+    for (let k = 0; k < steps; k++) gaps[k] = k < middle ? rest : middle ? keep : spread / steps;
+  }
+  const out = [0];
+  for (const g of gaps) out.push(out[out.length - 1] + g);
+  return out;
+}
 
 // kind: "fan" (spread down), "squared" (top card only), "slot" (gallery place)
 function pileNode(id, cards, kind, opts) {
@@ -72,14 +97,12 @@ function pileNode(id, cards, kind, opts) {
   // tightens as it grows, so the top card always stays inside the box.
   const slot = id[0] === "g";
   const spread = kind === "fan" ? (slot ? SLOT_SPREAD : FAN_SPREAD) : 0;
-  const base = slot ? 0.3 : 0.42;
-  const off = kind === "fan" && n > 1 ? Math.min(base, spread / (n - 1)) : 0;
-  pile.style.setProperty("--off", off);
+  const offsets = kind === "fan" ? fanOffsets(n, spread, slot ? INDEX_STEP : FAN_STEP) : [0];
   pile.style.setProperty("--spread", spread);
   const key = opts.keys && opts.keys[id];
   if (key && opts.keyHints) pile.append(el("kbd", { class: "pile-key", "aria-hidden": "true" }, key));
   const shown = kind === "fan" ? cards : cards.slice(-1);
-  shown.forEach((code, i) => pile.append(cardNode(code, name, i)));
+  shown.forEach((code, i) => pile.append(cardNode(code, name, i, offsets[i] || 0)));
   if (kind === "squared" && n > 1) {
     pile.append(el("span", { class: "pile-count", "aria-hidden": "true" }, String(n)));
   }
@@ -166,13 +189,12 @@ function gallery(piles, stock, opts) {
     const starts = rowStarts(r);
     const label = rowNames[r] + ": " + starts.join(" – ");
     const row = el("div", { class: "gallery-row", role: "group", "aria-label": label });
+    // The start cards beside the row, one above the other (also on a phone).
     row.append(
       el(
         "div",
-        { class: "row-label", "aria-hidden": "true" },
-        el("span", { class: "row-name" }, rowNames[r]),
-        " ",
-        el("span", { class: "row-seq" }, starts.join(" → ")),
+        { class: "row-label", "aria-hidden": "true", title: label },
+        ...starts.map((rank) => el("span", {}, rank)),
       ),
     );
     const slots = el("div", { class: "slots" });

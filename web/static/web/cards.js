@@ -100,15 +100,15 @@ export function pileName(id) {
   }
 }
 
-// Where a card going to "f" lands: the foundation that accepts it (an Ace: the first
-// empty one). Bristol builds up in suit.
+// Where a card going to "f" lands, as the engine puts it: the leftmost foundation whose
+// top is one rank lower, of any suit (an Ace: the first empty one).
 export function foundationFor(card, piles) {
+  const need = rankValue(card) - 1;
   const ids = ["f1", "f2", "f3", "f4"];
-  if (card[0] === "A") return ids.find((f) => !(piles[f] || []).length) || null;
   return (
     ids.find((f) => {
       const top = (piles[f] || []).slice(-1)[0];
-      return top && top[1] === card[1] && rankValue(top) + 1 === rankValue(card);
+      return (top ? rankValue(top) : 0) === need;
     }) || null
   );
 }
@@ -241,12 +241,14 @@ export function cardSvg(code) {
     }),
   );
   const label = rankLabel(rank);
+  // Its box (the font's ascent and descent) ends 0.34 card widths from the top: a fan's
+  // step of INDEX_STEP (board.js) shows it whole.
   const index = svgEl("text", {
     x: 7,
-    y: 30,
+    y: 27,
     class: "card-index",
     fill: color,
-    "font-size": label.length > 1 ? 29 : 32,
+    "font-size": label.length > 1 ? 25 : 28,
   });
   index.append(svgEl("tspan", { class: "card-rank" }, label));
   index.append(svgEl("tspan", { class: "card-suit", dx: 2 }, suit.symbol));

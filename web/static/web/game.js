@@ -32,12 +32,15 @@ export class GameClient {
     this.live = false;
     this.down = false;
     this.probing = false;
+    this.wake = null; // cuts short the wait before the next retry of a waiting request
     this.onConnection("connecting");
     this.socket = new ReconnectingSocket(`/ws/v1/games/${gameId}/`, {
       onOpen: () => {
         this.live = true;
         this.down = false;
         this.onConnection("live");
+        // The server is back: a request that waits goes again now, not after its backoff.
+        if (this.wake) this.wake();
       },
       onClose: () => {
         this.live = false;
@@ -74,6 +77,18 @@ export class GameClient {
     if (down) this.queue = [];
     this.onConnection(down ? "down" : this.live ? "live" : "offline");
     if (!down && !this.live) this.socket.reconnectNow();
+  }
+
+  // Wait before a retry; `wake` ends the wait early (the socket is back).
+  nap(ms) {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+    });
   }
 
   // The socket is gone and nothing is in flight: is the server there? Asks for the
@@ -151,7 +166,7 @@ export class GameClient {
           // The same request, with the same ply, until the server answers: a retry
           // of an entry it already stored is answered without applying it again.
           this.setDown(true);
-          await new Promise((r) => setTimeout(r, backoff(attempt)));
+          await this.nap(backoff(attempt));
           continue;
         }
         this.failed(err, a);

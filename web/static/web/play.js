@@ -16,6 +16,8 @@ import {
   variantNames,
 } from "./common.js";
 import { GameClient } from "./game.js";
+import { celebrate, dealIn, slide, snapshot, still } from "./motion.js";
+import { predictor } from "./predict.js";
 
 const root = document.getElementById("game");
 const boardEl = document.getElementById("board");
@@ -28,10 +30,14 @@ const SETTINGS_KEY = "patience.settings";
 // -- settings (localStorage) ---------------------------------------------------------------
 const settings = Object.assign(
   // Key hints by default only where there is likely a keyboard (a fine pointer).
-  { autoAces: false, keyHints: window.matchMedia("(pointer: fine)").matches },
+  { autoHome: false, instant: true, keyHints: window.matchMedia("(pointer: fine)").matches },
   (() => {
     try {
-      return JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
+      const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
+      // The setting was "Aces automatically" before safe moves home took its place.
+      if (saved.autoHome === undefined && saved.autoAces !== undefined) saved.autoHome = saved.autoAces;
+      delete saved.autoAces;
+      return saved;
     } catch (e) {
       return {};
     }
@@ -110,13 +116,59 @@ if (navigator.keyboard && navigator.keyboard.getLayoutMap) {
 const ui = { selected: null, targets: new Set(), sources: new Set(), hint: [] };
 let receivedAt = performance.now();
 let suppressAuto = false;
+let finishing = false; // "Finish" was pressed: the page plays the server's finishing line
+
+// Instant moves: a card move the page can work out is drawn at once (`guess`) and sent;
+// `pending` holds those not answered yet, each with the ply it was played at and the
+// position it should lead to. The server's answer replaces the guess: the same position
+// goes on; another one, or a refusal, rolls the board back with a short visible cue.
+const guesser = predictor(variant);
+let pending = [];
+let guess = null;
+const view = () => guess || client.state;
+
+function reconcile(state) {
+  let answered = null;
+  while (pending.length && state.ply > pending[0].ply) answered = pending.shift();
+  const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+  if (answered && state.ply === answered.ply + 1 && !same(state.position, answered.position)) {
+    return rollBack();
+  }
+  let s = state;
+  for (const p of pending) {
+    s = s && guesser.after(s, p.move);
+  }
+  if (!s) return rollBack();
+  guess = pending.length ? s : null;
+}
+
+// The server did not take a move the page drew: show its state, and say so (and why).
+function rollBack(why = "") {
+  pending = [];
+  guess = null;
+  boardEl.classList.remove("rolled-back");
+  void boardEl.offsetWidth; // restart the cue
+  boardEl.classList.add("rolled-back");
+  say(`${gettext("The server did not take that move: the board shows the game as it stands.")} ${why}`.trim());
+}
 const statusLine = document.getElementById("status-line");
 const connEl = document.getElementById("conn");
 
 let wasDown = false;
 let over = false; // a ranked daily whose day has ended
 
+// While a move waits for a server that is down (or back but not yet answering it),
+// the status line says so whatever else it says.
+let connectedLater = false; // "Connected again" once the waiting move is stored
+const WAITING = () => gettext("Reconnecting; your move is waiting.");
+const SAYS_WAITING = () => [
+  WAITING(),
+  gettext("The server cannot be reached. Reconnecting; your move is waiting."),
+  gettext("Reconnecting; your move is waiting. That click was not sent."),
+];
 function say(text) {
+  const waiting = client && client.inflight && (client.down || connectedLater);
+  if (waiting && !SAYS_WAITING().includes(text)) text = `${WAITING()} ${text}`.trim();
   statusLine.textContent = text;
 }
 
@@ -139,19 +191,35 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     if (!state.position && !boardEl.inert) setTimeout(() => client.resync(), 300);
     // The same position again (a reconnect, a resync): only the clock needs the news.
     const dealt = !before.position && state.position;
-    if (state.ply === before.ply && state.status === before.status && !dealt) return tick();
-    if (ui.selected && !sourcesOf(state).has(ui.selected)) ui.selected = null;
-    draw();
+    const guessed = !!guess;
+    reconcile(state);
+    if (state.ply === before.ply && state.status === before.status && !dealt && guessed === !!guess) {
+      return tick();
+    }
+    if (ui.selected && !sourcesOf(view()).has(ui.selected)) ui.selected = null;
+    draw({ deal: dealt });
     if (before.status === "playing" && state.status !== "playing") {
       say(""); // what the status line said was about the game in play
-      showEnd(true, true);
+      // The result comes beside the board once the board has celebrated.
+      if (state.status === "won") celebrate(boardEl).then(() => showEnd(true));
+      else showEnd(true);
     }
   },
   onIdle: () => {
+    if (connectedLater) {
+      connectedLater = false;
+      say(gettext("Connected again: your move is stored."));
+    }
     controls();
-    autoAces();
+    autoPlay();
   },
-  onError: (err) => (err.code === "day_over" ? dayOver() : say(errorText(err))),
+  onError: (err) => {
+    if (err.code === "day_over") dayOver();
+    if (pending.length) {
+      rollBack(errorText(err));
+      draw();
+    } else if (err.code !== "day_over") say(errorText(err));
+  },
   onConnection: (c) => {
     connEl.dataset.state = c;
     connEl.textContent = {
@@ -161,12 +229,14 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
       down: gettext("Reconnecting…"),
     }[c];
     if (c === "down") sayDown();
+    else if (wasDown && client && client.inflight) connectedLater = true; // said once stored
     else if (wasDown) say(gettext("Connected again."));
     wasDown = c === "down";
     if (client) controls();
   },
 });
 window.patienceGame = client; // for the browser tests and the curious
+window.patienceGuesser = guesser;
 
 function sourcesOf(state) {
   const set = new Set();
@@ -179,7 +249,7 @@ function sourcesOf(state) {
 
 function destinationsOf(src) {
   const out = new Set();
-  for (const m of client.state.legal_moves) {
+  for (const m of view().legal_moves) {
     if (m.startsWith(src + "-")) {
       const dst = m.slice(src.length + 1);
       out.add(dst);
@@ -194,14 +264,16 @@ function destinationsOf(src) {
   return out;
 }
 
-const legal = (m) => client.state.legal_moves.includes(m);
+const legal = (m) => view().legal_moves.includes(m);
 // The piles shown: none before a race's start (its game shows no card until then).
-const shownPiles = () => (client.state.position ? client.state.position.piles : {});
+const shownPiles = () => (view().position ? view().position.piles : {});
 const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 
 // -- drawing -----------------------------------------------------------------------------------
-function draw() {
-  const s = client.state;
+// Draw the state; the cards that moved slide there (a new deal flies out of the stock).
+function draw({ deal = false } = {}) {
+  const s = view();
+  const before = snapshot(boardEl);
   ui.sources = s.status === "playing" && !over ? sourcesOf(s) : new Set();
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
   renderBoard(boardEl, {
@@ -215,10 +287,13 @@ function draw() {
     noAces: variant === "royal-parade",
     marks: ui.hint,
   });
+  if (deal) dealIn(boardEl);
+  else slide(boardEl, before);
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
   document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
+  document.getElementById("btn-finish").hidden = !(s.finish && s.finish.length) || over;
   controls();
   document.getElementById("game-status").textContent = statusText(s.status, s.kind);
   root.dataset.status = s.status;
@@ -238,6 +313,7 @@ function controls() {
   document.getElementById("btn-deal-reverse").disabled = !legal("deal-reverse") || hold || over;
   document.getElementById("btn-undo").disabled = !s.can_undo || client.down || over;
   document.getElementById("btn-resign").disabled = s.status !== "playing" || hold;
+  document.getElementById("btn-finish").disabled = finishing || hold;
   const hintBtn = document.getElementById("btn-hint");
   if (hintBtn && !hintPending) hintBtn.disabled = s.status !== "playing" || client.down;
 }
@@ -252,12 +328,21 @@ setInterval(tick, 250);
 
 // -- actions -------------------------------------------------------------------------------------
 function move(m, { auto = false } = {}) {
-  if (!auto) suppressAuto = false;
+  if (!auto) {
+    suppressAuto = false;
+    finishing = false; // a move of the player's own stops the finish
+  }
   ui.selected = null;
   ui.hint = [];
+  const base = view();
+  const next = settings.instant ? guesser.after(base, m) : null;
   if (!client.request({ kind: "move", move: m })) {
     draw();
     return refused();
+  }
+  if (next) {
+    pending.push({ move: m, ply: base.ply, position: next.position });
+    guess = next;
   }
   if (client.down) sayDown();
   else say("");
@@ -336,6 +421,7 @@ function undo() {
     return say(client.state.moves_on_board ? gettext("Undo is not allowed here.") : gettext("Nothing to undo."));
   }
   suppressAuto = true; // do not put an Ace straight back out after the player took it back
+  finishing = false;
   ui.selected = null;
   if (!client.request({ kind: "undo" })) refused();
 }
@@ -354,7 +440,7 @@ async function hint() {
       const piles = shownPiles();
       say(interpolate(gettext("Hint: %(move)s"), { move: moveWords(h.move, piles) }, true));
       const [source, dst] = h.move.split("-");
-      if (dst && sourcesOf(client.state).has(source)) {
+      if (dst && sourcesOf(view()).has(source)) {
         ui.selected = source;
         const home = dst === "f" ? foundationFor(piles[source].slice(-1)[0], piles) : dst;
         ui.hint = [source, home || dst];
@@ -373,17 +459,27 @@ async function hint() {
   }
 }
 
-// Aces out automatically (as ordinary server moves), one at a time.
-function autoAces() {
+// Moves the page plays for its player, one at a time, as ordinary server moves: the
+// server's finishing line once "Finish" is pressed, and its safe moves home when the
+// setting asks for them. Each waits for the last one's answer, so each one is drawn.
+function autoPlay() {
   const s = client.state;
-  if (!settings.autoAces || suppressAuto || over || boardEl.inert || s.status !== "playing" || client.busy) return;
-  const m = s.legal_moves.find((x) => {
-    if (!x.endsWith("-" + HOME)) return false;
-    if (HOME === "a") return true;
-    const top = shownPiles()[x.split("-")[0]]?.slice(-1)[0];
-    return top && top[0] === "A";
-  });
-  if (m) move(m, { auto: true });
+  if (over || boardEl.inert || s.status !== "playing" || client.busy) {
+    finishing = finishing && s.status === "playing";
+    return;
+  }
+  if (finishing && s.finish.length) return move(s.finish[0], { auto: true });
+  finishing = false;
+  if (!settings.autoHome || suppressAuto) return;
+  if (s.safe_moves.length) move(s.safe_moves[0], { auto: true });
+}
+
+function finish() {
+  if (!client.state.finish.length || over) return;
+  finishing = true;
+  ui.selected = null;
+  say(gettext("Playing the last cards home…"));
+  autoPlay();
 }
 
 // -- pointer: click, double-click, drag (mouse and touch) ----------------------------------------
@@ -441,26 +537,56 @@ window.addEventListener("pointermove", (ev) => {
   }
   ev.preventDefault();
   drag.ghost.style.transform = `translate(${ev.clientX - drag.offX}px, ${ev.clientY - drag.offY}px)`;
+  glowUnder(ev.clientX, ev.clientY, drag.id);
 });
+
+// While a card is dragged, the top card of the pile under it glows if it may go there.
+let glowing = null;
+function glowUnder(x, y, src) {
+  const under = document.elementFromPoint(x, y);
+  const target = under && under.closest("[data-pile], [data-zone]");
+  const id = target && (target.dataset.pile || target.dataset.zone);
+  const ok = id && id !== src && legal(`${src}-${asDest(id)}`);
+  const pile = ok ? boardEl.querySelector(`[data-pile="${id === "f" ? destinationFoundation(src) : id}"]`) : null;
+  if (pile === glowing) return;
+  if (glowing) glowing.classList.remove("drop-glow");
+  glowing = pile;
+  if (pile) pile.classList.add("drop-glow");
+}
+const destinationFoundation = (src) => foundationFor(shownPiles()[src].slice(-1)[0], shownPiles()) || "f1";
 
 function endDrag(ev, drop) {
   if (!drag || ev.pointerId !== drag.pointer) return;
   const d = drag;
   drag = null;
   if (!d.started) return;
-  d.ghost.remove();
+  glowUnder(-1, -1, d.id);
   suppressClick = true;
   setTimeout(() => (suppressClick = false), 0);
   const under = drop ? document.elementFromPoint(ev.clientX, ev.clientY) : null;
   const target = under && under.closest("[data-pile], [data-zone]");
   const id = target && (target.dataset.pile || target.dataset.zone);
   ui.selected = null;
-  if (id && id !== d.id) {
-    const m = `${d.id}-${asDest(id)}`;
-    if (legal(m)) return move(m);
-    say(gettext("That move is not allowed."));
+  const m = id && id !== d.id ? `${d.id}-${asDest(id)}` : null;
+  if (m && legal(m)) {
+    d.ghost.remove();
+    return move(m);
   }
-  draw();
+  if (m) say(gettext("That move is not allowed."));
+  // Back where it came from (about 150 ms), then the card shows there again.
+  const home = boardEl.querySelector(`[data-pile="${d.id}"] .card:last-of-type`).getBoundingClientRect();
+  const back = still()
+    ? null
+    : d.ghost.animate(
+        [{ transform: `translate(${home.left}px, ${home.top}px)` }],
+        { duration: 150, easing: "ease-out", fill: "forwards" },
+      );
+  const done = () => {
+    d.ghost.remove();
+    draw();
+  };
+  if (back) back.finished.then(done, done);
+  else done();
 }
 window.addEventListener("pointerup", (ev) => endDrag(ev, true));
 window.addEventListener("pointercancel", (ev) => endDrag(ev, false));
@@ -501,6 +627,7 @@ document.addEventListener("keydown", (ev) => {
 document.getElementById("btn-deal").addEventListener("click", () => deal(false));
 document.getElementById("btn-deal-reverse").addEventListener("click", () => deal(true));
 document.getElementById("btn-undo").addEventListener("click", undo);
+document.getElementById("btn-finish").addEventListener("click", finish);
 document.getElementById("btn-hint")?.addEventListener("click", hint);
 const resignDialog = document.getElementById("resign-dialog");
 document.getElementById("btn-resign").addEventListener("click", () => resignDialog.showModal());
@@ -508,15 +635,21 @@ resignDialog.addEventListener("close", () => {
   if (resignDialog.returnValue === "resign" && !client.request({ kind: "resign" })) refused();
 });
 
-const autoBox = document.getElementById("set-auto-aces");
+const autoBox = document.getElementById("set-auto-home");
 const hintBox = document.getElementById("set-key-hints");
-autoBox.checked = settings.autoAces;
+const instantBox = document.getElementById("set-instant");
+instantBox.checked = settings.instant;
+instantBox.addEventListener("change", () => {
+  settings.instant = instantBox.checked;
+  saveSettings();
+});
+autoBox.checked = settings.autoHome;
 hintBox.checked = settings.keyHints;
 autoBox.addEventListener("change", () => {
-  settings.autoAces = autoBox.checked;
+  settings.autoHome = autoBox.checked;
   saveSettings();
   suppressAuto = false;
-  autoAces();
+  autoPlay();
 });
 hintBox.addEventListener("change", () => {
   settings.keyHints = hintBox.checked;
@@ -536,7 +669,9 @@ function fillKeyHelp() {
 // -- the end -------------------------------------------------------------------------------------
 const endDialog = document.getElementById("end-dialog");
 
-async function showEnd(open, celebrate = false) {
+// The result: `open` shows it beside the board (not modal, so the finished board stays
+// in view); "Show the result" opens it as a dialog.
+async function showEnd(open, modal = false) {
   const s = client.state;
   const title = {
     won: gettext("You won!"),
@@ -549,12 +684,11 @@ async function showEnd(open, celebrate = false) {
   document.getElementById("end-time").textContent = duration(s.elapsed_ms);
   document.getElementById("finished-text").textContent = title || "";
   for (const id of ["end-rank-row", "end-streak-row", "end-par-row"]) document.getElementById(id).hidden = true;
-  if (celebrate && s.status === "won") {
-    root.classList.remove("celebrate");
-    void root.offsetWidth; // restart the animation
-    root.classList.add("celebrate");
+  if (open && endDialog.open && modal !== endDialog.matches(":modal")) endDialog.close();
+  if (open && !endDialog.open) {
+    if (modal) endDialog.showModal();
+    else endDialog.show();
   }
-  if (open && !endDialog.open) endDialog.showModal();
   if (s.kind !== "daily") return;
   const facts = await dailyFacts(s);
   if (facts.rank) {
@@ -638,7 +772,7 @@ async function share() {
   }
 }
 document.getElementById("btn-share")?.addEventListener("click", share);
-document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true));
+document.getElementById("btn-show-result").addEventListener("click", () => showEnd(true, true));
 document.getElementById("end-close").addEventListener("click", () => endDialog.close());
 const sayError = (err) => say(errorText(err));
 for (const btn of document.querySelectorAll("[data-new-practice]")) {
@@ -673,8 +807,16 @@ new MutationObserver(() => {
     receivedAt = performance.now(); // its clock starts now: the server's time is asked for
     client.resync();
   }
-  autoAces();
+  autoPlay();
 }).observe(boardEl, { attributes: true, attributeFilter: ["inert"] });
+
+// Closing the tab while a move waits for the server would lose it: ask first.
+window.addEventListener("beforeunload", (ev) => {
+  if (client.inflight || client.queue.length) {
+    ev.preventDefault();
+    ev.returnValue = "";
+  }
+});
 
 // A page hidden for a while (phone in a pocket) asks for the state when it comes back.
 document.addEventListener("visibilitychange", () => {
@@ -682,6 +824,6 @@ document.addEventListener("visibilitychange", () => {
 });
 
 fillKeyHelp();
-draw();
+draw({ deal: client.state.ply === 0 && !!client.state.position });
 if (client.state.status !== "playing") showEnd(false);
-else autoAces();
+else autoPlay();

@@ -114,16 +114,37 @@ async function start() {
   show(0);
 }
 
-document.getElementById("rp-first").addEventListener("click", () => show(0));
-document.getElementById("rp-prev").addEventListener("click", () => show(step - 1));
-document.getElementById("rp-next").addEventListener("click", () => show(step + 1));
-document.getElementById("rp-last").addEventListener("click", () => show(info.steps));
-slider.addEventListener("input", () => show(Number(slider.value)));
+// Steps count from the step last asked for (`wanted`), not the one shown: each press is
+// one step even while the positions are still on their way.
+const auto = document.getElementById("rp-auto");
+let timer = null;
+function stopAuto() {
+  clearInterval(timer);
+  timer = null;
+  auto.setAttribute("aria-pressed", "false");
+}
+// Autoplay: a step every 0.8 s to the end (from the start when at the end).
+auto.addEventListener("click", () => {
+  if (timer) return stopAuto();
+  if (wanted >= info.steps) show(0);
+  auto.setAttribute("aria-pressed", "true");
+  timer = setInterval(() => (wanted >= info.steps ? stopAuto() : show(wanted + 1)), 800);
+});
+const by = (go) => () => {
+  stopAuto();
+  show(go());
+};
+document.getElementById("rp-first").addEventListener("click", by(() => 0));
+document.getElementById("rp-prev").addEventListener("click", by(() => wanted - 1));
+document.getElementById("rp-next").addEventListener("click", by(() => wanted + 1));
+document.getElementById("rp-last").addEventListener("click", by(() => info.steps));
+slider.addEventListener("input", by(() => Number(slider.value)));
 document.addEventListener("keydown", (ev) => {
   if (!info || ev.target === slider || ["INPUT", "SELECT", "TEXTAREA"].includes(ev.target.tagName)) return;
-  const go = { ArrowLeft: step - 1, ArrowRight: step + 1, Home: 0, End: info.steps }[ev.key];
+  const go = { ArrowLeft: wanted - 1, ArrowRight: wanted + 1, Home: 0, End: info.steps }[ev.key];
   if (go !== undefined) {
     ev.preventDefault();
+    stopAuto();
     show(go);
   }
 });

@@ -1,0 +1,318 @@
+"""How play feels: clicks to finish a won-out game, and click-to-paint time of a move.
+
+    .venv/bin/python bench/play_feel.py clicks   # engine only, a few seconds
+    .venv/bin/python bench/play_feel.py paint    # own daphne + Debian's Chromium, ~2 minutes
+    .venv/bin/python bench/play_feel.py layout   # the same, ~1 minute
+
+``clicks``: for the first seeds the solver wins, play its line up to the first
+won-out position (``games.engine.finish_line``) and count the clicks that end the
+game: before, one double click (two clicks) per card left to send home; after,
+one click on Finish, and none at all when "cards home automatically" plays each
+of them as a safe move.
+
+``paint``: in Chromium, the time from the click that drops a card on its destination
+to the first frame that shows it there (p50 and p90 of card moves in Bristol practice
+games), with the page drawing moves only on the server's answer (before: the
+"Show my moves at once" setting off) and at once (after), straight to the server and
+through a proxy that holds every byte from the server for 300 ms more.
+
+``layout``: for each variant, a game with its whole stock dealt (the reserves at their
+fullest) at 1280x720, 1366x768, 1920x1080 and 390x844: the card width and the smallest
+visible height of a card's corner index (rank and suit), as a share of the index's
+height (1.00: no index is covered anywhere on the board).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import threading
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench._server import percentile, server_arguments, servers_for  # noqa: E402
+from devtools.accounts import PASSWORD  # noqa: E402
+
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu"]
+
+CHROMIUM = "/usr/bin/chromium"
+
+
+def won_out(variant: str, seed: int) -> tuple[int, int] | None:
+    """(cards left to send home, of them not safe when their turn comes) at the first
+    won-out position of the solver's line, or None if the solver does not win."""
+    from games.engine import finish_line, new_position, safe_moves
+    from games.engine.solver import solve_seed
+
+    line = solve_seed(variant, seed).line
+    if not line:
+        return None
+    pos = new_position(variant, seed=seed)
+    for move in line:
+        finish = finish_line(pos)
+        if finish:
+            unsafe = 0
+            for step in finish:
+                unsafe += step not in safe_moves(pos)
+                pos = pos.apply(step)
+            return len(finish), unsafe
+        pos = pos.apply(move)
+    return None
+
+
+def clicks(seeds: int) -> None:
+    print(f"{'variant':<18}{'games':>6}{'cards left':>12}{'before':>9}{'after':>7}{'auto':>6}")
+    for variant in ("bristol", "belvedere", "picture-gallery", "mod3"):
+        found = [r for s in range(1, 1 + seeds) if (r := won_out(variant, s))]
+        if not found:
+            continue
+        left = statistics.median(n for n, _ in found)
+        auto = statistics.median(1 if unsafe else 0 for _, unsafe in found)
+        print(f"{variant:<18}{len(found):>6}{left:>12}{2 * left:>9}{1:>7}{auto:>6}")
+    print("before: a double click per card; after: one click on Finish; auto: with the setting")
+
+
+class DelayProxy:
+    """A TCP proxy (HTTP and WebSocket alike) that holds what the server sends for
+    ``delay`` seconds, in order: a slow network's answer time, on one machine."""
+
+    def __init__(self, target: str, delay: float) -> None:
+        host, port = target.removeprefix("http://").split(":")
+        self.target = (host, int(port))
+        self.delay = delay
+        self.loop = asyncio.new_event_loop()
+        ready = threading.Event()
+        self.port = 0
+
+        async def start() -> None:
+            server = await asyncio.start_server(self.client, "127.0.0.1", 0)
+            self.port = server.sockets[0].getsockname()[1]
+            ready.set()
+
+        threading.Thread(target=self.loop.run_forever, daemon=True).start()
+        asyncio.run_coroutine_threadsafe(start(), self.loop)
+        ready.wait(10)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    async def client(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        up_reader, up_writer = await asyncio.open_connection(*self.target)
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter, hold: float) -> None:
+            try:
+                while data := await src.read(65536):
+                    if hold:
+                        await asyncio.sleep(hold)
+                    dst.write(data)
+                    await dst.drain()
+            except ConnectionError:
+                pass
+            finally:
+                dst.close()
+
+        await asyncio.gather(pipe(reader, up_writer, 0), pipe(up_reader, writer, self.delay))
+
+
+#: Click a card and its destination, and resolve with the time to the first frame that
+#: shows the card there.
+CLICK_TO_PAINT = """([src, dst, card]) => new Promise((resolve) => {
+  const board = document.getElementById("board");
+  const piles = dst === "f" ? ["f1", "f2", "f3", "f4"] : [dst];
+  const there = () => piles.some((id) => {
+    const top = [...board.querySelectorAll(`[data-pile="${id}"] .card`)].pop();
+    return top && top.dataset.card === card;
+  });
+  const t0 = performance.now();
+  const painted = () => requestAnimationFrame(() => resolve(performance.now() - t0));
+  const seen = new MutationObserver(() => {
+    if (there()) { seen.disconnect(); painted(); }
+  });
+  seen.observe(board, {childList: true, subtree: true});
+  const handle = (id) => board.querySelector(`[data-pile="${id}"] .handle`);
+  handle(src).click();
+  handle(dst === "f" ? "f1" : dst).click();
+})"""
+
+
+def _post(request: Any, url: str, body: dict) -> Any:
+    token = request.get("/api/v1/auth/csrf/").json()["csrf_token"]
+    headers = {"X-CSRFToken": token, "Content-Type": "application/json"}
+    response = request.post(url, data=json.dumps(body), headers=headers)
+    assert response.ok, response.text()
+    return response.json()
+
+
+def measure(browser: Any, base: str, instant: bool, moves: int) -> list[float]:
+    """Click-to-paint times (ms) of ``moves`` card moves on the play page at ``base``."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768}, base_url=base)
+    settings = json.dumps(json.dumps({"instant": instant}))
+    ctx.add_init_script(f"localStorage.setItem('patience.settings', {settings})")
+    page = ctx.new_page()
+    name = f"feel{'i' if instant else 'w'}{threading.get_ident() % 10**6}{int(base[-5:]) % 1000}"
+    _post(page.request, "/api/v1/auth/register/", {"username": name, "password": PASSWORD})
+    _post(page.request, "/api/v1/auth/login/", {"username": name, "password": PASSWORD})
+    times: list[float] = []
+    seed = 1
+    while len(times) < moves:
+        game = _post(page.request, "/api/v1/games/", {"variant": "bristol", "seed": seed})
+        seed += 1
+        page.goto(f"/play/{game['id']}/")
+        page.wait_for_function("document.getElementById('conn').dataset.state === 'live'")
+        while len(times) < moves:
+            st = page.evaluate("window.patienceGame.state")
+            if st["status"] != "playing":
+                break
+            cards = [m for m in st["legal_moves"] if m != "deal" and not m.endswith("-f")]
+            if not cards:
+                cards = [m for m in st["legal_moves"] if m != "deal"]
+            if cards:
+                src, dst = cards[0].split("-")
+                card = st["position"]["piles"][src][-1]
+                times.append(page.evaluate(CLICK_TO_PAINT, [src, dst, card]))
+            elif "deal" in st["legal_moves"]:
+                page.click("#btn-deal")
+            else:
+                break
+            page.wait_for_function(
+                "n => window.patienceGame.state.ply === n && !window.patienceGame.busy",
+                arg=st["ply"] + 1,
+            )
+            page.wait_for_function("document.getAnimations().length === 0")
+    ctx.close()
+    return times
+
+
+SIZES = [(1280, 720), (1366, 768), (1920, 1080), (390, 844)]
+VARIANTS = [
+    ("bristol", 7),
+    ("belvedere", 3),
+    ("picture-gallery", 9),
+    ("royal-parade", 4),
+    ("picture-gallery-reversed", 5),
+    ("mod3", 6),
+]
+
+#: The card width and, over every card's corner index, the least visible share of it:
+#: a card painted later (a fan's next card, a neighbour pile) may cover it.
+INDEX_SHOWN = """() => {
+  const cards = [...document.querySelectorAll('#board .card[data-card]')];
+  const boxes = cards.map((c) => c.getBoundingClientRect());
+  let least = 1;
+  let px = Infinity;
+  cards.forEach((card, i) => {
+    const idx = card.querySelector('.card-index').getBoundingClientRect();
+    let shown = idx.height;
+    for (let j = i + 1; j < cards.length; j++) {
+      const b = boxes[j];
+      const across = Math.min(b.right, idx.right) - Math.max(b.left, idx.left);
+      if (across <= 0.5 || b.bottom <= idx.top || b.top >= idx.bottom) continue;
+      shown = Math.min(shown, Math.max(0, b.top - idx.top));
+    }
+    least = Math.min(least, shown / idx.height);
+    px = Math.min(px, shown);
+  });
+  return {width: boxes[0].width, least, px, index: cards[0].querySelector('.card-index')
+    .getBoundingClientRect().height};
+}"""
+
+
+def layout(args: argparse.Namespace) -> None:
+    from playwright.sync_api import sync_playwright
+
+    own = servers_for(args, db_prefix="bench_feel", extra_env={"DEBUG": "True"})
+    with own as (bases, info), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(base_url=bases[0])
+        page = ctx.new_page()
+        _post(page.request, "/api/v1/auth/register/", {"username": "feel", "password": PASSWORD})
+        _post(page.request, "/api/v1/auth/login/", {"username": "feel", "password": PASSWORD})
+        games = {}
+        early = {}
+        for variant, seed in VARIANTS:
+            early[variant] = _post(
+                page.request, "/api/v1/games/", {"variant": variant, "seed": seed}
+            )["id"]
+            game = _post(page.request, "/api/v1/games/", {"variant": variant, "seed": seed})
+            while "deal" in game["legal_moves"]:
+                url = f"/api/v1/games/{game['id']}/moves/"
+                game = _post(page.request, url, {"move": "deal", "ply": game["ply"]})
+            games[variant] = game["id"]
+        state = ctx.storage_state()
+        print(f"{'variant':<26}{'size':<11}{'card px':>8}{'index shown':>13}{'least px':>10}")
+        for variant, _ in VARIANTS:
+            for width, height in SIZES:
+                phone = width < 600
+                view = browser.new_context(
+                    viewport={"width": width, "height": height},
+                    base_url=bases[0],
+                    storage_state=state,
+                    is_mobile=phone,
+                    has_touch=phone,
+                    device_scale_factor=2 if phone else 1,
+                    reduced_motion="reduce",
+                )
+                shown = view.new_page()
+                shown.goto(f"/play/{games[variant]}/")
+                shown.wait_for_selector('#board [data-pile="r1"] .card')
+                m = shown.evaluate(INDEX_SHOWN)
+                if args.shots:
+                    shots = Path(args.shots)
+                    shots.mkdir(parents=True, exist_ok=True)
+                    shown.screenshot(path=str(shots / f"{variant}-{width}x{height}-late.png"))
+                    shown.goto(f"/play/{early[variant]}/")
+                    shown.wait_for_selector('#board [data-pile="r1"] .card')
+                    shown.screenshot(path=str(shots / f"{variant}-{width}x{height}-early.png"))
+                size = f"{width}x{height}"
+                print(
+                    f"{variant:<26}{size:<11}{m['width']:>8.0f}{m['least']:>13.2f}"
+                    f"{m['px']:>7.1f}/{m['index']:.0f}"
+                )
+                view.close()
+        browser.close()
+
+
+def paint(args: argparse.Namespace) -> None:
+    from playwright.sync_api import sync_playwright
+
+    # DEBUG serves the static files as they are (no collectstatic), as the browser tests do.
+    own = servers_for(args, db_prefix="bench_feel", extra_env={"DEBUG": "True"})
+    with own as (bases, info), sync_playwright() as pw:
+        print(f"server: {info['server']}; {args.moves} card moves per row")
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        proxy = DelayProxy(bases[0], args.latency / 1000)
+        print(f"{'network':<22}{'page':<18}{'p50 ms':>8}{'p90 ms':>8}")
+        for network, base in (("direct", bases[0]), (f"+{args.latency} ms", proxy.url)):
+            for instant in (False, True):
+                times = sorted(measure(browser, base, instant, args.moves))
+                page = "at once (after)" if instant else "on answer (before)"
+                p50, p90 = percentile(times, 0.5), percentile(times, 0.9)
+                print(f"{network:<22}{page:<18}{p50:>8.1f}{p90:>8.1f}")
+        browser.close()
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("what", choices=["clicks", "paint", "layout"])
+    parser.add_argument("--seeds", type=int, default=12, help="clicks: seeds per variant")
+    parser.add_argument("--moves", type=int, default=30, help="paint: card moves per row")
+    parser.add_argument("--latency", type=int, default=300, help="paint: added ms")
+    parser.add_argument("--shots", help="layout: save screenshots (early and late) here")
+    server_arguments(parser, redis_db=14)
+    args = parser.parse_args()
+    if args.what == "clicks":
+        clicks(args.seeds)
+    elif args.what == "paint":
+        paint(args)
+    else:
+        layout(args)
+
+
+if __name__ == "__main__":
+    main()
