@@ -117,9 +117,8 @@ def test_hint_after_the_end_and_for_others(token_client: Any, user: Any, make_us
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
 
-@pytest.mark.asyncio
-@pytest.mark.django_db(transaction=True)
-async def test_hint_over_the_socket(user: Any) -> None:
+async def hint_asked(user: Any) -> WebsocketCommunicator:
+    """A game socket on a new practice game of Bristol 7 that has just asked for a hint."""
     from asgiref.sync import sync_to_async
 
     game = await sync_to_async(game_services.practice_game_start)(
@@ -135,6 +134,13 @@ async def test_hint_over_the_socket(user: Any) -> None:
     assert connected
     assert (await communicator.receive_json_from())["type"] == "state"
     await communicator.send_json_to({"type": "hint"})
+    return communicator
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_hint_over_the_socket(user: Any) -> None:
+    communicator = await hint_asked(user)
     message = await communicator.receive_json_from(timeout=10)
     assert message["type"] == "hint" and message["ply"] == 0
     assert message["hint"]["verdict"] == "won" and message["hint"]["move"]
@@ -148,12 +154,6 @@ async def test_a_hint_flood_is_answered_on_the_socket_before_any_work(
 ) -> None:
     """With the server's hint budget spent, a hint frame is refused ``hint_busy`` with a
     retry hint by the socket itself: the service (a thread, Redis, a read) is never called."""
-    from asgiref.sync import sync_to_async
-
-    game = await sync_to_async(game_services.practice_game_start)(
-        user=user, variant="bristol", seed=7
-    )
-    token = (await sync_to_async(account_services.token_create)(user=user, name="ws"))[1]
     settings.HINT_RATE = 1.0
     monkeypatch.setattr(hints, "_clock", lambda: 1000.0)
     hints._budget[:] = [0.0, 0.0]
@@ -163,15 +163,7 @@ async def test_a_hint_flood_is_answered_on_the_socket_before_any_work(
         raise AssertionError("a refused hint reached the service")
 
     monkeypatch.setattr(game_services, "game_hint", not_reached)
-    communicator = WebsocketCommunicator(
-        application,
-        f"/ws/v1/games/{game.pk}/?token={token}",
-        headers=[(b"host", b"localhost")],
-    )
-    connected, _ = await communicator.connect()
-    assert connected
-    assert (await communicator.receive_json_from())["type"] == "state"
-    await communicator.send_json_to({"type": "hint"})
+    communicator = await hint_asked(user)
     message = await communicator.receive_json_from(timeout=10)
     assert message["type"] == "error" and message["cause"] == "hint" and message["ply"] == 0
     assert message["error"]["code"] == "hint_busy"
