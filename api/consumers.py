@@ -37,22 +37,15 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
     "hint": {"ply", "verdict", "move", "nodes"}}``, as ``POST .../hint/``);
     ``ply`` is the number of log entries the client has seen, as for REST.
     A race's game shows no card before the race starts (``position`` null, no
-    legal moves): ask again (``resync``) from ``starts_at`` on. Its socket also
-    joins the race's group, whose ``race.progress`` (the one event of a race
-    game's move) brings its ``changed`` states.
+    legal moves): the socket wakes at the start (``started_at``, moved by the race's
+    ``race.changed``) and pushes the dealt state, cause ``changed``; ``resync``
+    works too. Its socket also joins the race's group, to which its game's
+    ``GameMoved`` goes.
 
-    A move's ``game.changed`` is for the game's *other* sockets: the mover's own
-    has the answer. So the sockets of a game greet each other: each, once it has
-    joined the game's group and read the game, says hello to the group
-    (``games.events.game_hello``, with the state it shows), and every other socket
-    of the game, on any process, answers it directly (``game_peer``). A socket
-    that has met no other moves with ``announce=False`` (no event, and no echo
-    for it to receive); once it has met one, its moves are announced. Moves made
-    before two sockets met are caught up in the greeting: each compares the
-    state the other shows with its own, reads the game if the other is ahead,
-    and tells the other (``game_behind``) if it is behind. A change it did not
-    make (REST, a tab it has not met) also shows it is not alone. A race
-    game's moves always send its race's progress, which its rivals need.
+    Every change of a game emits one ``games.event_types.GameMoved`` after commit,
+    carrying the game's public state: a socket forwards it as it is (no read), unless
+    it already showed that ply and status: the mover's own socket has the answer,
+    sent before it handles the event, and skips its echo by ply.
 
 ``ws/v1/daily/<variant>/<YYYY-MM-DD or today>/`` (anyone; ``?limit=`` 1..100, default 10)
     ``today`` is the current UTC day when the socket opens (it stays on that day).
@@ -70,10 +63,13 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
 ``ws/v1/races/<code>/`` (anyone: players and spectators; see the races part of ``docs/api.md``)
     Close code 4404: no such race. Server -> client: ``{"type": "race.state",
     "race": {...}}`` on connect and whenever the roster or status changes (the REST
-    race, ``you`` for the listener); ``{"type": "race.progress", "player": {...}}``
-    after each committed move of a player's game (counts and times only, never a
-    card); ``{"type": "race.finished", "race": {...}}`` with the standings;
-    ``{"type": "race.rematch", "code": c}``. Client -> server: ``{"type": "ping"}``
+    race, ``you`` for the listener), the start and the time limit included: the
+    socket wakes at ``starts_at`` and ``ends_at`` itself and reads the race, which
+    shows it running, or finishes it when overdue (no job needed);
+    ``{"type": "race.progress", "player": {...}}`` after each committed move of a
+    player's game (counts and times only, never a card); ``{"type": "race.finished",
+    "race": {...}}`` with the standings; ``{"type": "race.rematch", "code": c}``.
+    Client -> server: ``{"type": "ping"}``
     (answered ``{"type": "pong"}``); moves go through the game socket or REST.
 
 Limits on every socket: a text frame of at most ``MAX_FRAME`` characters (a
@@ -97,11 +93,13 @@ calls still run in order.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import time
 from collections import Counter
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any, TypeVar
 
 import orjson
@@ -115,8 +113,9 @@ from rest_framework.utils.encoders import JSONEncoder
 from api.daily import board_top
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
-from games import events, hints, shapes
+from games import clock, hints, shapes
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
+from games.event_types import BoardResult, GameMoved, RaceChanged, RaceRematch
 from games.events import daily_group, game_group, race_group, session_group, token_group
 from games.inputs import day_parse, move_parse, ply_parse, variant_parse
 from games.models import UNDO
@@ -176,6 +175,16 @@ _in_worker = database_sync_to_async(_tidy, thread_sensitive=False)
 
 def _bad(message: str) -> dict[str, Any]:
     return envelope("bad_message", message)
+
+
+#: A socket woken at a race's start or time limit reads again this many times, this many
+#: seconds apart, while the shared clock (PostgreSQL's) has not reached it yet.
+WAKE_TRIES = 10
+WAKE_RETRY = 0.2
+
+
+def _instant(text: str | None) -> datetime | None:
+    return None if text is None else datetime.fromisoformat(text)
 
 
 class _Consumer(AsyncWebsocketConsumer):
@@ -240,6 +249,35 @@ class _Consumer(AsyncWebsocketConsumer):
         """Answer a frame that was not acted on with this error envelope."""
         raise NotImplementedError
 
+    def wake_at(self, moments: list[datetime | None]) -> None:
+        """Call ``woken`` at each of ``moments`` still ahead on this process's clock (a race's
+        start and time limit: nothing else marks them); replaces the last schedule."""
+        if (alarm := getattr(self, "_alarm", None)) is not None:
+            alarm.cancel()
+        now = clock.now()
+        ahead = sorted((m - now).total_seconds() for m in moments if m is not None and m > now)
+        self._alarm = asyncio.create_task(self._ring(ahead)) if ahead else None
+
+    async def _ring(self, delays: list[float]) -> None:
+        """Sleep until each delay (seconds from the schedule) has passed, then wake."""
+        start = time.monotonic()
+        try:
+            for delay in delays:
+                await asyncio.sleep(delay - (time.monotonic() - start))
+                for _ in range(WAKE_TRIES):
+                    if await self.woken():
+                        break
+                    await asyncio.sleep(WAKE_RETRY)
+        except Exception:  # a database fault: the client still has resync
+            logger.exception("a socket's wake-up failed")
+
+    async def woken(self) -> bool:
+        """At a moment of ``wake_at``: send what it changed; False while nothing has yet."""
+        raise NotImplementedError
+
+    async def disconnect(self, code: int) -> None:
+        self.wake_at([])
+
     async def join(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
         self.groups.append(group)  # left again on disconnect
@@ -282,8 +320,6 @@ class GameConsumer(_Consumer):
         self.ready = False
         #: (ply, status) of the last state sent, to skip events already shown.
         self.sent: tuple[int, str] | None = None
-        #: True while it has met no other socket of its game: its moves are not announced.
-        self.alone = False
         self.game_id = int(self.scope["url_route"]["kwargs"]["game_id"])
         user = self.scope.get("user")
         await self.accept()
@@ -306,8 +342,8 @@ class GameConsumer(_Consumer):
         # Join before reading, so no change between the read and the join is missed.
         await self.join(game_group(self.game_id))
         try:
-            frame, race = await self.db(self._opened)
-            if race is not None:  # a race's game: its moves come as the race's progress
+            frame, race, start = await self.db(self._opened)
+            if race is not None:  # a race's game: its moves come to the race's group
                 await self.join(race_group(race))
                 frame = await self.db(self._current, "connect")
         except NotFound:
@@ -315,23 +351,10 @@ class GameConsumer(_Consumer):
             return
         self.ready = True
         await self._send(frame)
-        if race is None:
-            await self._greet()
-
-    async def _greet(self) -> None:
-        """Say hello to the game's other sockets (module docstring); until Redis carries it,
-        this socket announces its moves."""
-        assert self.sent is not None  # the connect frame carried a state
-        try:
-            await events.game_hello(
-                self.channel_layer, game_id=self.game_id, channel=self.channel_name, shown=self.sent
-            )
-        except Exception:  # a Redis fault: announce every move, as if it had company
-            logger.exception("could not greet the other sockets of game %s", self.game_id)
-            return
-        self.alone = True
+        self.wake_at([start])
 
     async def disconnect(self, code: int) -> None:
+        await super().disconnect(code)
         if getattr(self, "counted", False):
             _open_game_sockets[self.user.pk] -= 1
             if _open_game_sockets[self.user.pk] <= 0:
@@ -353,7 +376,7 @@ class GameConsumer(_Consumer):
             if kind in ("move", "undo"):
                 move = move_parse(data.get("move")) if kind == "move" else UNDO
                 ply = ply_parse(data.get("ply"))
-                call: tuple[Any, ...] = (self._apply, cause, move, ply, not self.alone)
+                call: tuple[Any, ...] = (self._apply, cause, move, ply)
             elif kind == "resign":
                 call = (self._resign, cause)
             elif kind == "hint":
@@ -382,40 +405,28 @@ class GameConsumer(_Consumer):
         assert frame is not None  # a frame that passed
         await self._send(frame)
 
-    async def game_changed(self, event: dict[str, Any]) -> None:
-        """Group event: the game moved on (maybe in another process); show it if new."""
-        if not self.ready or not self._newer(event["ply"], event["status"]):
+    async def game_moved(self, message: dict[str, Any]) -> None:
+        """Group event: a game moved on (maybe in another process; a race's group carries
+        its rivals' games too): its state, forwarded unless this socket showed it already
+        (its own move's answer)."""
+        if not self.ready or message["game_id"] != self.game_id:
             return
-        self.alone = False  # someone else plays this game
-        frame = await self.db(self._current_or_error, "changed")
-        if frame[1] is None or self._newer(*frame[1]):
+        event = GameMoved.from_message(message)
+        if self._newer(event.ply, event.status):
+            await self._send((_dumps(event.game_frame()), (event.ply, event.status)))
+
+    async def race_changed(self, message: dict[str, Any]) -> None:
+        """Group event of a race game's race: its start may have moved (a full race starts
+        sooner, a race left by all but one waits again): wake at the start it has now."""
+        if self.ready and self.sent == (0, "playing"):
+            self.wake_at([_instant(RaceChanged.from_message(message).starts_at)])
+
+    async def woken(self) -> bool:
+        """At the race's start: the dealt state, once the shared clock shows it."""
+        frame, dealt = await self.db(self._at_start)
+        if dealt:
             await self._send(frame)
-
-    async def game_peer(self, event: dict[str, Any]) -> None:
-        """Another socket of this game said hello (group) or answered ours (direct)."""
-        if not self.ready or event["channel"] == self.channel_name:
-            return
-        assert self.sent is not None  # ready: the connect frame carried a state
-        self.alone = False
-        layer, peer, (ply, status) = self.channel_layer, event["channel"], self.sent
-        try:
-            if event["hello"]:  # the answer carries what we show: it catches up by itself
-                await events.game_peer(layer, to=peer, channel=self.channel_name, shown=self.sent)
-            elif event["ply"] < ply:  # it missed moves of ours made before we met
-                await events.game_behind(
-                    layer, to=peer, game_id=self.game_id, ply=ply, status=status
-                )
-        except Exception:  # a Redis fault: as an event lost, it catches up by ply
-            logger.exception("could not answer a socket of game %s", self.game_id)
-        await self.game_changed(event)  # shown if it is ahead of us
-
-    async def race_progress(self, event: dict[str, Any]) -> None:
-        """Group event of a race game's race: a player's move, this game's a ``game.changed``."""
-        if event["game_id"] == self.game_id:
-            await self.game_changed(event)
-
-    async def race_changed(self, event: dict[str, Any]) -> None:
-        """Group event of a race game's race: for its race sockets only."""
+        return dealt
 
     async def race_rematch(self, event: dict[str, Any]) -> None:
         """Group event of a race game's race: for its race sockets only."""
@@ -455,14 +466,19 @@ class GameConsumer(_Consumer):
         wait = account_wait(self.user.pk)
         return (wait, None) if wait is not None else (None, func(*args))
 
-    def _state(self, game: Any, position: Any = None, *, cause: str, **extra: Any) -> Frame:
-        message = {
-            "type": "state",
-            "cause": cause,
-            "ply": game.ply,
-            "state": shapes.game_state(game, position),
-            **extra,
-        }
+    def _state(
+        self,
+        game: Any,
+        position: Any = None,
+        *,
+        cause: str,
+        state: dict[str, Any] | None = None,
+        **extra: Any,
+    ) -> Frame:
+        """A state frame; ``state`` when already rendered (the move's event carried it)."""
+        if state is None:
+            state = shapes.game_state(game, position)
+        message = {"type": "state", "cause": cause, "ply": game.ply, "state": state, **extra}
         return _dumps(message), (game.ply, game.status)
 
     def _current(self, cause: str) -> Frame:
@@ -470,10 +486,17 @@ class GameConsumer(_Consumer):
             game_services.game_open(game_id=self.game_id, user=self.user), cause=cause
         )
 
-    def _opened(self) -> tuple[Frame, str | None]:
-        """The state on connect, and the code of the game's race if it is a race's."""
+    def _opened(self) -> tuple[Frame, str | None, datetime | None]:
+        """The state on connect and, for a race's game, its race's code and its start."""
         game = game_services.game_open(game_id=self.game_id, user=self.user)
-        return self._state(game, cause="connect"), race_selectors.race_code_of(game)
+        race = race_selectors.race_code_of(game)
+        start = game.started_at if race is not None else None  # timed from the race's start
+        return self._state(game, cause="connect"), race, start
+
+    def _at_start(self) -> tuple[Frame, bool]:
+        """The state at a race's start, and whether the shared clock has reached it."""
+        game = game_services.game_open(game_id=self.game_id, user=self.user)
+        return self._state(game, cause="changed"), clock.shared_now() >= game.started_at
 
     def _current_or_error(self, cause: str) -> Frame:
         try:
@@ -481,19 +504,20 @@ class GameConsumer(_Consumer):
         except Exception as exc:
             return self._error(cause, exc)
 
-    def _apply(self, cause: str, move: str, ply: int, announce: bool) -> Frame:
+    def _apply(self, cause: str, move: str, ply: int) -> Frame:
         try:
             outcome = game_services.game_apply_move(
-                game_id=self.game_id,
-                user=self.user,
-                move=move,
-                ply=ply,
-                announce=announce,
-                transport="ws",
+                game_id=self.game_id, user=self.user, move=move, ply=ply, transport="ws"
             )
         except Exception as exc:
             return self._error(cause, exc)
-        return self._state(outcome.game, outcome.position, cause=cause, duplicate=outcome.duplicate)
+        return self._state(
+            outcome.game,
+            outcome.position,
+            cause=cause,
+            state=outcome.state,
+            duplicate=outcome.duplicate,
+        )
 
     def _resign(self, cause: str) -> Frame:
         try:
@@ -590,15 +614,11 @@ class DailyBoardConsumer(_Consumer):
     async def refuse(self, body: dict[str, Any]) -> None:
         await self.send(text_data=_dumps({"type": "error", **body}))
 
-    async def board_result(self, event: dict[str, Any]) -> None:
-        """Group event: a result entered the board (sent after its commit)."""
+    async def board_result(self, message: dict[str, Any]) -> None:
+        """Group event: a result entered the board (sent after its commit); its frame alone
+        (the message's other keys, as the request id that caused it, are the servers')."""
         if self.ready:
-            # The line alone: the event's other keys (the request id that caused it) are
-            # the servers', not the board's readers'.
-            await self.send(text_data=_dumps({**self._where(), "result": event["result"]}))
-
-    def _where(self) -> dict[str, Any]:
-        return {"type": "board.result", "variant": self.variant, "date": self.day}
+            await self.send(text_data=_dumps(BoardResult.from_message(message).frame()))
 
     def _board(self) -> str:
         deal = daily_selectors.published_deal(self.variant, self.day)
@@ -620,12 +640,13 @@ class RaceConsumer(_Consumer):
         # Join before reading, so no change between the read and the join is missed.
         await self.join(race_group(self.code))
         try:
-            text = await self.db(self._race)
+            text, self.status, moments = await self.db(self._race)
         except NotFound as exc:
             await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
             return
         self.ready = True
         await self.send(text_data=text)
+        self.wake_at(moments)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if not self.ready or await self.flooded():
@@ -641,26 +662,41 @@ class RaceConsumer(_Consumer):
     async def refuse(self, body: dict[str, Any]) -> None:
         await self.send(text_data=_dumps({"type": "error", **body}))
 
-    async def race_changed(self, event: dict[str, Any]) -> None:
+    async def race_changed(self, message: dict[str, Any]) -> None:
         """Group event: the roster or status changed (maybe in another process)."""
         if self.ready:
-            await self.send(text_data=await self.db(self._race))
+            text, self.status, moments = await self.db(self._race)
+            await self.send(text_data=text)
+            self.wake_at(moments)
 
-    async def race_progress(self, event: dict[str, Any]) -> None:
-        """Group event: a player's progress after a committed move (counts only)."""
-        if self.ready:
-            await self.send(text_data=_dumps({"type": "race.progress", "player": event["player"]}))
+    async def woken(self) -> bool:
+        """At the race's start or time limit: the race, once its status shows it (running;
+        finished, which this read does when overdue)."""
+        text, status, _ = await self.db(self._race)
+        if status == self.status:
+            return False
+        self.status = status
+        await self.send(text_data=text)
+        return True
 
-    async def race_rematch(self, event: dict[str, Any]) -> None:
+    async def game_moved(self, message: dict[str, Any]) -> None:
+        """Group event: a player's game moved on; its progress (counts only, never a card)."""
+        frame = GameMoved.from_message(message).race_frame()
+        if self.ready and frame is not None:
+            await self.send(text_data=_dumps(frame))
+
+    async def race_rematch(self, message: dict[str, Any]) -> None:
         """Group event: the race's players are offered a rematch."""
         if self.ready:
-            await self.send(text_data=_dumps({"type": "race.rematch", "code": event["code"]}))
+            await self.send(text_data=_dumps(RaceRematch.from_message(message).frame()))
 
-    def _race(self) -> str:
+    def _race(self) -> tuple[str, str, list[datetime | None]]:
+        """The race's frame, its status, and the moments to wake at (start, time limit)."""
         race = race_services.race_settle(code=self.code)
         view = shapes.race(race, self.scope.get("user"))
         kind = "race.finished" if view["status"] == "finished" else "race.state"
-        return _dumps({"type": kind, "race": view})
+        moments = [race.starts_at, race.ends_at] if view["status"] != "finished" else []
+        return _dumps({"type": kind, "race": view}), view["status"], moments
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

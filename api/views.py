@@ -464,6 +464,10 @@ class GameDetailView(APIView):
 
 
 def move_response(outcome: game_services.MoveOutcome) -> Response:
+    """The state after a move: the one its event carried (rendered once), or for a retry
+    the current one."""
+    if outcome.state is not None:
+        return Response({**outcome.state, "duplicate": outcome.duplicate})
     return Response(shapes.move_result(outcome.game, outcome.position, duplicate=outcome.duplicate))
 
 

@@ -4,3 +4,12 @@ from django.apps import AppConfig
 class GamesConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
     name = "games"
+
+    def ready(self) -> None:
+        """Subscribe the services that follow a game's moves: a race finishes when its last
+        game ends (so the move command needs to know nothing of races' services)."""
+        from games import events
+        from games.event_types import GameMoved
+        from games.services.races import race_game_moved
+
+        events.subscribe(GameMoved, race_game_moved)

@@ -1,14 +1,14 @@
 """The only place that talks to the channel layer: events go out after commit.
 
-Consumers join ``game_group(id)`` for a game they show (and a race game's socket
-its race's group, whose ``race.progress`` carries that game's moves) and
-``daily_group`` for a day's board. Events carry little: a game event says which game moved to
-which ply (listeners read the state from the database, the source of truth); a
-board event carries the public board line with its rank at send time.
+An event is a typed value (``games.event_types``). ``emit`` hands it to this process's
+subscribers at once, inside the caller's transaction (a race finishes when its last
+game ends: ``games.services.races`` subscribes to ``GameMoved``), and sends it to its
+channel group after commit. The move command emits one ``GameMoved`` per change,
+carrying the game's public state, so a socket forwards it without reading the game.
 
-The sockets of one game also greet each other (``game_hello``, ``game_peer``; sent by
-``api.consumers.GameConsumer``, no commit involved): a socket that has met no other
-socket of its game moves without ``game.changed``, whose only listener would be itself.
+Consumers join ``game_group(id)`` for a game they show (and a race game's socket its
+race's group, to which a race game's ``GameMoved`` goes, with the player's progress for
+the race's sockets) and ``daily_group`` for a day's board.
 """
 
 from __future__ import annotations
@@ -17,8 +17,10 @@ import asyncio
 import hashlib
 import logging
 import threading
-from datetime import date
-from typing import Any
+from collections import defaultdict
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
@@ -26,8 +28,18 @@ from django.conf import settings
 from django.db import transaction
 
 from games import tracing
+from games.event_types import (
+    AuthRevoked,
+    BoardResult,
+    Event,
+    GameMoved,
+    RaceChanged,
+    RaceRematch,
+)
 
 logger = logging.getLogger(__name__)
+
+E = TypeVar("E", bound=Event)
 
 
 def game_group(game_id: int) -> str:
@@ -105,83 +117,57 @@ def _send(group: str, message: dict[str, Any]) -> None:
         logger.exception("could not send %s to %s", message.get("type"), group)
 
 
+_subscribers: defaultdict[type[Event], list[Callable[[Any], None]]] = defaultdict(list)
+
+
+def subscribe(kind: type[E], handler: Callable[[E], None]) -> None:
+    """Call ``handler`` with every event of ``kind`` emitted in this process, inside the
+    emitter's transaction (registered once, at app start: ``games.apps``)."""
+    if handler not in _subscribers[kind]:
+        _subscribers[kind].append(handler)
+
+
+def emit(event: Event, group: str) -> None:
+    """Hand ``event`` to this process's subscribers now, and to ``group`` after commit."""
+    for handler in _subscribers[type(event)]:
+        handler(event)
+    message = event.message()
+    transaction.on_commit(lambda: _send(group, message))
+
+
 def token_revoked(*, token_id: int) -> None:
     """After commit: the sockets opened with this token must close (it no longer admits)."""
-    message = {"type": "auth.revoked", "reason": "token revoked"}
-    transaction.on_commit(lambda: _send(token_group(token_id), message))
+    emit(AuthRevoked(reason="token revoked"), token_group(token_id))
 
 
 def session_ended(*, session_key: str) -> None:
     """After commit: the sockets opened with this session must close (signed out)."""
-    message = {"type": "auth.revoked", "reason": "signed out"}
-    transaction.on_commit(lambda: _send(session_group(session_key), message))
+    emit(AuthRevoked(reason="signed out"), session_group(session_key))
 
 
-def game_changed(*, game_id: int, ply: int, status: str) -> None:
-    """After commit: tell a game's listeners that it moved on."""
-    message = {"type": "game.changed", "game_id": game_id, "ply": ply, "status": status}
-    transaction.on_commit(lambda: _send(game_group(game_id), message))
-
-
-def _peer(channel: str, shown: tuple[int, str], *, hello: bool) -> dict[str, Any]:
-    return {
-        "type": "game.peer",
-        "channel": channel,
-        "ply": shown[0],
-        "status": shown[1],
-        "hello": hello,
-    }
-
-
-async def game_hello(layer: Any, *, game_id: int, channel: str, shown: tuple[int, str]) -> None:
-    """A socket that has just joined ``game_group(game_id)`` (and read the game) tells the
-    game's other sockets, on every process, that it exists and shows ``shown`` (ply,
-    status); each answers with ``game_peer``."""
-    await layer.group_send(game_group(game_id), _peer(channel, shown, hello=True))
-
-
-async def game_peer(layer: Any, *, to: str, channel: str, shown: tuple[int, str]) -> None:
-    """The answer to a ``game_hello``, straight to the new socket's channel ``to``."""
-    await layer.send(to, _peer(channel, shown, hello=False))
-
-
-async def game_behind(layer: Any, *, to: str, game_id: int, ply: int, status: str) -> None:
-    """A ``game.changed`` for one socket only: a peer showed an older state than ``ply``
-    (moves made before the two sockets met were not announced)."""
-    message = {"type": "game.changed", "game_id": game_id, "ply": ply, "status": status}
-    await layer.send(to, message)
+def game_moved(event: GameMoved) -> None:
+    """The one event of a game's change: to its race's group for a race's game (its game
+    sockets join it), else to the game's group."""
+    emit(event, race_group(event.race) if event.race is not None else game_group(event.game_id))
 
 
 def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
-    """Send a new board line to the day's board: JSON data, as ``games.shapes.board_line``
-    renders it, which the channel layer carries as it is."""
-    _send(daily_group(variant, day), {"type": "board.result", "result": line})
+    """Send a new board line to the day's board now (called after commit): JSON data, as
+    ``games.shapes.board_line`` renders it, which the channel layer carries as it is."""
+    event = BoardResult(variant=variant, date=day.isoformat(), result=line)
+    _send(daily_group(variant, day), event.message())
 
 
-def race_changed(*, code: str) -> None:
-    """After commit: a race's roster or status changed (listeners read it again)."""
-    message = {"type": "race.changed", "code": code}
-    transaction.on_commit(lambda: _send(race_group(code), message))
+def _iso(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
 
 
-def race_progress(
-    *, code: str, player: dict[str, Any], game_id: int, ply: int, status: str
-) -> None:
-    """After commit: a move of a race's game, the move's only event. ``player`` is JSON
-    data as ``games.shapes.progress`` renders it (counts only, never cards), for the
-    race's sockets; ``game_id``, ``ply`` and ``status`` are a ``game.changed`` for the
-    game's sockets, which join the race's group (one send reaches both)."""
-    message = {
-        "type": "race.progress",
-        "player": player,
-        "game_id": game_id,
-        "ply": ply,
-        "status": status,
-    }
-    transaction.on_commit(lambda: _send(race_group(code), message))
+def race_changed(*, code: str, starts_at: datetime | None, ends_at: datetime | None) -> None:
+    """After commit: a race's roster or status changed (listeners read it again); its start
+    and time limit, for the sockets to wake at."""
+    emit(RaceChanged(code=code, starts_at=_iso(starts_at), ends_at=_iso(ends_at)), race_group(code))
 
 
 def race_rematch(*, code: str, rematch: str) -> None:
     """After commit: the players of race ``code`` are offered the race ``rematch``."""
-    message = {"type": "race.rematch", "code": rematch}
-    transaction.on_commit(lambda: _send(race_group(code), message))
+    emit(RaceRematch(code=code, rematch=rematch), race_group(code))

@@ -7,6 +7,7 @@ rule that a race shows counts only, never a card).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import NamedTuple
 
@@ -15,7 +16,7 @@ from django.db.models import Count, F, Q, QuerySet
 
 from games import clock, standings
 from games.engine import VARIANTS, Position, Status, get_variant
-from games.errors import InvalidInput, NotFound, RaceNotFinished
+from games.errors import InvalidInput, NotFound, RaceNotFinished, RaceNotStarted, RaceOver
 from games.models import Deal, Game, Race, RaceEntry, RaceRating
 from games.selectors.games import game_log, game_position_after, game_reach
 
@@ -197,3 +198,37 @@ def race_board_ranked(
 def player_race_ratings(*, user: User) -> QuerySet[RaceRating]:
     """A player's quick-race ratings per variant family."""
     return RaceRating.objects.filter(player=user).order_by("family")
+
+
+# -- the race's time, for the move command ------------------------------------------
+
+
+@dataclass(frozen=True)
+class RaceClock:
+    """What a move of a race's game needs of its race once the race has started (fixed
+    from then on): the move path holds it with the game, so the next moves check the
+    race's time in their one guarded statement instead of reading the race."""
+
+    race_id: int
+    code: str
+    starts_at: datetime
+    ends_at: datetime
+    player: User
+
+
+def race_game_check(game: Game) -> RaceClock | None:
+    """Called by the move command (``games.services.games``, inside its transaction)
+    before the engine judges a move, undo or resignation: for a race's game, refuse it
+    outside the race's time, so that no answer (not even ``illegal_move``) tells anything
+    of the deal before the start; returns the race's clock, None for other games."""
+    if game.deal.kind != Deal.Kind.RACE:
+        return None
+    entry = RaceEntry.objects.select_related("race", "player").get(game=game)
+    race = entry.race
+    now = clock.shared_now()
+    if race.starts_at is None or now < race.starts_at:
+        raise RaceNotStarted("the race has not started yet", details={"starts_at": race.starts_at})
+    if race.status == Race.Status.FINISHED or (race.ends_at is not None and now >= race.ends_at):
+        raise RaceOver("the race is over: its time is up")
+    assert race.ends_at is not None, "a started race has its time limit"
+    return RaceClock(race.pk, race.code, race.starts_at, race.ends_at, entry.player)

@@ -22,6 +22,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 import orjson
 from django.conf import settings
@@ -29,7 +30,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock, events, hints, metrics
+from games import clock, events, hints, metrics, shapes
 from games.engine import (
     SEED_LIMIT,
     UNDO,
@@ -51,6 +52,7 @@ from games.errors import (
     StalePly,
     UndoNotAllowed,
 )
+from games.event_types import GameMoved
 from games.models import EXPIRED, MOVE_LIMIT, Deal, Game, Move
 from games.selectors.games import (
     deal_start,
@@ -59,17 +61,20 @@ from games.selectors.games import (
     game_position,
     hints_allowed,
 )
-from games.services import races as race_services
+from games.selectors.races import RaceClock, race_game_check
 from games.services.results import result_record
 
 
 @dataclass(frozen=True)
 class MoveOutcome:
-    """A game after a move request; ``duplicate`` marks a safe retry that applied nothing."""
+    """A game after a move request; ``duplicate`` marks a safe retry that applied nothing.
+    ``state`` is the public state the move's event carried (None for a retry): the
+    caller's answer shows the same, rendered once."""
 
     game: Game
     position: Position
     duplicate: bool = False
+    state: dict[str, Any] | None = None
 
 
 def _check_seed(seed: int | None) -> int:
@@ -158,14 +163,14 @@ class _Held:
 
     game: Game
     position: Position
-    race: race_services.RaceClock | None = None
+    race: RaceClock | None = None
 
 
 _held: OrderedDict[int, _Held] = OrderedDict()
 _held_lock = threading.Lock()
 
 
-def _hold(game: Game, position: Position, race: race_services.RaceClock | None = None) -> None:
+def _hold(game: Game, position: Position, race: RaceClock | None = None) -> None:
     """Remember a committed game state for the next move; a finished game is forgotten."""
     with _held_lock:
         if game.status != Status.PLAYING:
@@ -207,7 +212,7 @@ def _guarded_move_sql() -> str:
     )
 
 
-def _apply_held(held: _Held, move: str, ply: int, announce: bool) -> MoveOutcome | None:
+def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
     """The move in one statement from a held state; None when only the locked path can
     answer (another process moved the game on, an illegal move or undo, a move that ends
     the game, a ranked daily or a race on the process clock, a race's game whose start
@@ -251,18 +256,28 @@ def _apply_held(held: _Held, move: str, ply: int, announce: bool) -> MoveOutcome
     )
     game.assisted = row[0]  # a hint served by another process marks the game meanwhile
     transaction.on_commit(lambda: _hold(game, pos, race))
-    _moved(game, race, announce)
-    return MoveOutcome(game, pos)
+    return MoveOutcome(game, pos, state=game_announce(game, pos, race=race))
 
 
-def _moved(game: Game, race: race_services.RaceClock | None, announce: bool = True) -> None:
-    """The one event of a move, after commit: a race's game's is its race's progress, which
-    the game's own sockets read too (and its rivals' need: always sent); another game's
-    ``game.changed`` unless ``announce`` is False."""
-    if race is not None:
-        race_services.race_game_moved(race, game)
-    elif announce:
-        events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+def game_announce(
+    game: Game, position: Position | None = None, *, race: RaceClock | None = None
+) -> dict[str, Any]:
+    """Emit the one event of a game's change (inside its transaction; sent after commit):
+    ``GameMoved`` with its public state, and for a race's game its player's progress;
+    returns the state, which the caller's answer shows too."""
+    state = shapes.game_state(game, position)
+    progress = None if race is None else shapes.progress(race.player, game)
+    events.game_moved(
+        GameMoved(
+            game_id=game.pk,
+            ply=game.ply,
+            status=game.status,
+            state=state,
+            race=None if race is None else race.code,
+            progress=progress,
+        )
+    )
+    return state
 
 
 def game_apply_move(
@@ -271,7 +286,6 @@ def game_apply_move(
     user: User,
     move: str,
     ply: int,
-    announce: bool = True,
     transport: str = "rest",
 ) -> MoveOutcome:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
@@ -283,25 +297,24 @@ def game_apply_move(
     The entry that fills the log to ``GAME_MAX_LOG`` entries ends the game
     (``move_limit``; a ranked game then counts as not won). A ranked daily whose
     day has ended is ended as ``expired`` (committed) and the move refused.
-    ``announce=False`` leaves out the move's ``game.changed`` (not a race's progress, nor
-    the event of a game ended as ``expired``): for a caller that is the game's only
-    listener (``api.consumers.GameConsumer``). ``transport`` names the door (``rest``,
-    ``ws``) in the move metrics, counted and timed here, once for every door.
+    Every change emits one ``GameMoved`` after commit (``game_announce``). ``transport``
+    names the door (``rest``, ``ws``) in the move metrics, counted and timed here, once
+    for every door.
     """
     with metrics.move_observed(transport):
         held = _held_at(game_id, ply, user) if connection.vendor == "postgresql" else None
         if held is not None:
-            outcome = _apply_held(held, move, ply, announce)
+            outcome = _apply_held(held, move, ply)
             if outcome is not None:
                 return outcome
         with transaction.atomic():
             game = _locked_game(game_id, user)
             if not _expired_now(game):
-                return _apply(game, move, ply, announce)
+                return _apply(game, move, ply)
         raise _day_over()
 
 
-def _apply(game: Game, move: str, ply: int, announce: bool) -> MoveOutcome:
+def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     log = game_current_log(game)
     if log.is_retry(ply, move, lambda entry: _notation_at(game, entry)):
         return MoveOutcome(game, log.position, duplicate=True)
@@ -313,7 +326,7 @@ def _apply(game: Game, move: str, ply: int, announce: bool) -> MoveOutcome:
             f"you sent ply {ply} but the game is at ply {log.entries}",
             details={"ply": log.entries},
         )
-    race = race_services.race_game_check(game)  # first: no answer tells of an unstarted deal
+    race = race_game_check(game)  # first: no answer tells of an unstarted deal
     log = _next_log(game, log, move)
     pos = log.position
     game.position = pos.to_json()
@@ -331,8 +344,7 @@ def _apply(game: Game, move: str, ply: int, announce: bool) -> MoveOutcome:
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
     result_record(game)
     transaction.on_commit(lambda: _hold(game, pos, race))
-    _moved(game, race, announce)
-    return MoveOutcome(game, pos)
+    return MoveOutcome(game, pos, state=game_announce(game, pos, race=race))
 
 
 @dataclass(frozen=True)
@@ -376,12 +388,12 @@ def game_resign(*, game_id: int, user: User) -> Game:
         if not _expired_now(game):
             if game.status != Status.PLAYING:
                 raise GameFinished(f"the game is {game.status}")
-            race = race_services.race_game_check(game)
+            race = race_game_check(game)
             game.status = Status.RESIGNED.value
             game.finished_at = clock.now()
             game.save(update_fields=["status", "finished_at"])
             result_record(game)
-            _moved(game, race)
+            game_announce(game, race=race)
             return game
     raise _day_over()
 
@@ -419,7 +431,7 @@ def _expired_now(game: Game) -> bool:
     game.finished_at = clock.day_end(game.deal.date)
     game.save(update_fields=["status", "finished_at"])
     result_record(game)
-    events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+    game_announce(game)
     return True
 
 

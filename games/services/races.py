@@ -33,7 +33,6 @@ import tempfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -43,7 +42,7 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from openskill.models import PlackettLuce
 
-from games import clock, events, jobs, shapes
+from games import clock, events, jobs
 from games.engine import SEED_LIMIT, VARIANTS, Status, get_variant, new_position
 from games.engine.solver import Verdict, solve
 from games.errors import (
@@ -54,12 +53,11 @@ from games.errors import (
     RaceFull,
     RaceLimit,
     RaceNotFinished,
-    RaceNotStarted,
-    RaceOver,
     RacePoolEmpty,
     RaceStarted,
     TooFewPlayers,
 )
+from games.event_types import GameMoved
 from games.models import EXPIRED, Deal, Game, Race, RaceEntry, RaceRating
 from games.selectors import races as race_selectors
 from games.selectors.races import (
@@ -279,7 +277,7 @@ def _joined(race: Race, now: datetime) -> None:
             _countdown(race, soon)
         else:
             _games_deal(race)
-    events.race_changed(code=race.code)
+    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
 
 
 def _locked(code: str) -> Race:
@@ -325,7 +323,7 @@ def race_quick_join(*, user: User, variant: str) -> tuple[Race, bool]:
             _joined(race, now)
             return race, False
     race = _race_new(user=user, variant=key, kind=Race.Kind.QUICK, now=now)
-    events.race_changed(code=race.code)
+    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
     return race, True
 
 
@@ -376,7 +374,7 @@ def race_leave(*, user: User, code: str) -> Race:
     if left and race.creator_id == user.pk:
         race.creator_id = left[0].player_id
     race.save(update_fields=["status", "starts_at", "ends_at", "finished_at", "creator", "deal"])
-    events.race_changed(code=race.code)
+    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
     return race
 
 
@@ -393,7 +391,7 @@ def race_start(*, user: User, code: str) -> Race:
     if race.entries.count() < MIN_PLAYERS:
         raise TooFewPlayers(f"a race starts with at least {MIN_PLAYERS} players")
     _countdown(race, clock.shared_now() + timedelta(seconds=COUNTDOWN_SECONDS))
-    events.race_changed(code=race.code)
+    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
     return race
 
 
@@ -421,63 +419,24 @@ def race_rematch(*, user: User, code: str) -> tuple[Race, bool]:
 # -- the players' moves and the end ---------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class RaceClock:
-    """What a move of a race's game needs of its race once the race has started (fixed
-    from then on): the move path holds it with the game, so the next moves check the
-    race's time in their one guarded statement instead of reading the race."""
-
-    race_id: int
-    code: str
-    starts_at: datetime
-    ends_at: datetime
-    player: User
-
-
-def race_game_check(game: Game) -> RaceClock | None:
-    """Called by the move path (inside its transaction, the game locked) before the engine
-    judges a move, undo or resignation: for a race's game, refuse it outside the race's
-    time, so that no answer (not even ``illegal_move``) tells anything of the deal before
-    the start; returns the race's clock, None for other games."""
-    if game.deal.kind != Deal.Kind.RACE:
-        return None
-    entry = RaceEntry.objects.select_related("race", "player").get(game=game)
-    race = entry.race
-    now = clock.shared_now()
-    if race.starts_at is None or now < race.starts_at:
-        raise RaceNotStarted("the race has not started yet", details={"starts_at": race.starts_at})
-    if race.status == Race.Status.FINISHED or (race.ends_at is not None and now >= race.ends_at):
-        raise RaceOver("the race is over: its time is up")
-    assert race.ends_at is not None, "a started race has its time limit"
-    return RaceClock(race.pk, race.code, race.starts_at, race.ends_at, entry.player)
-
-
-def race_game_moved(race: RaceClock, game: Game) -> None:
-    """After a race game's move or resignation (inside its transaction): its one event, the
-    player's progress, after commit, which the race's sockets show (counts only) and the
-    game's sockets, which join the race's group too, read as ``game.changed``; the last
-    game to end finishes the race."""
-    events.race_progress(
-        code=race.code,
-        player=shapes.progress(race.player, game),
-        game_id=game.pk,
-        ply=game.ply,
-        status=game.status,
-    )
-    if game.status != Status.PLAYING:
-        # robust: the move stands whatever happens here; the job finishes the race then.
-        transaction.on_commit(lambda: race_finish(race_id=race.race_id), robust=True)
+def race_game_moved(event: GameMoved) -> None:
+    """Subscribed to ``GameMoved`` (``games.apps``; inside the move's transaction): the
+    last game of a race to end finishes the race, after commit."""
+    if event.race is None or event.status == Status.PLAYING:
+        return
+    code = event.race
+    # robust: the move stands whatever happens here; a later read or the job finishes it.
+    transaction.on_commit(lambda: race_finish(race_id=Race.objects.get(code=code).pk), robust=True)
 
 
 def _expire(race: Race) -> None:
     """End the games still playing at the time limit (expired, with the cards home)."""
-    for game in Game.objects.select_for_update().filter(
-        race_entry__race=race, status=Status.PLAYING
-    ):
+    playing = Game.objects.filter(race_entry__race=race, status=Status.PLAYING)
+    for game in playing.select_for_update(of=("self",)).select_related("deal"):
         game.status = EXPIRED
         game.finished_at = race.ends_at
         game.save(update_fields=["status", "finished_at"])
-        events.game_changed(game_id=game.pk, ply=game.ply, status=game.status)
+        game_services.game_announce(game)
 
 
 # -- ratings: only a real race between established accounts moves them ----------------------
@@ -642,7 +601,7 @@ def race_rating_void(*, race_id: int) -> Race:
     entries.update(mu_change=None, sigma_change=None, rating_before=None, rating_after=None)
     race.rated, race.unrated = False, Race.Unrated.VOIDED
     race.save(update_fields=["rated", "unrated"])
-    events.race_changed(code=race.code)
+    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
     return race
 
 
@@ -674,7 +633,7 @@ def race_finish(*, race_id: int) -> Race:
         private = race.kind == Race.Kind.PRIVATE
         race.unrated = Race.Unrated.PRIVATE if private else Race.Unrated.UNCONTESTED
         race.save(update_fields=["unrated"])
-    events.race_changed(code=race.code)
+    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
     return race
 
 
@@ -692,14 +651,13 @@ def races_tick() -> tuple[int, int]:
     ones; returns ``(started, finished)``."""
     now = clock.shared_now()
     started = 0
-    for code in Race.objects.filter(status=Race.Status.COUNTDOWN, starts_at__lte=now).values_list(
-        "code", flat=True
-    ):
+    counted_down = Race.objects.filter(status=Race.Status.COUNTDOWN, starts_at__lte=now)
+    for code, starts_at, ends_at in counted_down.values_list("code", "starts_at", "ends_at"):
         with transaction.atomic():
             started += Race.objects.filter(code=code, status=Race.Status.COUNTDOWN).update(
                 status=Race.Status.RUNNING
             )
-            events.race_changed(code=code)
+            events.race_changed(code=code, starts_at=starts_at, ends_at=ends_at)
     finished = 0
     due = Race.objects.filter(
         status__in=(Race.Status.COUNTDOWN, Race.Status.RUNNING), ends_at__lte=now

@@ -47,7 +47,7 @@ def test_a_lost_connection_is_the_unavailable_error_on_sockets(user, monkeypatch
     consumer.game_id, consumer.user, consumer.sent = game.pk, user, None
     monkeypatch.setattr(game_services, "game_apply_move", lost)
     monkeypatch.setattr(game_selectors, "game_for_player", lost)
-    text, shown = consumer._apply("move", "t1-f", 0, True)
+    text, shown = consumer._apply("move", "t1-f", 0)
     assert '"code":"unavailable"' in text and shown is None
 
 

@@ -124,7 +124,7 @@ def test_a_rest_move_is_counted_and_its_event_carries_the_request_id(api, user, 
         HTTP_X_REQUEST_ID="move-42",
     )
     assert response.status_code == 200
-    assert [m["request_id"] for m in sent if m["type"] == "game.changed"] == ["move-42"]
+    assert [m["request_id"] for m in sent if m["type"] == "game.moved"] == ["move-42"]
     assert sample("patience_moves_total", transport="rest", outcome="ok") == moved + 1
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import Callable
 from typing import Any
@@ -487,14 +486,14 @@ def sent_events(monkeypatch) -> list[tuple[str, str]]:
     return sent
 
 
-async def test_a_lone_socket_moves_without_an_event_and_gets_one_answer(sock, game, sent_events):
+async def test_a_move_emits_one_event_that_its_own_socket_skips(sock, game, sent_events):
+    """The mover's socket has the answer: the event of its move (which reaches it too)
+    is skipped by ply; another socket forwards it, with no read of the game."""
     move = sock.first["state"]["legal_moves"][0]
     answer = await sock.ask({"type": "move", "move": move, "ply": 0})
     assert (answer["type"], answer["cause"], answer["ply"]) == ("state", "move", 1)
     assert await sock.quiet()
-    assert sent_events == []
-    # A second socket: the next move reaches it (announced, or caught up in the greeting
-    # if the move came first), and from then on the moves are announced.
+    assert sent_events == [(f"game.{game.pk}", "game.moved")]
     other = Socket(path(game), sock.comm.scope["headers"])
     await other.open()
     for ply in (1, 2):
@@ -504,49 +503,26 @@ async def test_a_lone_socket_moves_without_an_event_and_gets_one_answer(sock, ga
         assert answer["ply"] == ply + 1
         pushed = await other.recv()
         assert (pushed["cause"], pushed["ply"]) == ("changed", ply + 1)
-    assert sent_events == [(f"game.{game.pk}", "game.changed")]
+        assert without_clock(pushed["state"]) == without_clock(answer["state"])
+        assert sent_events == [(f"game.{game.pk}", "game.moved")]
     assert await sock.quiet() and await other.quiet()
     await other.close()
 
 
-async def test_the_greeting_catches_up_a_peer_behind(sock, game):
-    """Moves made before two sockets met: the one ahead tells the other."""
+async def test_a_pushed_state_is_the_events_own(sock, game):
+    """The socket forwards the event's state as it is: it reads nothing to show it."""
     from channels.layers import get_channel_layer
+
+    from games.event_types import GameMoved
+    from games.events import game_group
 
     layer = get_channel_layer()
     assert layer is not None
-    move = sock.first["state"]["legal_moves"][0]
-    assert (await sock.ask({"type": "move", "move": move, "ply": 0}))["ply"] == 1
-    peer = await layer.new_channel()
-    hello = {"type": "game.peer", "channel": peer, "ply": 0, "status": "playing"}
-    await layer.group_send(f"game.{game.pk}", {**hello, "hello": True})
-    answer = await asyncio.wait_for(layer.receive(peer), 3)
-    assert answer == {**hello, "channel": answer["channel"], "ply": 1, "hello": False}
-    # An answer to a hello of ours that shows an older state: told the game moved on.
-    await layer.send(answer["channel"], {**hello, "hello": False})
-    told = await asyncio.wait_for(layer.receive(peer), 3)
-    assert told == {"type": "game.changed", "game_id": game.pk, "ply": 1, "status": "playing"}
-    assert await sock.quiet()
-
-
-async def test_the_greeting_catches_up_a_socket_behind_its_peer(sock, game, player):
-    from channels.layers import get_channel_layer
-
-    layer = get_channel_layer()
-    assert layer is not None
-    move = sock.first["state"]["legal_moves"][0]
-    # A move by a socket that had not met this one yet: not announced.
-    await database_sync_to_async(game_services.game_apply_move)(
-        game_id=game.pk, user=player, move=move, ply=0, announce=False
-    )
-    assert await sock.quiet()
-    peer = await layer.new_channel()
-    hello = {"type": "game.peer", "channel": peer, "ply": 1, "status": "playing", "hello": True}
-    await layer.group_send(f"game.{game.pk}", hello)
+    state = {**sock.first["state"], "ply": 5, "score": 9}
+    event = GameMoved(game_id=game.pk, ply=5, status="playing", state=state)
+    await layer.group_send(game_group(game.pk), event.message())
     pushed = await sock.recv()
-    assert (pushed["cause"], pushed["ply"]) == ("changed", 1)
-    answer = await asyncio.wait_for(layer.receive(peer), 3)
-    assert (answer["type"], answer["ply"], answer["hello"]) == ("game.peer", 0, False)
+    assert pushed == {"type": "state", "cause": "changed", "ply": 5, "state": state}
 
 
 async def test_a_move_and_a_resignation_through_rest_are_pushed(sock, game, player):
@@ -576,14 +552,17 @@ async def test_a_move_and_a_resignation_through_rest_are_pushed(sock, game, play
 async def test_an_event_already_shown_is_not_sent_again(sock, game):
     from channels.layers import get_channel_layer
 
+    from games.event_types import GameMoved
     from games.events import game_group
 
     layer = get_channel_layer()
     assert layer is not None
-    await layer.group_send(
-        game_group(game.pk),
-        {"type": "game.changed", "game_id": game.pk, "ply": 0, "status": "playing"},
-    )
+    state = sock.first["state"]
+    event = GameMoved(game_id=game.pk, ply=0, status="playing", state=state)
+    await layer.group_send(game_group(game.pk), event.message())
+    # Another game's event (a race's group carries the rivals' games): not this socket's.
+    other = GameMoved(game_id=game.pk + 1, ply=3, status="playing", state=state)
+    await layer.group_send(game_group(game.pk), other.message())
     assert await sock.quiet()
 
 

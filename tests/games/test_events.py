@@ -13,8 +13,13 @@ from channels.layers import get_channel_layer
 from django.db import transaction
 
 from games import events
+from games.event_types import GameMoved
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+def moved(game_id: int, ply: int) -> GameMoved:
+    return GameMoved(game_id=game_id, ply=ply, status="playing", state={"ply": ply})
 
 
 @pytest.fixture
@@ -29,11 +34,11 @@ async def test_a_worker_thread_sends_the_event_after_commit(settings_layer):
 
     def move_in_a_worker() -> None:
         with transaction.atomic():
-            events.game_changed(game_id=7, ply=3, status="playing")
+            events.game_moved(moved(7, 3))
 
     await sync_to_async(move_in_a_worker, thread_sensitive=False)()
     message = await asyncio.wait_for(settings_layer.receive(channel), 3)
-    assert message == {"type": "game.changed", "game_id": 7, "ply": 3, "status": "playing"}
+    assert GameMoved.from_message(message) == moved(7, 3)
 
 
 async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
@@ -42,7 +47,7 @@ async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
 
     def rolled_back() -> None:
         with pytest.raises(RuntimeError), transaction.atomic():
-            events.game_changed(game_id=8, ply=1, status="playing")
+            events.game_moved(moved(8, 1))
             raise RuntimeError("rolled back")
 
     await sync_to_async(rolled_back, thread_sensitive=False)()
@@ -62,3 +67,22 @@ async def test_a_failed_send_is_logged_not_raised(settings_layer, monkeypatch, c
     with caplog.at_level(logging.ERROR, logger="games.events"):
         await sync_to_async(send, thread_sensitive=False)()
     assert "could not send board.result" in caplog.text
+
+
+async def test_subscribers_get_the_event_at_once_inside_the_transaction(
+    settings_layer, monkeypatch
+):
+    monkeypatch.setattr(events, "_subscribers", events.defaultdict(list))
+    got: list[tuple[GameMoved, bool]] = []
+    events.subscribe(
+        GameMoved, lambda e: got.append((e, transaction.get_connection().in_atomic_block))
+    )
+
+    def rolled_back() -> None:
+        with pytest.raises(RuntimeError), transaction.atomic():
+            events.game_moved(moved(9, 2))
+            raise RuntimeError("rolled back")
+
+    await sync_to_async(rolled_back, thread_sensitive=False)()
+    # Its work rolls back with the transaction; the channel layer never hears of it.
+    assert got == [(moved(9, 2), True)]

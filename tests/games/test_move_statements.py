@@ -182,12 +182,13 @@ def test_race_moves_after_the_first_cost_one_statement_and_one_event(
         sqls, commits = statements(captured)
         assert len(sqls) == 1 and commits == 0, captured.captured_queries
         assert out.game.ply == ply + 1
-    # One event a move, to the race's group: the progress and the game's ply.
+    # One event a move, to the race's group: the progress and the game's state.
     assert [group for group, _ in sent] == [f"race.{race.code}"] * 4
     assert [(m["type"], m["game_id"], m["ply"]) for _, m in sent] == [
-        ("race.progress", game.pk, n) for n in (1, 2, 3, 4)
+        ("game.moved", game.pk, n) for n in (1, 2, 3, 4)
     ]
-    assert sent[-1][1]["player"]["moves"] == 4 and sent[-1][1]["player"]["username"] == "ann"
+    assert sent[-1][1]["progress"]["moves"] == 4 and sent[-1][1]["progress"]["username"] == "ann"
+    assert sent[-1][1]["state"]["ply"] == 4
     assert_consistent(game)
 
 

@@ -123,7 +123,7 @@ def test_a_move_before_the_start_is_refused_and_changes_nothing(settings, player
         game_services.game_apply_move(game_id=game.pk, user=players[0], move=move, ply=0)
     game.refresh_from_db()
     assert game.ply == 0 and game.moves.count() == 0
-    assert not [m for _, m in sent if m["type"] == "race.progress"]
+    assert not [m for _, m in sent if m["type"] == "game.moved"]
 
 
 def test_moves_after_the_start_send_progress_with_counts_only(
@@ -134,9 +134,9 @@ def test_moves_after_the_start_send_progress_with_counts_only(
     with after_start(race), django_capture_on_commit_callbacks(execute=True):
         for ply, move in enumerate(quiet_moves(race.deal, 3)):
             game_services.game_apply_move(game_id=game.pk, user=players[0], move=move, ply=ply)
-    progress = [m for group, m in sent if group == f"race.{race.code}"]
-    assert [m["player"]["moves"] for m in progress] == [1, 2, 3]
-    assert set(progress[-1]["player"]) == {
+    progress = [m["progress"] for group, m in sent if group == f"race.{race.code}"]
+    assert [p["moves"] for p in progress] == [1, 2, 3]
+    assert set(progress[-1]) == {
         "username",
         "status",
         "cards_home",
@@ -144,8 +144,8 @@ def test_moves_after_the_start_send_progress_with_counts_only(
         "finished_at",
         "time_ms",
     }
-    assert progress[-1]["player"]["username"] == "racer0"
-    assert progress[-1]["player"]["status"] == "playing"
+    assert progress[-1]["username"] == "racer0"
+    assert progress[-1]["status"] == "playing"
 
 
 def test_race_games_are_ranked_no_hints_and_no_undo_across_a_stock_reveal(
