@@ -128,11 +128,13 @@ def subscribe(kind: type[E], handler: Callable[[E], None]) -> None:
 
 
 def emit(event: Event, group: str) -> None:
-    """Hand ``event`` to this process's subscribers now, and to ``group`` after commit."""
-    for handler in _subscribers[type(event)]:
-        handler(event)
+    """Hand ``event`` to this process's subscribers now, and to ``group`` after commit
+    (before what the subscribers leave for after commit: a race's last move shows before
+    its end)."""
     message = event.message()
     transaction.on_commit(lambda: _send(group, message))
+    for handler in _subscribers[type(event)]:
+        handler(event)
 
 
 def token_revoked(*, token_id: int) -> None:

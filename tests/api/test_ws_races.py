@@ -17,6 +17,8 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
 from accounts import services as account_services
+from games import clock
+from games.models import Game, Race
 from games.services import games as game_services
 from games.services import races as race_services
 from patience_site.asgi import application
@@ -44,7 +46,6 @@ def _race(settings: Any) -> tuple[Any, list[Any], list[str]]:
 
 async def receive(communicator: WebsocketCommunicator, texts: list[str]) -> dict[str, Any]:
     text = await communicator.receive_from(timeout=5)
-    print("RECV", id(communicator), text[:120])
     assert isinstance(text, str)
     texts.append(text)
     return json.loads(text)
@@ -76,19 +77,11 @@ async def test_players_and_spectators_see_progress_standings_and_no_card(setting
     with at(starts(race) + timedelta(milliseconds=10)):
         await database_sync_to_async(bob_plays)()
         for socket in (ann, spectator):
-            # Each socket wakes at the start by itself: the race shows running (no job).
-            running = False
             for moves in (1, 2):
                 message = await receive(socket, texts)
-                if message["type"] == "race.state":
-                    running = message["race"]["status"] == "running"
-                    message = await receive(socket, texts)
                 assert message["type"] == "race.progress"
                 assert message["player"]["username"] == "bob"
                 assert message["player"]["moves"] == moves
-            if not running:
-                message = await receive(socket, texts)
-                assert (message["type"], message["race"]["status"]) == ("race.state", "running")
         await ann.send_to(text_data=json.dumps({"type": "ping"}))
         assert await receive(ann, texts) == {"type": "pong"}
         await ann.send_to(text_data=json.dumps({"type": "move"}))
@@ -156,3 +149,38 @@ async def test_a_race_games_socket_shows_no_card_before_the_start_and_moves_afte
         assert (changed["cause"], changed["ply"]) == ("changed", 1)
         assert await socket.receive_nothing(timeout=0.3)
     await socket.disconnect()
+
+
+async def test_sockets_waiting_for_the_start_get_it_without_the_races_job(settings) -> None:
+    """A bot waiting on its game socket gets the dealt state at the start, and the race
+    socket shows the race running: each socket wakes at ``starts_at`` by itself."""
+    race, users, keys = await database_sync_to_async(_race)(settings)
+    game = await database_sync_to_async(game_of)(race, users[0])
+
+    def start_soon() -> None:
+        soon = clock.now() + timedelta(milliseconds=400)
+        Race.objects.filter(pk=race.pk).update(starts_at=soon, ends_at=soon + timedelta(minutes=5))
+        Game.objects.filter(race_entry__race=race).update(started_at=soon)
+
+    await database_sync_to_async(start_soon)()
+    texts: list[str] = []
+    bot = WebsocketCommunicator(
+        application, f"/ws/v1/games/{game.pk}/", headers=token_headers(keys[0])
+    )
+    watcher = WebsocketCommunicator(application, f"/ws/v1/races/{race.code}/")
+    for socket in (bot, watcher):
+        connected, _ = await socket.connect()
+        assert connected
+    assert (await receive(bot, texts))["state"]["position"] is None
+    assert (await receive(watcher, texts))["race"]["status"] == "countdown"
+    dealt = await receive(bot, texts)
+    assert (dealt["type"], dealt["cause"], dealt["ply"]) == ("state", "changed", 0)
+    assert dealt["state"]["position"]["piles"] and dealt["state"]["legal_moves"]
+    running = await receive(watcher, texts)
+    assert (running["type"], running["race"]["status"]) == ("race.state", "running")
+    # No job marked it: the stored status is still the countdown's.
+    stored = await database_sync_to_async(lambda: Race.objects.get(pk=race.pk).status)()
+    assert stored == Race.Status.COUNTDOWN
+    assert await bot.receive_nothing(0.3) and await watcher.receive_nothing(0.1)
+    for socket in (bot, watcher):
+        await socket.disconnect()

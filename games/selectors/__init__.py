@@ -1,0 +1,1 @@
+"""Reads: the selectors; writes are ``games.services``."""

@@ -1,0 +1,1 @@
+"""Writes: the services (HackSoft style, ``<entity>_<action>``); reads are ``games.selectors``."""
