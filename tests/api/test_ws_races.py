@@ -44,6 +44,17 @@ def _race(settings: Any) -> tuple[Any, list[Any], list[str]]:
     return race, users, keys
 
 
+async def opened(*paths: tuple[str, str | None]) -> list[WebsocketCommunicator]:
+    """Sockets connected to each (path, token key or None for an anonymous one)."""
+    sockets = []
+    for path, key in paths:
+        socket = WebsocketCommunicator(application, path, headers=token_headers(key) if key else [])
+        connected, _ = await socket.connect()
+        assert connected
+        sockets.append(socket)
+    return sockets
+
+
 async def receive(communicator: WebsocketCommunicator, texts: list[str]) -> dict[str, Any]:
     text = await communicator.receive_from(timeout=5)
     assert isinstance(text, str)
@@ -54,13 +65,9 @@ async def receive(communicator: WebsocketCommunicator, texts: list[str]) -> dict
 async def test_players_and_spectators_see_progress_standings_and_no_card(settings) -> None:
     race, users, keys = await database_sync_to_async(_race)(settings)
     texts: list[str] = []
-    ann = WebsocketCommunicator(
-        application, f"/ws/v1/races/{race.code}/", headers=token_headers(keys[0])
+    ann, spectator = await opened(
+        (f"/ws/v1/races/{race.code}/", keys[0]), (f"/ws/v1/races/{race.code}/", None)
     )
-    spectator = WebsocketCommunicator(application, f"/ws/v1/races/{race.code}/")
-    for socket in (ann, spectator):
-        connected, _ = await socket.connect()
-        assert connected
     first = await receive(ann, texts)
     assert first["type"] == "race.state" and first["race"]["status"] == "countdown"
     assert first["race"]["you"]["game"] is not None
@@ -164,13 +171,9 @@ async def test_sockets_waiting_for_the_start_get_it_without_the_races_job(settin
 
     await database_sync_to_async(start_soon)()
     texts: list[str] = []
-    bot = WebsocketCommunicator(
-        application, f"/ws/v1/games/{game.pk}/", headers=token_headers(keys[0])
+    bot, watcher = await opened(
+        (f"/ws/v1/games/{game.pk}/", keys[0]), (f"/ws/v1/races/{race.code}/", None)
     )
-    watcher = WebsocketCommunicator(application, f"/ws/v1/races/{race.code}/")
-    for socket in (bot, watcher):
-        connected, _ = await socket.connect()
-        assert connected
     assert (await receive(bot, texts))["state"]["position"] is None
     assert (await receive(watcher, texts))["race"]["status"] == "countdown"
     dealt = await receive(bot, texts)
