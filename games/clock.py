@@ -28,9 +28,14 @@ def now() -> datetime:
     return timezone.now()
 
 
+def shared_in_database() -> bool:
+    """Whether the shared clock is the database's ``now()`` (else the process clock)."""
+    return connection.vendor == "postgresql" and settings.SHARED_CLOCK != "process"
+
+
 def shared_now() -> datetime:
     """Current time on the clock all server processes share (see the module docstring)."""
-    if connection.vendor != "postgresql" or settings.SHARED_CLOCK == "process":
+    if not shared_in_database():
         return now()
     with connection.cursor() as cursor:
         cursor.execute("SELECT now()")

@@ -104,6 +104,15 @@ def _redis_trusted_again() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_games_held() -> None:
+    """Each test starts with no game held by the move command's process cache: with SQLite
+    a test's emptied database hands out the same game ids again."""
+    from games.services import games as game_services
+
+    game_services._held.clear()
+
+
+@pytest.fixture(autouse=True)
 def _hint_budget(settings: Any) -> None:
     """Tests ask for hints much faster than players do: the server-wide hint budget
     (``games.hints.hint_admit``) is out of their way unless a test sets it."""

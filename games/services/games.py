@@ -1,17 +1,24 @@
 """Writes: accounts, tokens, starting games, moves, undo, resign.
 
-One function applies a move for every door (REST and WebSocket). When this
-process holds the game as it is at the ply the client sent (it served the
-game's last move), the move costs one statement on PostgreSQL: an ``UPDATE`` of
-the game guarded by that ply and the game still playing (optimistic
-concurrency; a race's game also by the race's start and time limit), feeding the
-``INSERT`` of the log entry. Otherwise, and whenever
-that guard fails, it locks the game row, lets the engine decide, appends the
-log entry and updates the snapshot in one transaction; every refusal
-(``stale_ply``, duplicates, finished games, day over) comes from that path
-alone. Events go out only after commit, through ``transaction.on_commit``. A game
-socket that knows it is its game's only listener moves with ``announce=False``: it shows
-the answer itself, and the move's ``game.changed`` would reach nobody else.
+One command applies a move for every door (REST and WebSocket), on PostgreSQL and
+SQLite alike (``game_apply_move``):
+
+1. read the game: from this process's cache when it holds the game at the ply the
+   client sent (a read-through cache: it served the game's last move, started it or
+   read it), else one read, not locked;
+2. let the engine judge the move on that position;
+3. write it with one guarded ``UPDATE`` of the game (from that ply, still playing, not
+   hinted meanwhile, and on the shared clock within a ranked daily's day or a race's
+   window: optimistic concurrency) and the ``INSERT`` of its log entry, in one
+   transaction.
+
+A row lock is taken only where a rule needs the game unchanged until commit: the end
+of a game (its result, a race's finish), the undo floor, a ranked daily's expiry, a
+race's start proven on a first move; and whenever the guard misses, so every refusal
+(``stale_ply``, duplicates, finished games, day over) comes from the locked path, with
+the game as it is. Each change emits one ``GameMoved`` event (``games.event_types``)
+carrying the game's public state, sent after commit (``games.events``); what follows a
+game's moves (a race's end) subscribes to it, so this module imports no race service.
 """
 
 from __future__ import annotations
@@ -21,14 +28,14 @@ import secrets
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass
-from functools import cache
 from typing import Any
 
-import orjson
 from django.conf import settings
 from django.contrib.auth.models import User
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import transaction
+from django.db.models import Lookup
+from django.db.models.functions import Now
+from django.db.models.lookups import GreaterThanOrEqual, LessThan
 
 from games import clock, events, hints, metrics, shapes
 from games.engine import (
@@ -190,73 +197,83 @@ def _held_at(game_id: int, ply: int, user: User) -> _Held | None:
     return held
 
 
-@cache
-def _guarded_move_sql() -> str:
-    """One statement: the game moves on only from the expected ply while playing (and, for
-    a ranked daily, while its day lasts, for a race's game, between the race's start and
-    its time limit, both on the database's clock), and the log entry is
-    inserted from the updated row, so it exists exactly when the game moved. It returns
-    the game's ``assisted`` flag, the one field a hint (elsewhere) changes without a ply."""
-    q = connection.ops.quote_name
-    game, entry = q(Game._meta.db_table), q(Move._meta.db_table)
-    return (
-        f"WITH moved AS (UPDATE {game} SET ply = %s, undo_floor = %s, score = %s, "
-        "position = %s::jsonb WHERE id = %s AND player_id = %s AND ply = %s "
-        "AND status = 'playing' AND (%s::date IS NULL OR %s::date >= "
-        "(now() AT TIME ZONE 'UTC')::date) AND (%s::timestamptz IS NULL OR "
-        "(now() >= %s::timestamptz AND now() < %s::timestamptz)) "
-        "RETURNING id, position, assisted) "
-        f"INSERT INTO {entry} (game_id, ply, notation, created_at, position, depth) "
-        "SELECT id, %s, %s, %s, position, %s FROM moved "
-        "RETURNING (SELECT assisted FROM moved)"
-    )
+def _read(game_id: int, user: User, ply: int) -> _Held | None:
+    """The game as committed, for a move from ``ply``: from this process's cache when it
+    holds the game at that ply (a read-through cache), else one read, not locked, which
+    the cache keeps once committed. None when only the locked path can answer (no such game of the
+    player, a finished game, another ply: a retry, ``stale_ply`` or ``bad_ply``)."""
+    held = _held_at(game_id, ply, user)
+    if held is not None:
+        return held
+    game = Game.objects.select_related("deal").filter(pk=game_id, player=user).first()
+    if game is None or game.status != Status.PLAYING or game.ply != ply:
+        return None
+    position = game_position(game)
+    transaction.on_commit(lambda: _hold(game, position))  # inside a caller's transaction
+    return _Held(game, position)
 
 
-def _apply_held(held: _Held, move: str, ply: int) -> MoveOutcome | None:
-    """The move in one statement from a held state; None when only the locked path can
-    answer (another process moved the game on, an illegal move or undo, a move that ends
-    the game, a ranked daily or a race on the process clock, a race's game whose start
-    only the locked path has proven yet)."""
-    game = held.game
+def _clock_guard(game: Game, race: RaceClock | None) -> list[Lookup] | None:
+    """What the shared clock must show for a move: a ranked daily's day not over, a race's
+    game between its start and its time limit. On PostgreSQL's clock the conditions join
+    the guarded statement (its ``now()``); on the process clock they are checked here.
+    None when the process clock says no (the locked path answers why)."""
     day = game.deal.date if game.ranked else None
-    race = held.race
-    timed = day is not None or game.deal.kind == Deal.Kind.RACE
-    if move == UNDO or (timed and settings.SHARED_CLOCK == "process"):
+    since = race.starts_at if race is not None else None
+    until = [clock.day_end(day)] if day is not None else []
+    until += [race.ends_at] if race is not None else []
+    if clock.shared_in_database():
+        lookups: list[Lookup] = [LessThan(Now(), t) for t in until]
+        return lookups + ([GreaterThanOrEqual(Now(), since)] if since is not None else [])
+    now = clock.shared_now()
+    inside = (since is None or now >= since) and all(now < t for t in until)
+    return [] if inside else None
+
+
+def _apply_guarded(held: _Held, move: str, ply: int) -> MoveOutcome | None:
+    """The common move, without a lock: the game moves on in one guarded ``UPDATE`` (from
+    ``ply``, still playing, not hinted meanwhile, within the shared clock's bounds:
+    optimistic concurrency) and its log entry is inserted, in one transaction. None when
+    only the locked path can answer: an undo (its floor), an illegal move (the answer
+    needs the current game), a move that ends the game (its result), a race's game whose
+    start this process has not proven yet, or a guard that failed (the game changed)."""
+    game, race = held.game, held.race
+    if move == UNDO or (game.deal.kind == Deal.Kind.RACE and race is None):
         return None
-    if game.deal.kind == Deal.Kind.RACE and race is None:
+    guard = _clock_guard(game, race)
+    if guard is None:
         return None
-    window = (race.starts_at, race.starts_at, race.ends_at) if race else (None, None, None)
     try:
         log = GameLog(held.position, entries=ply, undo_floor=game.undo_floor).play(move)
     except EngineError:
         return None
     pos = log.position
     if pos.status != Status.PLAYING or log.entries >= settings.GAME_MAX_LOG:
-        return None  # the result is entered in the game's transaction, on the locked path
-    stored = pos.to_json()
-    stored_text = orjson.dumps(stored).decode()  # a tenth of the json module's time
-    with connection.cursor() as cursor:
-        cursor.execute(
-            _guarded_move_sql(),
-            [
-                *(log.entries, log.undo_floor, pos.score, stored_text, game.pk),
-                *(game.player_id, ply, day, day, *window),
-                *(ply, move, timezone.now(), log.moves_on_board),
-            ],
-        )
-        row = cursor.fetchone()
-    if row is None:
         return None
-    game = copy.copy(game)
-    game.ply, game.undo_floor, game.score, game.position = (
-        log.entries,
-        log.undo_floor,
-        pos.score,
-        stored,
-    )
-    game.assisted = row[0]  # a hint served by another process marks the game meanwhile
-    transaction.on_commit(lambda: _hold(game, pos, race))
-    return MoveOutcome(game, pos, state=game_announce(game, pos, race=race))
+    stored = pos.to_json()
+    with transaction.atomic():
+        moved = Game.objects.filter(
+            *guard,
+            pk=game.pk,
+            player_id=game.player_id,
+            ply=ply,
+            status=Status.PLAYING,
+            assisted=game.assisted,
+        ).update(ply=log.entries, undo_floor=log.undo_floor, score=pos.score, position=stored)
+        if not moved:
+            return None
+        Move.objects.create(
+            game_id=game.pk, ply=ply, notation=move, position=stored, depth=log.moves_on_board
+        )
+        game = copy.copy(game)
+        game.ply, game.undo_floor, game.score, game.position = (
+            log.entries,
+            log.undo_floor,
+            pos.score,
+            stored,
+        )
+        transaction.on_commit(lambda: _hold(game, pos, race))
+        return MoveOutcome(game, pos, state=game_announce(game, pos, race=race))
 
 
 def game_announce(
@@ -302,12 +319,14 @@ def game_apply_move(
     for every door.
     """
     with metrics.move_observed(transport):
-        held = _held_at(game_id, ply, user) if connection.vendor == "postgresql" else None
-        if held is not None:
-            outcome = _apply_held(held, move, ply)
-            if outcome is not None:
-                return outcome
+        held = _read(game_id, user, ply)
+        if held is not None and (outcome := _apply_guarded(held, move, ply)) is not None:
+            return outcome
         with transaction.atomic():
+            # Locked: the rules below need the game unchanged until commit: the game's end
+            # (its result, a race's finish), the undo floor (the position below is read from
+            # the log), a day's expiry, a race's window on a first move; and each refusal
+            # answers the game as it is.
             game = _locked_game(game_id, user)
             if not _expired_now(game):
                 return _apply(game, move, ply)

@@ -9,13 +9,19 @@ clock (``games.clock.shared_now``), the same for every server process.
 Each player plays a normal ranked game of the deal (no hints, no undo across a
 stock reveal), created when the countdown begins and timed from the start; its
 moves go through ``games.services.games.game_apply_move`` like every other move,
-which calls ``race_game_check`` for a race's game before the engine judges a move:
-that refuses a move before the start or after the time limit. Once a game has moved
-after the start, the process holds the race's fixed times with it (``RaceClock``),
-and the next moves check them in their one guarded statement on the database's
-clock; any miss falls back to the locked path and ``race_game_check``. Each move
-sends one event after commit (``race_game_moved``): ``race.progress``, which the
-race's sockets and the game's sockets both read.
+which calls ``games.selectors.races.race_game_check`` for a race's game before the
+engine judges a move: that refuses a move before the start or after the time limit.
+Once a game has moved after the start, the process holds the race's fixed times with
+it (``RaceClock``), and the next moves check them in their guarded ``UPDATE`` on the
+shared clock; any miss falls back to the locked path and ``race_game_check``. Each
+move emits one ``GameMoved`` with the player's progress, to the race's group, which
+the race's sockets (the progress) and the game's sockets (the state) both read; this
+module subscribes to it (``race_game_moved``): the last game to end finishes the race.
+
+The start and the time limit need no job to be seen: the race's and its games'
+sockets wake at ``starts_at`` and ``ends_at`` themselves (``api.consumers``), and a
+read of the race shows it running from the start (``race_status``) and finishes it
+once overdue (``race_settle``). ``races_tick`` (the job) still stores both.
 
 A race finishes (``race_finish``, idempotent) when every game has ended or at its
 time limit: the last game to end finishes it, and so does the job (and any read
