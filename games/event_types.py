@@ -11,7 +11,7 @@ show, so no socket reads the database again to show it.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, fields
+from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Self
 
 #: A frame of a socket: (the AsyncAPI channel it is sent on, the JSON frame).
@@ -25,8 +25,9 @@ class Event:
     TYPE: ClassVar[str]
 
     def message(self) -> dict[str, Any]:
-        """The channel-layer message: JSON data (msgpack on Redis) with ``type`` first."""
-        return {"type": self.TYPE, **asdict(self)}
+        """The channel-layer message: JSON data (msgpack on Redis) with ``type`` first; the
+        fields as they are (``asdict`` would deep-copy a game's state, a tenth of a move)."""
+        return {"type": self.TYPE, **{f.name: getattr(self, f.name) for f in fields(self)}}
 
     @classmethod
     def from_message(cls, message: dict[str, Any]) -> Self:
