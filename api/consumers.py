@@ -411,8 +411,8 @@ class GameConsumer(_Consumer):
         (its own move's answer)."""
         if not self.ready or message["game_id"] != self.game_id:
             return
-        event = GameMoved.from_message(message)
-        if self._newer(event.ply, event.status):
+        if self._newer(message["ply"], message["status"]):  # the mover's echo stops here
+            event = GameMoved.from_message(message)
             await self._send((_dumps(event.game_frame()), (event.ply, event.status)))
 
     async def race_changed(self, message: dict[str, Any]) -> None:

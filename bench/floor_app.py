@@ -4,10 +4,8 @@ Run by ``bench/floor.py`` next to the product, on the product's database and
 settings (``bench.floor_settings``: no middleware). Over WebSocket it is daphne
 and a Channels ``AsyncWebsocketConsumer`` (with the product's channel layer) that
 reads the JSON frame, makes one ``database_sync_to_async`` hop (connections
-tidied as the product's consumers tidy them) running one guarded statement from
-the ply the process holds (``FLOOR_SQL``: the game's guarded ``UPDATE`` feeding the
-``INSERT`` of its log entry, the least a move can write; the product's own guard is an
-ORM ``UPDATE`` and an ``INSERT`` in one transaction), and sends a JSON reply the size of a
+tidied as the product's consumers tidy them) running the product's one guarded
+statement from the ply the process holds, and sends a JSON reply the size of a
 move's answer (JSON written by orjson, as the product's). Over REST it is the same
 work in a plain Django view under gunicorn's gthread worker: no DRF, no
 authentication, no throttle, no middleware. What the product spends above this
@@ -36,18 +34,8 @@ from django.utils import timezone  # noqa: E402
 
 from api.consumers import _in_worker  # noqa: E402
 from games.engine import finish_line, new_position, safe_moves  # noqa: E402
-from games.models import Game, Move  # noqa: E402
-
-_q = connection.ops.quote_name
-#: One statement: the game moves on from the expected ply while playing, and its log entry
-#: is inserted from the updated row, so it exists exactly when the game moved.
-FLOOR_SQL = (
-    f"WITH moved AS (UPDATE {_q(Game._meta.db_table)} SET ply = %s, undo_floor = %s, "
-    "score = %s, position = %s::jsonb WHERE id = %s AND player_id = %s AND ply = %s "
-    "AND status = 'playing' RETURNING id, position) "
-    f"INSERT INTO {_q(Move._meta.db_table)} (game_id, ply, notation, created_at, position, "
-    "depth) SELECT id, %s, %s, %s, position, %s FROM moved RETURNING game_id"
-)
+from games.models import Game  # noqa: E402
+from games.services.games import _move_sql  # noqa: E402
 
 _START = new_position("bristol", seed=1)
 #: What a move stores: a real position (the product stores the one after the move).
@@ -87,10 +75,11 @@ def floor_move(game_id: int, ply: int, move: str) -> tuple[int, str]:
         player = _players[game_id] = Game.objects.values_list("player_id", flat=True).get(
             pk=game_id
         )
+    # not hinted, no day (not a ranked daily) and no race window: the statement's bounds
     stored = orjson.dumps(POSITION).decode()
-    params: list[Any] = [ply + 1, 0, 0, stored, game_id, player, ply]
+    params: list[Any] = [ply + 1, 0, 0, stored, game_id, player, ply, False]
     with connection.cursor() as cursor:
-        cursor.execute(FLOOR_SQL, [*params, ply, move, timezone.now(), ply + 1])
+        cursor.execute(_move_sql(False, 0), [*params, ply, move, timezone.now(), ply + 1])
         moved = cursor.fetchone() is not None
     if not moved:
         return 409, orjson.dumps(
