@@ -636,6 +636,8 @@ class RaceConsumer(_Consumer):
     async def connect(self) -> None:
         self.ready = False
         self.code = self.scope["url_route"]["kwargs"]["code"]
+        #: The status a wake-up just showed, which the change event it caused would repeat.
+        self.woke_to: str | None = None
         await self.accept()
         # Join before reading, so no change between the read and the join is missed.
         await self.join(race_group(self.code))
@@ -663,10 +665,13 @@ class RaceConsumer(_Consumer):
         await self.send(text_data=_dumps({"type": "error", **body}))
 
     async def race_changed(self, message: dict[str, Any]) -> None:
-        """Group event: the roster or status changed (maybe in another process)."""
+        """Group event: the roster or status changed (maybe in another process); not sent
+        again when this socket's wake-up just showed it (a race it finished at its limit)."""
         if self.ready:
             text, self.status, moments = await self.db(self._race)
-            await self.send(text_data=text)
+            if self.status != self.woke_to:
+                await self.send(text_data=text)
+            self.woke_to = None
             self.wake_at(moments)
 
     async def woken(self) -> bool:
@@ -675,7 +680,7 @@ class RaceConsumer(_Consumer):
         text, status, _ = await self.db(self._race)
         if status == self.status:
             return False
-        self.status = status
+        self.status = self.woke_to = status
         await self.send(text_data=text)
         return True
 

@@ -187,3 +187,27 @@ async def test_sockets_waiting_for_the_start_get_it_without_the_races_job(settin
     assert await bot.receive_nothing(0.3) and await watcher.receive_nothing(0.1)
     for socket in (bot, watcher):
         await socket.disconnect()
+
+
+async def test_a_race_socket_finishes_the_race_at_its_time_limit_without_the_job(
+    settings,
+) -> None:
+    """At ``ends_at`` the race socket wakes, its read finishes the overdue race, and the
+    standings go out once (the finish's own change event repeats nothing)."""
+    race, _, _ = await database_sync_to_async(_race)(settings)
+
+    def end_soon() -> None:
+        now = clock.now()
+        starts, ends = now - timedelta(seconds=30), now + timedelta(milliseconds=400)
+        Race.objects.filter(pk=race.pk).update(starts_at=starts, ends_at=ends)
+        Game.objects.filter(race_entry__race=race).update(started_at=starts)
+
+    await database_sync_to_async(end_soon)()
+    texts: list[str] = []
+    (watcher,) = await opened((f"/ws/v1/races/{race.code}/", None))
+    assert (await receive(watcher, texts))["race"]["status"] == "running"
+    finished = await receive(watcher, texts)
+    assert (finished["type"], finished["race"]["status"]) == ("race.finished", "finished")
+    assert [s["place"] for s in finished["race"]["standings"]] == [1, 2]
+    assert await watcher.receive_nothing(0.5)
+    await watcher.disconnect()
