@@ -147,3 +147,48 @@ def test_every_page_has_no_accessibility_violation(
     assert not any(rules for rules, _ in counts.values()), json.dumps(
         {url: found[url] for url in found if found[url]}, indent=1
     )
+
+
+def test_the_play_page_in_its_states_in_german_and_on_a_phone_has_no_violation(
+    browser: Any, live_server_url: str, axe_script: Path, artifacts: Path
+) -> None:
+    """A guest's practice game: a card picked up, the settings and keys open, the resign
+    question, the result; in German, at a phone's size."""
+    ctx = browser.new_context(
+        viewport={"width": 390, "height": 844},
+        locale="de-DE",
+        base_url=live_server_url,
+        is_mobile=True,
+        has_touch=True,
+    )
+    ctx.set_default_timeout(15_000)
+    page = ctx.new_page()
+    found: dict[str, Any] = {}
+    check(page, "/", "#first-board .card", axe_script, found, "/ (de, phone)")
+    page.click("#first-play")
+    page.wait_for_url("**/play/*/")
+    expect(page.locator("#board .card").first).to_be_visible()
+    found["/play/ (de, phone)"] = violations(page, axe_script)
+
+    source = page.evaluate(
+        "window.patienceGame.state.legal_moves.find((m) => !m.startsWith('deal')) || ''"
+    )
+    if source:
+        page.locator(f'[data-pile="{source.split("-")[0]}"] .handle').click()
+        expect(page.locator(".pile.selected")).to_have_count(1)
+        found["/play/ card picked up"] = violations(page, axe_script)
+    page.evaluate("document.querySelectorAll('#game details').forEach((d) => (d.open = true))")
+    found["/play/ settings and keys open"] = violations(page, axe_script)
+    page.click("#btn-resign")
+    expect(page.locator("#resign-dialog")).to_be_visible()
+    found["/play/ resign question"] = violations(page, axe_script)
+    page.click("#confirm-resign")
+    expect(page.locator("#end-dialog")).to_be_visible()
+    # Once it has stopped moving: halfway through its fade the colours are not yet its own.
+    page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")
+    found["/play/ result"] = violations(page, axe_script)
+    ctx.close()
+
+    counts = {name: [len(v), sum(len(x["nodes"]) for x in v)] for name, v in found.items()}
+    (artifacts / "axe-states.json").write_text(json.dumps({"counts": counts, "found": found}))
+    assert not any(rules for rules, _ in counts.values()), json.dumps(found, indent=1)
