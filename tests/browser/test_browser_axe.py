@@ -53,6 +53,22 @@ print(race.code)
 """
 
 
+#: A private Bristol race of the player against a third account, counting down: its code.
+RACE_IN_COUNTDOWN = """
+from django.contrib.auth import get_user_model
+
+from devtools.accounts import PASSWORD
+from games.services import races as race_services
+
+users = get_user_model().objects
+ada = users.get(username={username!r})
+rival = users.create_user(username={username!r} + "r", password=PASSWORD)
+race = race_services.race_create(user=ada, variant="bristol")
+race_services.race_join(user=rival, code=race.code)
+print(race_services.race_start(user=ada, code=race.code).code)
+"""
+
+
 def violations(page: Any, axe_script: Path) -> list[dict[str, Any]]:
     """axe-core's violations on the page as it is now: rule, impact, and the nodes."""
     page.add_script_tag(path=str(axe_script))
@@ -140,6 +156,13 @@ def test_every_page_has_no_accessibility_violation(
         ),
     ]:
         check(page, url, ready, axe_script, found, name)
+
+    # A race of the player's: its countdown over the held board, then the board in play.
+    code = django_shell(RACE_IN_COUNTDOWN.format(username=username)).split()[-1]
+    check(page, f"/races/{code}/", "#race-players li", axe_script, found, "/races/<countdown>/")
+    expect(page.locator("#race")).to_have_attribute("data-phase", "running", timeout=12_000)
+    expect(page.locator("#game #board [data-pile='t1'] .card-face").first).to_be_visible()
+    found["/races/<running, my board>/"] = violations(page, axe_script)
 
     # Per page: the rules violated, and the elements that violate them.
     counts = {url: [len(found[url]), sum(len(v["nodes"]) for v in found[url])] for url in found}
