@@ -150,3 +150,12 @@ def test_the_purge_command_reports_what_it_deleted(settings, guest):
     with time_machine.travel(clock.now() + timedelta(days=2)):
         call_command("guests_purge", stdout=out)
     assert "deleted 1 stale guest accounts" in out.getvalue()
+
+
+def test_the_admin_lists_guests(guest, client, make_user):
+    staff = make_user("root", is_staff=True, is_superuser=True)
+    client.force_login(staff)
+    response = client.get("/admin/accounts/guest/")
+    assert response.status_code == 200
+    assert str(Guest.objects.get(user=guest)) in response.content.decode()
+    assert client.get(f"/admin/accounts/guest/{guest.pk}/change/").status_code == 200
