@@ -1,6 +1,6 @@
 """deploy/prometheus checked by Prometheus's own promtool (CI installs Debian's
-``prometheus``): the alert rules and the compose stack's config load, and the alerts fire
-when, and only when, docs/operations.md says they do."""
+``prometheus``): the alert rules and the compose stack's config load, and the 5xx,
+process-down and race-pool alerts fire when docs/operations.md says they do."""
 
 from __future__ import annotations
 
