@@ -112,20 +112,20 @@ def _alert_test(
     }
 
 
-def _responses(per_minute_5xx: int, per_minute_2xx: int) -> list[dict[str, str]]:
+def _responses(
+    per_minute_5xx: int, per_minute_2xx: int, route: str = "api/v1/games/"
+) -> list[dict[str, str]]:
     """HTTP answers of one route, counted at a steady pace for 20 minutes."""
     return [
-        _series(
-            "patience_http_responses_total", f"0+{pace}x20", status=status, route="api/v1/games/"
-        )
+        _series("patience_http_responses_total", f"0+{pace}x20", status=status, route=route)
         for status, pace in (("5xx", per_minute_5xx), ("2xx", per_minute_2xx))
     ]
 
 
 def test_the_alerts_fire_as_documented(tmp_path):
     """docs/operations.md's table, played on made-up series: 2% of 5xx pages after five
-    minutes, 0.5% never does; a server down pages after a minute; an empty race pool
-    names its variant."""
+    minutes, 0.5% never does, nor a hint flood shed with 503s; a server down pages after a
+    minute; an empty race pool names its variant."""
     page = {"severity": "page"}
     ticket = {"severity": "ticket"}
     down = _series("up", "1 0 0 0", job="patience-http", instance="http-1:8000")
@@ -138,6 +138,12 @@ def test_the_alerts_fire_as_documented(tmp_path):
         _alert_test(_responses(2, 98), "4m", "PatienceHigh5xxRate", []),
         _alert_test(_responses(2, 98), "7m", "PatienceHigh5xxRate", [page]),
         _alert_test(_responses(1, 199), "20m", "PatienceHigh5xxRate", []),
+        _alert_test(  # a hint flood shed with 503 hint_busy beside healthy moves: no page
+            _responses(900, 100, route="api/v1/games/<int:game_id>/hint/") + _responses(0, 100),
+            "10m",
+            "PatienceHigh5xxRate",
+            [],
+        ),
         _alert_test([down, up], "1m", "PatienceProcessDown", []),
         _alert_test(
             [down, up],
