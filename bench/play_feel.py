@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench._server import percentile, server_arguments, servers_for  # noqa: E402
 from devtools.accounts import PASSWORD  # noqa: E402
+from devtools.layout import INDEX_SHOWN, SIZES, VARIANTS  # noqa: E402
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu"]
 
@@ -187,40 +188,6 @@ def measure(browser: Any, base: str, instant: bool, moves: int) -> list[float]:
             page.wait_for_function("document.getAnimations().length === 0")
     ctx.close()
     return times
-
-
-SIZES = [(1280, 720), (1366, 768), (1920, 1080), (390, 844)]
-VARIANTS = [
-    ("bristol", 7),
-    ("belvedere", 3),
-    ("picture-gallery", 9),
-    ("royal-parade", 4),
-    ("picture-gallery-reversed", 5),
-    ("mod3", 6),
-]
-
-#: The card width and, over every card's corner index, the least visible share of it:
-#: a card painted later (a fan's next card, a neighbour pile) may cover it.
-INDEX_SHOWN = """() => {
-  const cards = [...document.querySelectorAll('#board .card[data-card]')];
-  const boxes = cards.map((c) => c.getBoundingClientRect());
-  let least = 1;
-  let px = Infinity;
-  cards.forEach((card, i) => {
-    const idx = card.querySelector('.card-index').getBoundingClientRect();
-    let shown = idx.height;
-    for (let j = i + 1; j < cards.length; j++) {
-      const b = boxes[j];
-      const across = Math.min(b.right, idx.right) - Math.max(b.left, idx.left);
-      if (across <= 0.5 || b.bottom <= idx.top || b.top >= idx.bottom) continue;
-      shown = Math.min(shown, Math.max(0, b.top - idx.top));
-    }
-    least = Math.min(least, shown / idx.height);
-    px = Math.min(px, shown);
-  });
-  return {width: boxes[0].width, least, px, index: cards[0].querySelector('.card-index')
-    .getBoundingClientRect().height};
-}"""
 
 
 def layout(args: argparse.Namespace) -> None:

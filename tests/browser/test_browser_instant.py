@@ -12,16 +12,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from devtools.layout import VARIANTS
+
 pytestmark = pytest.mark.browser
 
-VARIANTS = [
-    ("bristol", 7),
-    ("belvedere", 3),
-    ("picture-gallery", 9),
-    ("royal-parade", 4),
-    ("picture-gallery-reversed", 5),
-    ("mod3", 6),
-]
 
 PAGE_MOVES = "s => window.patienceGuesser.moves(s.position.piles, s.position.stock)"
 

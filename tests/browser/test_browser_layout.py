@@ -17,17 +17,9 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-pytestmark = pytest.mark.browser
+from devtools.layout import INDEX_SHOWN, SIZES, VARIANTS
 
-SIZES = [(1280, 720), (1366, 768), (1920, 1080), (390, 844)]
-VARIANTS = [
-    ("bristol", 7),
-    ("belvedere", 3),
-    ("picture-gallery", 9),
-    ("royal-parade", 4),
-    ("picture-gallery-reversed", 5),
-    ("mod3", 6),
-]
+pytestmark = pytest.mark.browser
 
 
 @pytest.fixture(scope="module")
@@ -98,31 +90,6 @@ PILE_BOXES = """() => [...document.querySelectorAll('#board [data-pile]')].map(p
 })"""
 
 
-#: The least share of a corner index that shows, over every card of the board: a card
-#: painted later (a fan's next card, the neighbour reserve) may cover it.
-INDEX_SHOWN = """() => {
-  const cards = [...document.querySelectorAll('#board .card[data-card]')];
-  const boxes = cards.map((c) => c.getBoundingClientRect());
-  let least = 1;
-  let worst = null;
-  cards.forEach((card, i) => {
-    const idx = card.querySelector('.card-index').getBoundingClientRect();
-    let shown = idx.height;
-    for (let j = i + 1; j < cards.length; j++) {
-      const b = boxes[j];
-      const across = Math.min(b.right, idx.right) - Math.max(b.left, idx.left);
-      if (across <= 0.5 || b.bottom <= idx.top || b.top >= idx.bottom) continue;
-      shown = Math.min(shown, Math.max(0, b.top - idx.top));
-    }
-    if (shown / idx.height < least) {
-      least = shown / idx.height;
-      worst = card.getAttribute('aria-label');
-    }
-  });
-  return [least, worst];
-}"""
-
-
 @pytest.mark.parametrize("variant", [v for v, _ in VARIANTS])
 def test_every_pile_is_on_screen_at_common_sizes(
     sized: Any, player: Any, variant: str, artifacts: Path
@@ -142,7 +109,8 @@ def test_every_pile_is_on_screen_at_common_sizes(
         if variant not in ("bristol", "belvedere"):  # each row's start cards, phone included
             for row in range(3):
                 expect(page.locator(".gallery-row .row-label").nth(row)).to_be_visible()
-        least, worst = page.evaluate(INDEX_SHOWN)
+        shown = page.evaluate(INDEX_SHOWN)
+        least, worst = shown["least"], shown["worst"]
         assert least > 0.99, f"{variant} at {width}x{height}: the index of {worst} is covered"
         widths[(width, height)] = page.locator("#board .card[data-card]").first.bounding_box()[
             "width"
