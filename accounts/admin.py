@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 
-from accounts.models import ApiToken
+from accounts.models import ApiToken, Guest
 
 
 @admin.register(ApiToken)
@@ -13,3 +13,13 @@ class ApiTokenAdmin(admin.ModelAdmin):
     list_filter = ("revoked_at",)
     search_fields = ("name", "user__username", "prefix")
     readonly_fields = ("user", "prefix", "key_hash", "created_at", "last_used_at")
+
+
+@admin.register(Guest)
+class GuestAdmin(admin.ModelAdmin):
+    """Guests (a visitor's practice account): listed, never edited; ``guests_purge`` deletes
+    the stale ones."""
+
+    list_display = ("user", "created_at")
+    readonly_fields = ("user", "address", "created_at")
+    ordering = ("-created_at",)

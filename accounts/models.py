@@ -51,3 +51,23 @@ class UsernameSkeleton(models.Model):
 
     def __str__(self) -> str:
         return f"{self.skeleton} ({self.user})"
+
+
+class Guest(models.Model):
+    """A visitor's account, made on their first practice game, that plays practice only.
+
+    The user's name starts with ``GUEST_PREFIX`` (a character registration refuses), so the
+    flag is read from the name without a query; this row keeps what the per-address cap and
+    the clean-up need. Registration turns the account into a real one and drops the row.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True, related_name="guest"
+    )
+    # A keyed hash of the client's address (``accounts.selectors.address_key``), never the
+    # address itself: enough to count its guests and their games, nothing to read back.
+    address = models.CharField(max_length=64, db_index=True)
+    created_at = models.DateTimeField(db_index=True)
+
+    def __str__(self) -> str:
+        return f"guest {self.user_id} ({self.created_at:%Y-%m-%d %H:%M})"

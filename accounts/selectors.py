@@ -1,11 +1,13 @@
-"""Reads of accounts: players by name, API tokens by key."""
+"""Reads of accounts: players by name, API tokens by key, guests."""
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from functools import cache
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import User
 from django.db import connection
@@ -14,12 +16,28 @@ from django.db.models import QuerySet
 from accounts.models import ApiToken
 from games.errors import NotFound
 
+#: How a guest's user name starts: a ":" no registered name may hold (``RegisterInput``).
+GUEST_PREFIX = "guest:"
+
+
+def is_guest(user: Any) -> bool:
+    """A visitor's guest account (``accounts.models.Guest``): told by its name, no query."""
+    return bool(user.is_authenticated) and user.get_username().startswith(GUEST_PREFIX)
+
+
+def address_key(address: str) -> str:
+    """The stored form of a client address: keyed with ``SECRET_KEY``, so the table of
+    guests counts addresses without holding any (a plain hash of an IPv4 address is
+    reversed by trying all of them)."""
+    return hmac.new(settings.SECRET_KEY.encode(), address.encode(), hashlib.sha256).hexdigest()
+
 
 def player_by_name(username: str) -> User:
-    """An active player by user name; anything else (a NUL included) is not found."""
+    """An active player by user name; anything else (a NUL included, a guest) is not found."""
     User = get_user_model()
     try:
-        if "\x00" in username:  # no name has one, and PostgreSQL's text refuses it
+        if "\x00" in username or username.startswith(GUEST_PREFIX):
+            # No name has a NUL (PostgreSQL's text refuses it); a guest has no public page.
             raise User.DoesNotExist
         return User.objects.get(username=username, is_active=True)
     except User.DoesNotExist:

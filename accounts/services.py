@@ -1,27 +1,29 @@
-"""Writes of accounts: registering, logging out, API tokens and their use."""
+"""Writes of accounts: registering, guests, logging out, API tokens and their use."""
 
 from __future__ import annotations
 
 import secrets
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
+from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
 from accounts import token_cache
-from accounts.models import ApiToken, UsernameSkeleton
-from accounts.selectors import token_hash, token_user
+from accounts.models import ApiToken, Guest, UsernameSkeleton
+from accounts.selectors import GUEST_PREFIX, address_key, is_guest, token_hash, token_user
 from accounts.usernames import username_skeleton
 from games import clock, events
-from games.errors import (
-    InvalidInput,
-    NotFound,
-)
+from games.errors import GuestLimit, InvalidInput, NotFound
+from games.models import Game, Move
+from games.services import games as game_services
 
 
 def _name_taken() -> InvalidInput:
@@ -34,11 +36,16 @@ def _name_taken() -> InvalidInput:
 TOKEN_TOUCH_INTERVAL = timedelta(seconds=token_cache.ENTRY_SECONDS)
 
 
-def user_register(*, username: str, password: str, email: str = "") -> User:
-    """Create an account after Django's password validation.
+def user_register(
+    *, username: str, password: str, email: str = "", guest: User | None = None
+) -> User:
+    """Create an account after Django's password validation; a guest's becomes it.
 
     A name taken in any case, or one that looks like a taken one (the same
     ``username_skeleton``: "аdmin" with a Cyrillic а beside "admin"), is refused.
+    With ``guest`` (the visitor's guest account, ``accounts.models.Guest``) that account
+    is renamed and given the password instead of a new one: the same user, so every game
+    it has, the one in progress too, is the new account's.
     """
     User = get_user_model()
     if (
@@ -53,6 +60,8 @@ def user_register(*, username: str, password: str, email: str = "") -> User:
         raise InvalidInput("the password is too weak", details={"password": exc.messages}) from None
     try:
         with transaction.atomic():
+            if guest is not None and is_guest(guest):
+                return _guest_convert(guest, username=username, password=password, email=email)
             user = User.objects.create_user(username=username, email=email, password=password)
             if not UsernameSkeleton.objects.filter(user=user).exists():
                 # A look-alike was registered at the same moment and stored its skeleton first.
@@ -60,6 +69,99 @@ def user_register(*, username: str, password: str, email: str = "") -> User:
     except IntegrityError:
         raise _name_taken() from None
     return user
+
+
+def _guest_convert(guest: User, *, username: str, password: str, email: str) -> User:
+    """Make a guest account a registered one (in ``user_register``'s transaction)."""
+    guest.username, guest.email = username, email
+    guest.set_password(password)
+    guest.save()
+    # Unique: a look-alike registered at the same moment makes this an IntegrityError.
+    UsernameSkeleton.objects.update_or_create(
+        user=guest, defaults={"skeleton": username_skeleton(username)}
+    )
+    Guest.objects.filter(user=guest).delete()
+    return guest
+
+
+#: The window of the per-address guest cap.
+GUEST_WINDOW = timedelta(hours=1)
+#: Stale guests deleted, at most, each time a guest is made (``guests_purge``).
+GUEST_PURGE_BATCH = 20
+
+
+def _guest_cap(times: QuerySet[Any, datetime], now: datetime) -> None:
+    """Refuse when ``times`` (of the last hour) number ``GUEST_GAMES_PER_HOUR`` already:
+    429 ``guest_limit``, with the wait until the oldest leaves the window."""
+    limit = settings.GUEST_GAMES_PER_HOUR
+    recent = list(times[:limit])
+    if len(recent) >= limit:
+        wait = (min(recent) + GUEST_WINDOW - now).total_seconds()
+        raise GuestLimit(
+            f"{limit} games without an account within the hour from your address: "
+            "register (free) to play on, or wait",
+            details={"retry_after": max(1, int(wait) + 1)},
+        )
+
+
+def guest_create(*, address: str) -> User:
+    """A guest account for a visitor's practice games (logged in by the caller's session).
+
+    One address makes at most ``GUEST_GAMES_PER_HOUR`` guests an hour, as many as the
+    games they may start: clearing the cookies for a fresh guest gains nothing. Each call
+    also deletes a few stale guests (``guests_purge``), so they never pile up.
+    """
+    now = clock.now()
+    key = address_key(address)
+    made = Guest.objects.filter(address=key, created_at__gt=now - GUEST_WINDOW)
+    _guest_cap(made.values_list("created_at", flat=True), now)
+    guests_purge(limit=GUEST_PURGE_BATCH)
+    with transaction.atomic():
+        # No password: nobody logs in as a guest, only its session is it.
+        user = get_user_model().objects.create_user(username=GUEST_PREFIX + secrets.token_hex(8))
+        Guest.objects.create(user=user, address=key, created_at=now)
+    return user
+
+
+def practice_start(*, user: User, variant: str, seed: int | None = None) -> Game:
+    """Start a practice game; a guest's count against its address's hourly cap."""
+    if is_guest(user):
+        now = clock.now()
+        games = Game.objects.filter(
+            player__guest__address=user.guest.address, started_at__gt=now - GUEST_WINDOW
+        )
+        _guest_cap(games.values_list("started_at", flat=True), now)
+    return game_services.practice_game_start(user=user, variant=variant, seed=seed)
+
+
+def guest_games_move(*, guest: User, user: User) -> int:
+    """A guest who logs in to an existing account: its games become the account's, and the
+    guest account is deleted. Only practice games (all a guest has), so no board changes."""
+    if not is_guest(guest) or guest.pk == user.pk:
+        return 0
+    with transaction.atomic():
+        moved = Game.objects.filter(player=guest).update(player=user)
+        guest.delete()
+    return moved
+
+
+def guests_purge(*, limit: int | None = None) -> int:
+    """Delete guest accounts unused for ``GUEST_KEEP_DAYS`` (made, started a game or moved
+    before then), with their practice games; the number deleted. ``limit``: the oldest few."""
+    cutoff = clock.now() - timedelta(days=settings.GUEST_KEEP_DAYS)
+    used = Game.objects.filter(player=OuterRef("user"), started_at__gte=cutoff)
+    moved = Move.objects.filter(game__player=OuterRef("user"), created_at__gte=cutoff)
+    stale = (
+        Guest.objects.filter(created_at__lt=cutoff)
+        .exclude(Exists(used))
+        .exclude(Exists(moved))
+        .order_by("created_at")
+        .values_list("user_id", flat=True)
+    )
+    ids = list(stale if limit is None else stale[:limit])
+    # The name too: only a guest's account can ever be deleted here.
+    get_user_model().objects.filter(pk__in=ids, username__startswith=GUEST_PREFIX).delete()
+    return len(ids)
 
 
 def username_skeleton_store(*, user: User) -> None:

@@ -10,7 +10,9 @@ from rest_framework.authentication import BaseAuthentication, get_authorization_
 from rest_framework.exceptions import AuthenticationFailed, NotAuthenticated
 from rest_framework.request import Request
 
+from accounts.selectors import is_guest
 from accounts.services import token_authenticate
+from games.errors import GuestNotAllowed
 
 KEYWORDS = {b"token", b"bearer"}
 
@@ -52,13 +54,18 @@ class ApiTokenScheme(OpenApiAuthenticationExtension):
         }
 
 
-def signed_in_user(request: Request) -> User:
+def signed_in_user(request: Request, *, guests: bool = False) -> User:
     """The user of a request to a view that lets only signed-in users through.
 
     ``request.user`` may be anonymous as far as the types know; the default
-    ``IsAuthenticated`` permission has refused anonymous requests already.
+    ``IsAuthenticated`` permission has refused anonymous requests already. A guest
+    (``accounts.models.Guest``) passes only where ``guests`` says so, their own practice
+    games: everything else (dailies, races, tokens) is 403 ``guest_not_allowed``, also
+    any view added later.
     """
     user = request.user
     if not user.is_authenticated:
         raise NotAuthenticated()
+    if not guests and is_guest(user):
+        raise GuestNotAllowed("register (free) to play dailies and races; a guest plays practice")
     return user

@@ -57,6 +57,8 @@ STATUSES: dict[type[Exception], int] = {
     domain.RaceNotFinished: 409,
     domain.RacePoolEmpty: 503,
     domain.RaceLimit: 429,
+    domain.GuestLimit: 429,
+    domain.GuestNotAllowed: 403,
     domain.Unavailable: 503,
     domain.NotReady: 503,
     EngineError: 400,

@@ -23,6 +23,7 @@ urlpatterns = [
     path("auth/csrf/", views.CsrfView.as_view(), name="csrf"),
     path("auth/register/", views.RegisterView.as_view(), name="register"),
     path("auth/login/", views.LoginView.as_view(), name="login"),
+    path("auth/guest/", views.GuestView.as_view(), name="guest"),
     path("auth/token/", views.TokenLoginView.as_view(), name="token-login"),
     path("auth/logout/", views.LogoutView.as_view(), name="logout"),
     path("auth/me/", views.MeView.as_view(), name="me"),

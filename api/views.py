@@ -31,7 +31,7 @@ from accounts import selectors as account_selectors
 from accounts import services as account_services
 from api import serializers as s
 from api.authentication import ApiTokenAuthentication, signed_in_user
-from api.throttling import AuthThrottle
+from api.throttling import AuthThrottle, IpThrottle
 from games import shapes
 from games.engine import VARIANTS
 from games.errors import NotReady
@@ -54,7 +54,8 @@ def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiRes
         "(`not_authenticated`, `authentication_failed`).",
         403: "A session without its CSRF token (send the `csrftoken` cookie's value as the "
         "`X-CSRFToken` header; a request with a token needs none), or permission denied "
-        "(`permission_denied`, `not_creator`).",
+        "(`permission_denied`, `not_creator`, `guest_not_allowed`: a guest plays practice "
+        "games only).",
         404: "No such object of yours (`not_found`).",
         406: "The `Accept` header allows no JSON (`not_acceptable`).",
         409: "Conflict with the game's state: "
@@ -63,7 +64,8 @@ def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiRes
         + " ".join(CONFLICTS[code] for code in conflicts),
         413: "The request body is over 64 KiB (`request_too_large`).",
         415: "The body is not `application/json` (`unsupported_media_type`).",
-        429: "Too many requests (`throttled`, `hint_in_progress`, `race_limit`); see the "
+        429: "Too many requests (`throttled`, `hint_in_progress`, `race_limit`, "
+        "`guest_limit`); see the "
         "Retry-After header.",
         503: "Not now (`hint_busy`, `hint_timeout`, `hint_unavailable`, `daily_not_ready`, "
         "`race_pool_empty`); see "
@@ -261,7 +263,39 @@ class RegisterView(APIView):
     def post(self, request: Request) -> Response:
         data = s.RegisterInput(data=request.data)
         data.is_valid(raise_exception=True)
-        user = account_services.user_register(**data.validated_data)
+        # A guest's account becomes the new one, with the games it has.
+        user = account_services.user_register(**data.validated_data, guest=guest_of(request))
+        login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
+        return Response(user_data(user), status=status.HTTP_201_CREATED)
+
+
+def guest_of(request: Request) -> Any:
+    """The request's guest account (``accounts.models.Guest``), or None."""
+    return request.user if account_selectors.is_guest(request.user) else None
+
+
+class GuestView(APIView):
+    """Play without an account: a guest account, logged in with a session, that plays
+    practice games only (`POST /api/v1/games/`) and never ranks.
+
+    A signed-in browser gets its own user back (200). One address makes at most
+    `GUEST_GAMES_PER_HOUR` guests, and their games, an hour (429 `guest_limit`).
+    Registering from the guest's session keeps its games; logging in to an account
+    moves them there. Anything else is 403 `guest_not_allowed`.
+    """
+
+    permission_classes = [AllowAny, CsrfChecked]
+    throttle_classes = [AuthThrottle]
+
+    @extend_schema(
+        tags=["accounts"],
+        request=None,
+        responses={201: s.UserSerializer, 200: s.UserSerializer, **errors(403, 429)},
+    )
+    def post(self, request: Request) -> Response:
+        if request.user.is_authenticated:
+            return Response(user_data(request.user))
+        user = account_services.guest_create(address=IpThrottle().get_ident(request))
         login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
         return Response(user_data(user), status=status.HTTP_201_CREATED)
 
@@ -292,6 +326,8 @@ class LoginView(APIView):
         data = s.LoginInput(data=request.data)
         data.is_valid(raise_exception=True)
         user = credentials_user(request, **data.validated_data)
+        if guest := guest_of(request):  # the guest's games go with them
+            account_services.guest_games_move(guest=guest, user=user)
         login(request._request, user)
         return Response(user_data(user))
 
@@ -388,6 +424,11 @@ class TokenDetailView(APIView):
 # -- games ------------------------------------------------------------------------------
 
 
+def game_player(request: Request) -> Any:
+    """The player of a game request: an account, or a guest (their practice games)."""
+    return signed_in_user(request, guests=True)
+
+
 class VariantListView(APIView):
     """The variants and their rule options."""
 
@@ -429,7 +470,7 @@ class GameListView(GenericAPIView):
         query = s.GameListQuery(data=request.query_params)
         query.is_valid(raise_exception=True)
         page = self.paginate_queryset(
-            game_selectors.games_of_player(user=signed_in_user(request), **query.validated_data)
+            game_selectors.games_of_player(user=game_player(request), **query.validated_data)
         )
         assert page is not None  # None only without a page size, and the paginator has one
         return self.get_paginated_response(shapes.game_states(page))
@@ -448,9 +489,7 @@ class GameListView(GenericAPIView):
     def post(self, request: Request) -> Response:
         data = s.GameCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        game = game_services.practice_game_start(
-            user=signed_in_user(request), **data.validated_data
-        )
+        game = account_services.practice_start(user=game_player(request), **data.validated_data)
         return Response(shapes.game_state(game), status=status.HTTP_201_CREATED)
 
 
@@ -459,7 +498,7 @@ class GameDetailView(APIView):
 
     @extend_schema(tags=["games"], responses={200: shapes.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_open(game_id=game_id, user=signed_in_user(request))
+        game = game_services.game_open(game_id=game_id, user=game_player(request))
         return Response(shapes.game_state(game))
 
 
@@ -480,7 +519,7 @@ class GameMovesView(GenericAPIView):
         tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
     )
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_selectors.game_for_player(game_id=game_id, user=signed_in_user(request))
+        game = game_selectors.game_for_player(game_id=game_id, user=game_player(request))
         page = self.paginate_queryset(game_selectors.game_moves(game))
         return self.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
 
@@ -502,7 +541,7 @@ class GameMovesView(GenericAPIView):
         data.is_valid(raise_exception=True)
         return move_response(
             game_services.game_apply_move(
-                game_id=game_id, user=signed_in_user(request), **data.validated_data
+                game_id=game_id, user=game_player(request), **data.validated_data
             )
         )
 
@@ -530,7 +569,7 @@ class GameUndoView(APIView):
         return move_response(
             game_services.game_apply_move(
                 game_id=game_id,
-                user=signed_in_user(request),
+                user=game_player(request),
                 move=UNDO,
                 ply=data.validated_data["ply"],
             )
@@ -552,7 +591,7 @@ class GameHintView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        hint = game_services.game_hint(game_id=game_id, user=signed_in_user(request))
+        hint = game_services.game_hint(game_id=game_id, user=game_player(request))
         return Response(shapes.hint(hint))
 
 
@@ -575,5 +614,5 @@ class GameResignView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_resign(game_id=game_id, user=signed_in_user(request))
+        game = game_services.game_resign(game_id=game_id, user=game_player(request))
         return Response(shapes.game_state(game))

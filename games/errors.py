@@ -170,6 +170,18 @@ class RaceLimit(ServiceError):
     code = "race_limit"
 
 
+class GuestLimit(ServiceError):
+    """The address started its share of guest games lately; ``details.retry_after``."""
+
+    code = "guest_limit"
+
+
+class GuestNotAllowed(ServiceError):
+    """A guest (no account yet) plays practice games only: no dailies, races or tokens."""
+
+    code = "guest_not_allowed"
+
+
 class Unavailable(ServiceError):
     """A write needs Redis, which cannot be reached now; nothing changed (``retry_after``)."""
 

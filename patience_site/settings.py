@@ -34,6 +34,11 @@ DAILY_MAX_CANDIDATES = env.int("DAILY_MAX_CANDIDATES", default=200)
 # per variant, each proven winnable within RACE_SOLVER_NODES solver nodes (0: unchecked).
 RACE_POOL_SIZE = env.int("RACE_POOL_SIZE", default=10)
 RACE_SOLVER_NODES = env.int("RACE_SOLVER_NODES", default=50_000)
+# Guests (accounts.services): a visitor plays practice games without an account; one
+# address makes at most GUEST_GAMES_PER_HOUR guests and their games an hour; a guest
+# account unused for GUEST_KEEP_DAYS days is deleted with its games.
+GUEST_GAMES_PER_HOUR = env.int("GUEST_GAMES_PER_HOUR", default=10)
+GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=7)
 # Hints (games.hints): solved in HINT_WORKERS solver processes per server process, at
 # most HINT_QUEUE waiting or running there at once; a solve stops after HINT_SOLVER_NODES
 # positions or HINT_SOLVER_SECONDS, a request waits at most HINT_DEADLINE_SECONDS. Lines

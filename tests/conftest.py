@@ -113,10 +113,18 @@ def _no_games_held() -> None:
 
 
 @pytest.fixture(autouse=True)
-def _hint_budget(settings: Any) -> None:
+def _hint_budget(settings: Any) -> Iterator[None]:
     """Tests ask for hints much faster than players do: the server-wide hint budget
-    (``games.hints.hint_admit``) is out of their way unless a test sets it."""
+    (``games.hints.hint_admit``) is out of their way unless a test sets it. The bucket
+    starts full and is emptied after each test: one counted on a test's own clock must
+    not meet the process's monotonic clock (on a machine up for less time than that
+    clock read, the next test found the bucket minutes in debt)."""
+    from games import hints
+
     settings.HINT_RATE = 1_000_000.0
+    hints._budget[:] = [0.0, 0.0]
+    yield
+    hints._budget[:] = [0.0, 0.0]
 
 
 @pytest.fixture(autouse=True)

@@ -29,6 +29,8 @@ OPTIONAL_ENV = {
     "DAILY_MAX_CANDIDATES",
     "RACE_POOL_SIZE",
     "RACE_SOLVER_NODES",
+    "GUEST_GAMES_PER_HOUR",
+    "GUEST_KEEP_DAYS",
     "HINT_SOLVER_NODES",
     "HINT_SOLVER_SECONDS",
     "HINT_WORKERS",
@@ -101,6 +103,7 @@ def test_dailies_are_dealt_ahead_every_hour_after_the_migration():
     dailies = _compose()["services"]["dailies"]
     command = " ".join(dailies["command"])
     assert "create_dailies --days 2" in command and "sleep 3600" in command
+    assert "manage.py guests_purge" in command  # guest accounts do not pile up
     assert dailies["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
     assert _env_names(dailies) >= REQUIRED_ENV
     assert dailies["restart"] == "unless-stopped"

@@ -27,7 +27,7 @@ from rest_framework.request import Request
 
 from accounts import selectors as account_selectors
 from games import clock, shapes
-from games.engine import VARIANTS
+from games.engine import VARIANTS, new_position
 from games.errors import DailyNotReady, InvalidInput, NotFound
 from games.inputs import day_parse, variant_parse
 from games.pagination import CursorPage
@@ -46,16 +46,28 @@ class AuthenticatedHttpRequest(HttpRequest):
     user: User
 
 
-def login_required(view: Any) -> Any:
-    """Like Django's, but sends people to this site's login page."""
+def _signed_in(*, guests: bool) -> Any:
+    """Like Django's ``login_required``, but sends people to this site's login page, and a
+    guest (``accounts.models.Guest``) to the register page unless ``guests`` lets them in."""
 
-    @wraps(view)
-    def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
-        if not request.user.is_authenticated:
-            return redirect_to_login(request.get_full_path(), reverse("web:login"))
-        return view(request, *args, **kwargs)
+    def decorator(view: Any) -> Any:
+        @wraps(view)
+        def wrapped(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
+            if not request.user.is_authenticated:
+                return redirect_to_login(request.get_full_path(), reverse("web:login"))
+            if not guests and account_selectors.is_guest(request.user):
+                return redirect_to_login(request.get_full_path(), reverse("web:register"))
+            return view(request, *args, **kwargs)
 
-    return wrapped
+        return wrapped
+
+    return decorator
+
+
+#: A page of registered accounts only.
+login_required = _signed_in(guests=False)
+#: A page of a game's player: an account, or a guest with practice games.
+player_required = _signed_in(guests=True)
 
 
 def _variant(key: str) -> dict[str, Any]:
@@ -129,8 +141,10 @@ def home(request: HttpRequest) -> HttpResponse:
         dailies = []
     for item in dailies:
         item["info"] = variant_info(item["variant"])
-    calendar = None
-    if request.user.is_authenticated:
+    calendar = first_deal = None
+    if not request.user.is_authenticated or account_selectors.is_guest(request.user):
+        first_deal = _first_deal(today)
+    else:
         chosen = request.GET.get("variant", "bristol")
         calendar = _calendar(request.user, chosen if chosen in VARIANTS else "bristol", today)
     return render(
@@ -142,11 +156,31 @@ def home(request: HttpRequest) -> HttpResponse:
             "seconds_left": clock.seconds_left(today),
             "variants": all_variants(),
             "calendar": calendar,
+            "first_deal": first_deal,
         },
     )
 
 
-@login_required
+#: The variant of the landing page's deal: the simplest to learn.
+FIRST_DEAL_VARIANT = "bristol"
+
+
+def _first_deal(today: date) -> dict[str, Any]:
+    """Today's practice deal for a first visit: its start as the player will see it.
+
+    A practice deal (seed ``YYYYMMDD``), never a daily's: the public position only, so
+    no card of the stock is shown; anyone may play the same deal as practice.
+    """
+    seed = int(today.strftime("%Y%m%d"))
+    start = new_position(FIRST_DEAL_VARIANT, seed=seed).public_json()
+    return {
+        "variant": variant_info(FIRST_DEAL_VARIANT),
+        "seed": seed,
+        "position": {"piles": start["piles"], "stock": start["stock"]},
+    }
+
+
+@player_required
 def play(request: AuthenticatedHttpRequest, game_id: int) -> HttpResponse:
     try:
         game = game_services.game_open(game_id=game_id, user=request.user)
@@ -205,7 +239,7 @@ class PageOfRows:
     previous: str | None
 
 
-@login_required
+@player_required
 def my_games(request: AuthenticatedHttpRequest) -> HttpResponse:
     page = cursor_page(
         request,

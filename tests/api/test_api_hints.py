@@ -156,7 +156,6 @@ async def test_a_hint_flood_is_answered_on_the_socket_before_any_work(
     retry hint by the socket itself: the service (a thread, Redis, a read) is never called."""
     settings.HINT_RATE = 1.0
     monkeypatch.setattr(hints, "_clock", lambda: 1000.0)
-    hints._budget[:] = [0.0, 0.0]
     hints.hint_admit()  # another player's hint took this second's only one
 
     def not_reached(**kwargs: Any) -> None:

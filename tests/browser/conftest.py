@@ -6,8 +6,10 @@ it with apt); when it is missing or cannot start, the tests are skipped with the
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 import uuid
@@ -37,6 +39,33 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+#: axe-core's pinned version and lock file: a dev dependency of these tests only.
+AXE_PACKAGE = Path(__file__).resolve().parent / "axe"
+
+
+@pytest.fixture(scope="session")
+def axe_script() -> Path:
+    """axe-core's script, for ``page.add_script_tag(path=...)``.
+
+    npm installs it from ``axe/package-lock.json`` (exact version and checksum) into a cache
+    folder outside the repository, once per lock file; nothing of it is committed.
+    """
+    npm = shutil.which("npm")
+    if npm is None:
+        pytest.skip("the accessibility tests need npm (apt-get install npm)")
+    lock = (AXE_PACKAGE / "package-lock.json").read_bytes()
+    home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    folder = home / "patience-tests" / f"axe-{hashlib.sha256(lock).hexdigest()[:12]}"
+    script = folder / "node_modules" / "axe-core" / "axe.min.js"
+    if not script.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        for name in ("package.json", "package-lock.json"):
+            shutil.copy(AXE_PACKAGE / name, folder / name)
+        command = [npm, "ci", "--no-audit", "--no-fund", "--ignore-scripts"]
+        subprocess.run(command, cwd=folder, check=True, timeout=300, capture_output=True)
+    return script
 
 
 @pytest.fixture

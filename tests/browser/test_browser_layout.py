@@ -144,3 +144,14 @@ def test_selecting_a_card_moves_nothing(
     page.keyboard.press("Escape")
     expect(page.locator("#status-line")).to_have_text("")
     assert page.evaluate(layout) == before
+    if width < 640:
+        # A phone keeps no blank band for the status line: the board starts right under the
+        # buttons, and a message floats at the bottom of the screen, in view.
+        controls = page.locator(".game-controls").bounding_box()
+        board = page.locator("#board").bounding_box()
+        assert board["y"] - (controls["y"] + controls["height"]) < 16
+        handle.tap()
+        line = page.locator("#status-line")
+        expect(line).to_contain_text("selected")
+        box = line.bounding_box()
+        assert box["y"] > board["y"] and box["y"] + box["height"] <= height

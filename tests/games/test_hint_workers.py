@@ -131,7 +131,6 @@ def test_a_flood_of_hints_is_refused_before_any_work(
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     now = [1000.0]
     monkeypatch.setattr(hints, "_clock", lambda: now[0])
-    hints._budget[:] = [0.0, 0.0]
     for _ in range(3):  # the burst, taken by players of any account
         hints.hint_admit()
     with django_assert_num_queries(0), pytest.raises(HintBusy) as refused:

@@ -43,7 +43,7 @@ def test_home_lists_every_variant_in_english(client: Any) -> None:
     assert "Today&#x27;s daily challenges" in html or "Today's daily challenges" in html
     for name in ["Bristol", "Belvedere", "Picture Gallery", "Royal Parade", "Mod3"]:
         assert name in html
-    assert "Log in to play the daily challenge." in html
+    assert "Log in or register to play the daily challenge." in html
     assert "data-countdown=" in html
 
 
@@ -53,7 +53,7 @@ def test_home_in_german_by_accept_language(client: Any) -> None:
     assert "Die Tagesaufgaben von heute" in html
     assert "Bildergalerie" in html
     assert "Bildergalerie, letzte Reihe rückwärts" in html
-    assert "Melde dich an, um die Tagesaufgabe zu spielen." in html
+    assert "Melde dich an oder registriere dich, um die Tagesaufgabe zu spielen." in html
     assert "Today's daily challenges" not in html
 
 

@@ -7,6 +7,7 @@ from datetime import date, datetime, timedelta
 from django import template
 from django.utils.dateparse import parse_date, parse_datetime
 
+from accounts.selectors import is_guest as _is_guest
 from web.variants import all_variants, variant_name
 
 register = template.Library()
@@ -27,6 +28,18 @@ def duration(ms: int | None) -> str:
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+@register.filter
+def is_guest(user: object) -> bool:
+    """A visitor playing as a guest (``accounts.models.Guest``): practice only, no name."""
+    return _is_guest(user)
+
+
+@register.filter
+def registered(user: object) -> bool:
+    """Signed in with an account of one's own (not a guest): dailies, races and tokens."""
+    return bool(getattr(user, "is_authenticated", False)) and not _is_guest(user)
 
 
 @register.filter

@@ -120,7 +120,13 @@ function pileNode(id, cards, kind, opts) {
   } else {
     const placeholder = el(
       "div",
-      { class: "card placeholder", "aria-label": cap(interpolate(gettext("empty %(pile)s"), { pile: name }, true)) + suffix },
+      // An image of the empty place, or the button to play to it (below): a bare div may
+      // not carry a label (axe's aria-prohibited-attr).
+      {
+        class: "card placeholder",
+        role: "img",
+        "aria-label": cap(interpolate(gettext("empty %(pile)s"), { pile: name }, true)) + suffix,
+      },
       opts.placeholderText ? el("span", { "aria-hidden": "true" }, opts.placeholderText) : null,
     );
     pile.append(placeholder);

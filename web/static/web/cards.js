@@ -218,6 +218,27 @@ function svgEl(tag, attrs, text) {
   return node;
 }
 
+// The text of the card faces (indexes, pips, court letters) is drawn once per card in a
+// hidden sprite and shown with <use>: none of it is in the page's own tree, so a card's only
+// text is its accessible name ("Jack of Hearts on fan 1"), as screen readers, voice control
+// and axe's label-in-name rule (WCAG 2.5.3) expect. The glyphs look the same; a <use> takes
+// its font from its own class, and its box (the index's) is the text's.
+let sprite = null;
+
+function glyphs(id, className, ...texts) {
+  if (!sprite) {
+    sprite = svgEl("svg", { id: "card-glyphs", "aria-hidden": "true", focusable: "false", class: "card-glyphs" });
+    sprite.append(svgEl("defs", {}));
+    document.body.append(sprite);
+  }
+  if (!document.getElementById(id)) {
+    const group = svgEl("g", { id });
+    group.append(...texts);
+    sprite.firstChild.append(group);
+  }
+  return svgEl("use", { href: "#" + id, class: className });
+}
+
 // One card face as an SVG element (viewBox 100 x 140). The corner index (rank and
 // suit symbol) sits in the top strip, the only part visible when cards overlap.
 export function cardSvg(code) {
@@ -243,25 +264,18 @@ export function cardSvg(code) {
   const label = rankLabel(rank);
   // Its box (the font's ascent and descent) ends 0.34 card widths from the top: a fan's
   // step of INDEX_STEP (board.js) shows it whole.
-  const index = svgEl("text", {
-    x: 7,
-    y: 27,
-    class: "card-index",
-    fill: color,
-    "font-size": label.length > 1 ? 25 : 28,
-  });
+  const index = svgEl("text", { x: 7, y: 27, fill: color, "font-size": label.length > 1 ? 25 : 28 });
   index.append(svgEl("tspan", { class: "card-rank" }, label));
   index.append(svgEl("tspan", { class: "card-suit", dx: 2 }, suit.symbol));
-  svg.append(index);
+  svg.append(glyphs("card-index-" + code, "card-index", index));
   const v = rankValue(code);
+  const body = [];
   if (v === 1) {
-    svg.append(
-      svgEl("text", { x: 50, y: 106, "text-anchor": "middle", "font-size": 66, fill: color }, suit.symbol),
-    );
+    body.push(svgEl("text", { x: 50, y: 106, "text-anchor": "middle", "font-size": 66, fill: color }, suit.symbol));
   } else if (v <= 10) {
     for (const [x, y] of PIPS[v]) {
       const upside = y > 90;
-      svg.append(
+      body.push(
         svgEl(
           "text",
           {
@@ -281,10 +295,9 @@ export function cardSvg(code) {
     svg.append(svgEl("rect", { x: 16, y: 46, width: 68, height: 84, rx: 5, class: "court-frame", stroke: color }));
     const points = v === 13 ? "30,66 34,50 42,60 50,46 58,60 66,50 70,66" : v === 12 ? "32,66 38,52 50,62 62,52 68,66" : "34,66 34,54 50,60 66,54 66,66";
     svg.append(svgEl("polygon", { points, class: "court-crown", fill: color }));
-    svg.append(
-      svgEl("text", { x: 50, y: 104, "text-anchor": "middle", "font-size": 38, "font-weight": 700, fill: color }, label),
-    );
-    svg.append(svgEl("text", { x: 50, y: 125, "text-anchor": "middle", "font-size": 20, fill: color }, suit.symbol));
+    body.push(svgEl("text", { x: 50, y: 104, "text-anchor": "middle", "font-size": 38, "font-weight": 700, fill: color }, label));
+    body.push(svgEl("text", { x: 50, y: 125, "text-anchor": "middle", "font-size": 20, fill: color }, suit.symbol));
   }
+  svg.append(glyphs("card-body-" + code, "card-body", ...body));
   return svg;
 }

@@ -89,10 +89,20 @@ export async function apiRows(path) {
 }
 
 // Start a game (a practice game, a daily) with a POST and open it; the button waits.
+// A visitor without an account who starts a practice game becomes a guest first
+// (POST /api/v1/auth/guest/, a session): practice needs no account.
 export async function startGame(button, path, body, onError) {
   button.disabled = true;
   try {
-    const game = await api("POST", path, body);
+    let game;
+    try {
+      game = await api("POST", path, body);
+    } catch (err) {
+      if (path !== "/api/v1/games/" || err.code !== "not_authenticated") throw err;
+      await api("POST", "/api/v1/auth/guest/");
+      await csrfToken(true); // logging in gave the session a new CSRF token
+      game = await api("POST", path, body);
+    }
     location.href = `/play/${game.id}/`;
   } catch (err) {
     button.disabled = false;
@@ -121,6 +131,8 @@ export function errorText(err) {
     too_few_players: gettext("A race needs at least two players."),
     race_not_finished: gettext("The race is not over yet."),
     race_pool_empty: gettext("No deal is ready for a race yet. Try again in a few seconds."),
+    guest_not_allowed: gettext("Register (free) to play the daily challenges and races."),
+    guest_limit: gettext("Many games were started from your address without an account: register (free) to play on, or wait an hour."),
   };
   if (err && known[err.code]) return known[err.code];
   return (err && err.message) || gettext("Something went wrong.");

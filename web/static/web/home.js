@@ -1,5 +1,7 @@
-// Home: start or resume a daily, start a practice game.
-import { errorText, startGame } from "./common.js";
+// Home: start or resume a daily, start a practice game; a first visit sees today's
+// practice deal and plays it without an account.
+import { fitOnResize, renderBoard } from "./board.js";
+import { errorText, jsonScript, startGame } from "./common.js";
 
 const message = document.getElementById("home-message");
 const show = (err) => (message.textContent = errorText(err));
@@ -19,4 +21,16 @@ if (form) {
     if (seed) body.seed = seed; // a decimal string: seeds go up to 2**64
     startGame(form.querySelector("button"), "/api/v1/games/", body, show);
   });
+}
+
+const firstBoard = document.getElementById("first-board");
+if (firstBoard) {
+  const deal = jsonScript("first-deal");
+  const { piles, stock } = deal.position;
+  renderBoard(firstBoard, { family: deal.variant.family, piles, stock, interactive: false });
+  fitOnResize(firstBoard);
+  const play = document.getElementById("first-play");
+  play.addEventListener("click", () =>
+    startGame(play, "/api/v1/games/", { variant: play.dataset.variant, seed: play.dataset.seed }, show),
+  );
 }
