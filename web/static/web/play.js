@@ -606,7 +606,10 @@ document.addEventListener("keydown", (ev) => {
     }
     return;
   }
-  if (ev.key === "Escape") return deselect();
+  if (ev.key === "Escape") {
+    lastClick = { pile: null, t: 0 }; // the next click on that card picks it up again, not home
+    return deselect();
+  }
   if (ev.key === "Enter" && ev.target.classList?.contains("handle")) {
     ev.preventDefault();
     const id = ev.target.closest("[data-pile]").dataset.pile;
