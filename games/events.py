@@ -19,7 +19,9 @@ import logging
 import threading
 from collections import defaultdict
 from collections.abc import Callable
+from concurrent.futures import Future
 from datetime import date, datetime
+from functools import partial
 from typing import Any, TypeVar
 
 from asgiref.sync import async_to_sync
@@ -85,24 +87,49 @@ def _sender_loop() -> asyncio.AbstractEventLoop:
         return _sender[0]
 
 
+#: Events handed to this process's sender loop and not yet sent: a caller waits for room
+#: beyond this many (Redis slower than the moves), up to the send's timeout.
+EVENTS_IN_FLIGHT = 1000
+_in_flight = threading.BoundedSemaphore(EVENTS_IN_FLIGHT)
+_order: list[asyncio.Lock] = []
+
+
+async def _in_order(layer: Any, group: str, message: dict[str, Any]) -> None:
+    """One send on the sender loop, after every send handed over before it: a lock's
+    waiters are woken first come, first served, so a process's events reach Redis in the
+    order their transactions committed."""
+    if not _order:
+        _order.append(asyncio.Lock())
+    async with _order[0]:
+        await layer.group_send(group, message)
+
+
+def _sent(kind: str, group: str, future: Future[None]) -> None:
+    _in_flight.release()
+    if not future.cancelled() and (error := future.exception()) is not None:
+        logger.error("could not send %s to %s", kind, group, exc_info=error)
+
+
 def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
-    """Send to a group from synchronous code and wait for it.
+    """Send to a group from synchronous code.
 
     Outside an ASGI server's loop (gunicorn's threads, commands) ``async_to_sync`` starts
     an event loop in a new thread for every call, and the Redis layer, which keeps its
     connections per event loop, then connects to Redis for every event (its CPU cost is
-    in bench/README.md). One loop per process, started once, serves every send to Redis instead.
+    in bench/README.md). One loop per process, started once, serves every send to Redis
+    instead, and the caller does not wait for Redis: a move's answer went out only after
+    its event's round trip, which cost every socket move its latency (issue 31,
+    docs/scaling.md). Sends keep their order (``_in_order``), a failure is logged when it
+    happens, and a caller waits only when ``EVENTS_IN_FLIGHT`` sends are pending.
     The in-memory layer (development, tests) is bound to its caller's loop: as before.
     """
     if not type(layer).__module__.startswith("channels_redis"):
         async_to_sync(layer.group_send)(group, message)
         return
-    future = asyncio.run_coroutine_threadsafe(layer.group_send(group, message), _sender_loop())
-    try:
-        future.result(timeout=max(1.0, 4 * settings.REDIS_TIMEOUT))
-    except TimeoutError:
-        future.cancel()
-        raise
+    if not _in_flight.acquire(timeout=max(1.0, 4 * settings.REDIS_TIMEOUT)):
+        raise TimeoutError(f"{EVENTS_IN_FLIGHT} events are waiting for Redis")
+    future = asyncio.run_coroutine_threadsafe(_in_order(layer, group, message), _sender_loop())
+    future.add_done_callback(partial(_sent, str(message.get("type")), group))
 
 
 def _send(group: str, message: dict[str, Any]) -> None:
