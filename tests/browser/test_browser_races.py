@@ -153,6 +153,8 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
         ada.evaluate("document.getElementById('board').inert")
         and game_state(ada)["position"] is None
     ) or ada.evaluate("document.getElementById('race').dataset.phase") == "running"
+    # race.js runs after play.js (modules in order), which may draw the board first.
+    ada.wait_for_function("window.patienceRace !== undefined")
     race = ada.evaluate("window.patienceRace.race")
     assert race["status"] in ("countdown", "running")
     assert game_state(ada)["id"] != game_state(grace)["id"]
