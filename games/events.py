@@ -91,16 +91,14 @@ def _sender_loop() -> asyncio.AbstractEventLoop:
 #: beyond this many (Redis slower than the moves), up to the send's timeout.
 EVENTS_IN_FLIGHT = 1000
 _in_flight = threading.BoundedSemaphore(EVENTS_IN_FLIGHT)
-_order: list[asyncio.Lock] = []
+_order = asyncio.Lock()  # bound to the sender loop, the only one it is used on, at first use
 
 
 async def _in_order(layer: Any, group: str, message: dict[str, Any]) -> None:
     """One send on the sender loop, after every send handed over before it: a lock's
     waiters are woken first come, first served, so a process's events reach Redis in the
     order their transactions committed."""
-    if not _order:
-        _order.append(asyncio.Lock())
-    async with _order[0]:
+    async with _order:
         await layer.group_send(group, message)
 
 
