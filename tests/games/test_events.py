@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 from datetime import date
 from typing import Any
 
 import pytest
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
+from channels_redis.core import RedisChannelLayer
 from django.db import transaction
 
 from games import events
@@ -86,3 +88,55 @@ async def test_subscribers_get_the_event_at_once_inside_the_transaction(
     await sync_to_async(rolled_back, thread_sensitive=False)()
     # Its work rolls back with the transaction; the channel layer never hears of it.
     assert got == [(moved(9, 2), True)]
+
+
+@pytest.fixture
+def redis_layer() -> Any:
+    """A Redis layer whose ``group_send`` the test replaces: it never reaches Redis."""
+    return RedisChannelLayer(hosts=["redis://127.0.0.1:1"])
+
+
+async def until(done: Any) -> None:
+    for _ in range(500):
+        if done():
+            return
+        await asyncio.sleep(0.01)
+
+
+async def test_sends_to_redis_keep_their_order_and_the_sender_does_not_wait(
+    redis_layer, monkeypatch
+):
+    """A move's answer does not wait for its event's round trip to Redis; a process's
+    events still arrive in the order they were handed over, a slow one not overtaken."""
+    gate = threading.Event()
+    arrived: list[int] = []
+
+    async def slow(group: str, message: dict) -> None:
+        while message["n"] == 0 and not gate.is_set():  # the first send hangs until released
+            await asyncio.sleep(0.005)
+        arrived.append(message["n"])
+
+    monkeypatch.setattr(redis_layer, "group_send", slow)
+
+    def send_all() -> None:
+        for n in range(10):
+            events._group_send(redis_layer, "game.1", {"type": "game.moved", "n": n})
+
+    await sync_to_async(send_all, thread_sensitive=False)()  # returned with none sent
+    assert arrived == []
+    gate.set()
+    await until(lambda: len(arrived) == 10)
+    assert arrived == list(range(10))
+
+
+async def test_a_failed_send_to_redis_is_logged_when_it_happens(redis_layer, monkeypatch, caplog):
+    async def broken(group: str, message: dict) -> None:
+        raise ConnectionError("redis is down")
+
+    monkeypatch.setattr(redis_layer, "group_send", broken)
+    with caplog.at_level(logging.ERROR, logger="games.events"):
+        await sync_to_async(events._group_send, thread_sensitive=False)(
+            redis_layer, "game.2", {"type": "game.moved"}
+        )
+        await until(lambda: "could not send" in caplog.text)
+    assert "could not send game.moved to game.2" in caplog.text
