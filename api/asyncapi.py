@@ -2,7 +2,7 @@
 
 The document is ``api/asyncapi.yaml``, kept next to the consumers it describes
 (``api.consumers``). Its payloads name the OpenAPI schema's components for the shapes
-inside the frames, so each public shape keeps its one definition (``games.shapes``).
+inside the frames, so each public shape keeps its one definition (``api.shapes``).
 """
 
 from __future__ import annotations

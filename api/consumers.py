@@ -110,12 +110,12 @@ from django.contrib.auth.models import User
 from django.db import close_old_connections
 from rest_framework.utils.encoders import JSONEncoder
 
+from api import events, shapes
 from api.daily import board_top
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
-from games import clock, hints, shapes
+from games import clock, hints
 from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
-from games.event_types import BoardResult, GameMoved, RaceChanged, RaceRematch
 from games.events import daily_group, game_group, race_group, session_group, token_group
 from games.inputs import day_parse, move_parse, ply_parse, variant_parse
 from games.models import UNDO
@@ -412,14 +412,14 @@ class GameConsumer(_Consumer):
         if not self.ready or message["game_id"] != self.game_id:
             return
         if self._newer(message["ply"], message["status"]):  # the mover's echo stops here
-            event = GameMoved.from_message(message)
-            await self._send((_dumps(event.game_frame()), (event.ply, event.status)))
+            frame = events.game_frame(message)
+            await self._send((_dumps(frame), (message["ply"], message["status"])))
 
     async def race_changed(self, message: dict[str, Any]) -> None:
         """Group event of a race game's race: its start may have moved (a full race starts
         sooner, a race left by all but one waits again): wake at the start it has now."""
         if self.ready and self.sent == (0, "playing"):
-            self.wake_at([_instant(RaceChanged.from_message(message).starts_at)])
+            self.wake_at([_instant(message["starts_at"])])
 
     async def woken(self) -> bool:
         """At the race's start: the dealt state, once the shared clock shows it."""
@@ -466,18 +466,12 @@ class GameConsumer(_Consumer):
         wait = account_wait(self.user.pk)
         return (wait, None) if wait is not None else (None, func(*args))
 
-    def _state(
-        self,
-        game: Any,
-        position: Any = None,
-        *,
-        cause: str,
-        state: dict[str, Any] | None = None,
-        **extra: Any,
-    ) -> Frame:
-        """A state frame; ``state`` when already rendered (the move's event carried it)."""
-        if state is None:
-            state = shapes.game_state(game, position)
+    def _state(self, game: Any, *, cause: str) -> Frame:
+        """A state frame of a game as stored."""
+        return self._frame(game, shapes.game_state(game), cause=cause)
+
+    def _frame(self, game: Any, state: dict[str, Any], *, cause: str, **extra: Any) -> Frame:
+        """A state frame of ``game`` showing ``state``."""
         message = {"type": "state", "cause": cause, "ply": game.ply, "state": state, **extra}
         return _dumps(message), (game.ply, game.status)
 
@@ -511,13 +505,9 @@ class GameConsumer(_Consumer):
             )
         except Exception as exc:
             return self._error(cause, exc)
-        return self._state(
-            outcome.game,
-            outcome.position,
-            cause=cause,
-            state=outcome.state,
-            duplicate=outcome.duplicate,
-        )
+        state = shapes.move_result(outcome)  # the REST answer: the frame shows it beside
+        duplicate = state.pop("duplicate")
+        return self._frame(outcome.game, state, cause=cause, duplicate=duplicate)
 
     def _resign(self, cause: str) -> Frame:
         try:
@@ -618,7 +608,7 @@ class DailyBoardConsumer(_Consumer):
         """Group event: a result entered the board (sent after its commit); its frame alone
         (the message's other keys, as the request id that caused it, are the servers')."""
         if self.ready:
-            await self.send(text_data=_dumps(BoardResult.from_message(message).frame()))
+            await self.send(text_data=_dumps(events.board_frame(message)))
 
     def _board(self) -> str:
         deal = daily_selectors.published_deal(self.variant, self.day)
@@ -686,14 +676,14 @@ class RaceConsumer(_Consumer):
 
     async def game_moved(self, message: dict[str, Any]) -> None:
         """Group event: a player's game moved on; its progress (counts only, never a card)."""
-        frame = GameMoved.from_message(message).race_frame()
+        frame = events.progress_frame(message)
         if self.ready and frame is not None:
             await self.send(text_data=_dumps(frame))
 
     async def race_rematch(self, message: dict[str, Any]) -> None:
         """Group event: the race's players are offered a rematch."""
         if self.ready:
-            await self.send(text_data=_dumps(RaceRematch.from_message(message).frame()))
+            await self.send(text_data=_dumps(events.rematch_frame(message)))
 
     def _race(self) -> tuple[str, str, list[datetime | None]]:
         """The race's frame, its status, and the moments to wake at (start, time limit)."""

@@ -14,19 +14,10 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import selectors as account_selectors
+from api import shapes
 from api.authentication import signed_in_user
-from api.views import errors
-from games import clock, shapes
-from games.errors import InvalidInput
-from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
-from games.models import Deal
-from games.pagination import CursorPage, page_parameters, paginator_of
-from games.selectors import boards as board_selectors
-from games.selectors import dailies as daily_selectors
-from games.selectors import races as race_selectors
-from games.services import dailies as daily_services
-from games.services.fairplay import ClientSignal
-from games.shapes import (
+from api.pagination import CursorPage, page_parameters, paginator_of
+from api.shapes import (
     AlltimeEntrySerializer,
     BoardSerializer,
     DailyOverviewSerializer,
@@ -35,8 +26,18 @@ from games.shapes import (
     PlayerRecordSerializer,
     ReplaySerializer,
 )
+from api.views import errors
+from games import clock
+from games.errors import InvalidInput
+from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
+from games.models import Deal
+from games.selectors import boards as board_selectors
+from games.selectors import dailies as daily_selectors
+from games.selectors import races as race_selectors
+from games.services import dailies as daily_services
+from games.services.fairplay import ClientSignal
 
-# -- inputs (the outputs are games.shapes) ------------------------------------------------
+# -- inputs (the outputs are api.shapes) ------------------------------------------------
 
 
 #: My neighbours each side of my line on a day's board, unless asked otherwise.

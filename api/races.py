@@ -15,16 +15,16 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api import shapes
 from api.authentication import signed_in_user
 from api.daily import query
+from api.pagination import paginator_of
+from api.shapes import RaceReplaySerializer, RaceSerializer, RatingLineSerializer
 from api.views import errors
-from games import shapes
 from games.engine import VARIANTS
 from games.models import Race
-from games.pagination import paginator_of
 from games.selectors import races as race_selectors
 from games.services import races as race_services
-from games.shapes import RaceReplaySerializer, RaceSerializer, RatingLineSerializer
 
 
 class RaceInput(serializers.Serializer):

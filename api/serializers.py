@@ -1,5 +1,5 @@
 """Input serializers of the REST API, and the outputs of accounts, moves and hints
-(the shapes of games, dailies, boards and replays are ``games.shapes``)."""
+(the shapes of games, dailies, boards and replays are ``api.shapes``)."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ from typing import Any
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from api.shapes import GAME_STATUSES
 from games.engine import SEED_LIMIT, VARIANTS
 from games.errors import InvalidInput
 from games.inputs import MOVE_MAX_LENGTH, move_parse, ply_parse
-from games.shapes import GAME_STATUSES
 
 
 class ErrorBodySerializer(serializers.Serializer):

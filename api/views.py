@@ -30,9 +30,9 @@ from rest_framework.views import APIView
 from accounts import selectors as account_selectors
 from accounts import services as account_services
 from api import serializers as s
+from api import shapes
 from api.authentication import ApiTokenAuthentication, signed_in_user
 from api.throttling import AuthThrottle, IpThrottle
-from games import shapes
 from games.engine import VARIANTS
 from games.errors import NotReady
 from games.models import UNDO
@@ -503,11 +503,8 @@ class GameDetailView(APIView):
 
 
 def move_response(outcome: game_services.MoveOutcome) -> Response:
-    """The state after a move: the one its event carried (rendered once), or for a retry
-    the current one."""
-    if outcome.state is not None:
-        return Response({**outcome.state, "duplicate": outcome.duplicate})
-    return Response(shapes.move_result(outcome.game, outcome.position, duplicate=outcome.duplicate))
+    """The state after a move (or for a retry the current one)."""
+    return Response(shapes.move_result(outcome))
 
 
 class GameMovesView(GenericAPIView):

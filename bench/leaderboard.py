@@ -494,9 +494,10 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
     from django.contrib.auth import get_user_model
     from rest_framework.test import APIClient
 
+    from api import shapes
     from devtools.boards import alltime_board as alltime_page
     from devtools.boards import day_board as board_page
-    from games import boards, shapes
+    from games import boards
     from games.selectors import boards as board_selectors
     from games.selectors import races as race_selectors
 

@@ -100,7 +100,7 @@ class Player:
         self.new_game()
 
     def new_game(self) -> None:
-        from games import shapes
+        from api import shapes
         from games.services import games as game_services
 
         game = game_services.practice_game_start(
@@ -120,7 +120,7 @@ class Player:
 
 
 def _service_move(player: Player) -> None:
-    from games import shapes
+    from api import shapes
     from games.services import games as game_services
 
     game_id, move, ply = player.next_move()

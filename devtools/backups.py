@@ -27,7 +27,8 @@ import django
 django.setup()
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from games import clock, shapes
+from games import clock
+from api import shapes
 from games.services import dailies, games
 
 call_command("migrate", interactive=False, verbosity=0)

@@ -9,10 +9,10 @@ from rest_framework.pagination import Cursor
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 
+from api import shapes
 from api.daily import board_page
-from games import shapes
+from api.pagination import CursorPage
 from games.models import Deal
-from games.pagination import CursorPage
 from games.selectors import boards as board_selectors
 
 

@@ -1,21 +1,38 @@
-"""The events of the service as typed values, each with the socket frames it becomes.
+"""The events of the service as typed values; the edge renders what goes on the wire.
 
 Modelled on zulip's ``event_types.py``: an event is a frozen value whose fields are its
-schema; ``games.events.emit`` runs this process's subscribers on it (inside the
-transaction that caused it) and sends it to its channel group after commit, where the
-sockets (``api.consumers``) turn it into the frames ``socket_frames`` renders, the
-messages ``api/asyncapi.yaml`` documents (``tests/games/test_event_types.py`` checks
-every event type's frames against that document). An event carries what its sockets
-show, so no socket reads the database again to show it.
+schema. ``games.events.emit`` runs this process's subscribers on it (inside the
+transaction that caused it) and sends its ``message`` to its channel group after
+commit. The domain renders no public shape: an event that carries one (a game's state,
+a board line) holds the domain's values, and the edge that owns the shapes registers
+how its type goes on the wire (``wire_form``, from ``api.apps``: ``api.events``), where
+the sockets also turn messages into the frames ``api/asyncapi.yaml`` documents. An event
+carries what its sockets show, so no socket reads the database again to show it.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, ClassVar, Self
+from datetime import date
+from functools import cached_property
+from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
-#: A frame of a socket: (the AsyncAPI channel it is sent on, the JSON frame).
-Frame = tuple[str, dict[str, Any]]
+if TYPE_CHECKING:
+    from games.engine import Position
+    from games.models import Game
+    from games.selectors.races import RaceClock
+
+E = TypeVar("E", bound="Event")
+
+#: How an event type's values become JSON data, by type; a type not here goes as its fields.
+_wire_forms: dict[type[Event], Callable[[Any], dict[str, Any]]] = {}
+
+
+def wire_form(kind: type[E], render: Callable[[E], dict[str, Any]]) -> None:
+    """Render every event of ``kind`` with ``render`` (the message's keys but ``type``):
+    registered once, at app start, by the edge that owns the public shapes."""
+    _wire_forms[kind] = render
 
 
 @dataclass(frozen=True)
@@ -24,48 +41,30 @@ class Event:
 
     TYPE: ClassVar[str]
 
+    @cached_property
     def message(self) -> dict[str, Any]:
-        """The channel-layer message: JSON data (msgpack on Redis) with ``type`` first; the
-        fields as they are (``asdict`` would deep-copy a game's state, a tenth of a move)."""
-        return {"type": self.TYPE, **{f.name: getattr(self, f.name) for f in fields(self)}}
-
-    @classmethod
-    def from_message(cls, message: dict[str, Any]) -> Self:
-        """The event a channel-layer message carries (extra keys, as ``request_id``, left)."""
-        return cls(**{f.name: message[f.name] for f in fields(cls)})
-
-    def socket_frames(self) -> list[Frame]:
-        """The frames the sockets that receive it send to their clients."""
-        return []
+        """The channel-layer message: JSON data (msgpack on Redis) with ``type`` first.
+        Rendered once (the move's answer shows the state its event carries); a type with
+        no wire form goes as its fields (``asdict`` would deep-copy them)."""
+        render = _wire_forms.get(type(self))
+        if render is None:
+            return {"type": self.TYPE, **{f.name: getattr(self, f.name) for f in fields(self)}}
+        return {"type": self.TYPE, **render(self)}
 
 
 @dataclass(frozen=True)
 class GameMoved(Event):
-    """A game moved on (a move, an undo, a resignation, an end by the clock): its public
-    state at ``ply`` (the REST game state) and, for a race's game, its player's progress
-    (counts only, for the race's sockets). One event per change, sent to the race's group
-    for a race's game (its game sockets join it) and the game's group otherwise."""
+    """A game moved on (a move, an undo, a resignation, an end by the clock): the game as
+    stored, its position when already read, and for a race's game its race (whose
+    sockets show the player's progress). One event per change, sent to the race's group
+    for a race's game (its game sockets join it) and the game's group otherwise. On the
+    wire: its public state at its ply and, for a race's game, the progress (counts only)."""
 
     TYPE: ClassVar[str] = "game.moved"
 
-    game_id: int
-    ply: int
-    status: str
-    state: dict[str, Any]
-    race: str | None = None
-    progress: dict[str, Any] | None = None
-
-    def game_frame(self) -> dict[str, Any]:
-        """The game socket's frame: the state pushed, cause ``changed``."""
-        return {"type": "state", "cause": "changed", "ply": self.ply, "state": self.state}
-
-    def race_frame(self) -> dict[str, Any] | None:
-        """The race socket's frame, for a race's game."""
-        return None if self.progress is None else {"type": "race.progress", "player": self.progress}
-
-    def socket_frames(self) -> list[Frame]:
-        race = self.race_frame()
-        return [("game", self.game_frame()), *([("race", race)] if race is not None else [])]
+    game: Game
+    position: Position | None = None
+    race: RaceClock | None = None
 
 
 @dataclass(frozen=True)
@@ -90,35 +89,17 @@ class RaceRematch(Event):
     code: str
     rematch: str
 
-    def frame(self) -> dict[str, Any]:
-        """The race socket's frame."""
-        return {"type": "race.rematch", "code": self.rematch}
-
-    def socket_frames(self) -> list[Frame]:
-        return [("race", self.frame())]
-
 
 @dataclass(frozen=True)
 class BoardResult(Event):
-    """A result entered a day's board: its public line with its rank at send time."""
+    """A result entered a day's board: its line (``games.selectors.boards.result_line``)
+    with its rank at send time; on the wire, the line's public shape."""
 
     TYPE: ClassVar[str] = "board.result"
 
     variant: str
-    date: str
-    result: dict[str, Any]
-
-    def frame(self) -> dict[str, Any]:
-        """The board socket's frame."""
-        return {
-            "type": "board.result",
-            "variant": self.variant,
-            "date": self.date,
-            "result": self.result,
-        }
-
-    def socket_frames(self) -> list[Frame]:
-        return [("dailyBoard", self.frame())]
+    day: date
+    line: dict[str, Any]
 
 
 @dataclass(frozen=True)

@@ -3,8 +3,9 @@
 An event is a typed value (``games.event_types``). ``emit`` hands it to this process's
 subscribers at once, inside the caller's transaction (a race finishes when its last
 game ends: ``games.services.races`` subscribes to ``GameMoved``), and sends it to its
-channel group after commit. The move command emits one ``GameMoved`` per change,
-carrying the game's public state, so a socket forwards it without reading the game.
+channel group after commit, as the message its type's wire form renders (registered by
+the edge, ``api.events``). The move command emits one ``GameMoved`` per change, whose
+message carries the game's public state, so a socket forwards it without reading the game.
 
 Consumers join ``game_group(id)`` for a game they show (and a race game's socket its
 race's group, to which a race game's ``GameMoved`` goes, with the player's progress for
@@ -156,7 +157,7 @@ def emit(event: Event, group: str) -> None:
     """Hand ``event`` to this process's subscribers now, and to ``group`` after commit
     (before what the subscribers leave for after commit: a race's last move shows before
     its end)."""
-    message = event.message()
+    message = event.message
     transaction.on_commit(lambda: _send(group, message))
     for handler in _subscribers[type(event)]:
         handler(event)
@@ -175,14 +176,14 @@ def session_ended(*, session_key: str) -> None:
 def game_moved(event: GameMoved) -> None:
     """The one event of a game's change: to its race's group for a race's game (its game
     sockets join it), else to the game's group."""
-    emit(event, race_group(event.race) if event.race is not None else game_group(event.game_id))
+    race = event.race
+    emit(event, race_group(race.code) if race is not None else game_group(event.game.pk))
 
 
 def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
-    """Send a new board line to the day's board now (called after commit): JSON data, as
-    ``games.shapes.board_line`` renders it, which the channel layer carries as it is."""
-    event = BoardResult(variant=variant, date=day.isoformat(), result=line)
-    _send(daily_group(variant, day), event.message())
+    """Send a new board line (``games.selectors.boards.result_line``) to the day's board
+    now (called after commit)."""
+    _send(daily_group(variant, day), BoardResult(variant=variant, day=day, line=line).message)
 
 
 def _iso(moment: datetime | None) -> str | None:

@@ -275,7 +275,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
     # Every unbounded list pages the same way (docs/api.md, "Every list pages the same way").
-    "DEFAULT_PAGINATION_CLASS": "games.pagination.CursorPage",
+    "DEFAULT_PAGINATION_CLASS": "api.pagination.CursorPage",
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.RequestThrottle"],  # per account and per IP
     "DEFAULT_THROTTLE_RATES": {
         "user": env("THROTTLE_RATE_USER", default="1200/min"),

@@ -335,3 +335,59 @@ def every_race_rated(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(races, "CONTESTED_MIN_MOVES", 0)
     monkeypatch.setattr(races, "CONTESTED_MIN_SECONDS", 0)
     monkeypatch.setattr(races, "RATED_AFTER_RACES", 0)
+
+
+@pytest.fixture
+def emitted(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """Every event emitted from now on (rendered, nothing sent)."""
+    from games import events
+
+    seen: list[Any] = []
+    monkeypatch.setattr(events, "_send", lambda group, message: None)
+    real = events.emit
+
+    def spy(event: Any, group: str) -> None:
+        seen.append(event)
+        real(event, group)
+
+    monkeypatch.setattr(events, "emit", spy)
+    return seen
+
+
+@pytest.fixture
+def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
+    """One event of each type (``games.event_types``), the game's from a real move and a
+    resignation as the move command emits them, the other as its race would be."""
+    from dataclasses import replace
+    from datetime import UTC, date, datetime
+
+    from games.event_types import AuthRevoked, BoardResult, RaceChanged, RaceRematch
+    from games.selectors.games import game_position
+    from games.selectors.races import RaceClock
+    from games.services import games as game_services
+
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
+    move = str(game_position(game).legal_moves[0])
+    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
+    game_services.game_resign(game_id=game.pk, user=user)
+    moved, resigned = emitted
+    start = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
+    clock = RaceClock(race_id=1, code="k2m9x0qa7b", starts_at=start, ends_at=start, player=user)
+    line = {
+        "rank": 1,
+        "result_id": 7,
+        "player_name": "ann",
+        "won": False,
+        "cards_home": 3,
+        "moves": 12,
+        "time_ms": 4_000,
+        "finished_at": datetime(2026, 12, 1, 6, 37, tzinfo=UTC),
+    }
+    return [
+        moved,
+        replace(resigned, race=clock),  # as a race's game's: its player's progress too
+        RaceChanged(code="k2m9x0qa7b", starts_at=start.isoformat(), ends_at=None),
+        RaceRematch(code="k2m9x0qa7b", rematch="p3n8w1rb6c"),
+        BoardResult(variant="bristol", day=date(2026, 12, 1), line=line),
+        AuthRevoked(reason="token revoked"),
+    ]

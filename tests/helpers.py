@@ -31,7 +31,7 @@ def walk(value: Any, path: str = "$") -> Iterator[tuple[str, str, Any]]:
             yield from walk(v, f"{path}[{i}]")
 
 
-#: The keys of every page of a list (``games.pagination.CursorPage``).
+#: The keys of every page of a list (``api.pagination.CursorPage``).
 PAGE_KEYS = {"next", "previous", "results"}
 
 

@@ -26,11 +26,12 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 
 from accounts import selectors as account_selectors
-from games import clock, shapes
+from api import shapes
+from api.pagination import CursorPage
+from games import clock
 from games.engine import VARIANTS, new_position
 from games.errors import DailyNotReady, InvalidInput, NotFound
 from games.inputs import day_parse, variant_parse
-from games.pagination import CursorPage
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
@@ -208,7 +209,7 @@ WEB_PAGE_ROWS = 50
 
 
 def cursor_page(request: HttpRequest, rows: QuerySet[Any], ordering: tuple[str, ...]) -> Any:
-    """A page of a list as the API pages it (``games.pagination.CursorPage``): its rows, and
+    """A page of a list as the API pages it (``api.pagination.CursorPage``): its rows, and
     in ``next``/``previous`` the links to this page's neighbours (None at an end).
 
     A cursor that is not one of this list's is 400, as in the API.

@@ -25,7 +25,7 @@ def _board_sql() -> dict[str, str]:
 
     They are among the hottest reads of the service, and building them with the
     ORM cost more than running them (figures in bench/README.md, bench/leaderboard.py).
-    Columns: those of ``day_board_lines``, as ``games.shapes.BoardEntrySerializer`` reads
+    Columns: those of ``day_board_lines``, as ``api.shapes.BoardEntrySerializer`` reads
     them (rank aside).
     """
     User = get_user_model()
@@ -79,7 +79,7 @@ def _lines(cursor: Any) -> list[dict[str, Any]]:
 
 
 def result_line(result: Result) -> dict[str, Any] | None:
-    """A result's board line (for ``games.shapes.board_line``), ranked now; None if it is
+    """A result's board line (for ``api.shapes.board_line``), ranked now; None if it is
     not on the board (disqualified since)."""
     with connection.cursor() as cursor:
         cursor.execute(_board_sql()["one"], [result.deal_id, result.pk])

@@ -1,5 +1,5 @@
 """Reads: a game's log and replay, a player's games (what a player sees of them is
-``games.shapes``)."""
+``api.shapes``)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Reads of races: a race and its entries, its status on the shared clock, standings
 order, replays, the lobby and the rating boards.
 
-They return models and plain values; ``games.shapes`` renders them (and holds the
+They return models and plain values; ``api.shapes`` renders them (and holds the
 rule that a race shows counts only, never a card).
 """
 

@@ -39,7 +39,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock, events, hints, metrics, shapes
+from games import clock, events, hints, metrics
 from games.engine import (
     SEED_LIMIT,
     UNDO,
@@ -77,13 +77,13 @@ from games.services.results import result_record
 @dataclass(frozen=True)
 class MoveOutcome:
     """A game after a move request; ``duplicate`` marks a safe retry that applied nothing.
-    ``state`` is the public state the move's event carried (None for a retry): the
-    caller's answer shows the same, rendered once."""
+    ``event`` is the move's event (None for a retry): the caller's answer shows the state
+    its message carries, rendered once."""
 
     game: Game
     position: Position
     duplicate: bool = False
-    state: dict[str, Any] | None = None
+    event: GameMoved | None = None
 
 
 def _check_seed(seed: int | None) -> int:
@@ -328,28 +328,18 @@ def _apply_guarded(held: _Held, move: str, ply: int) -> MoveOutcome | None:
     if not _write_move(moved, ply, move, log, bounds):
         return None
     transaction.on_commit(lambda: _hold(moved, pos, race))
-    return MoveOutcome(moved, pos, state=game_announce(moved, pos, race=race))
+    return MoveOutcome(moved, pos, event=game_announce(moved, pos, race=race))
 
 
 def game_announce(
     game: Game, position: Position | None = None, *, race: RaceClock | None = None
-) -> dict[str, Any]:
-    """Emit the one event of a game's change (inside its transaction; sent after commit):
-    ``GameMoved`` with its public state, and for a race's game its player's progress;
-    returns the state, which the caller's answer shows too."""
-    state = shapes.game_state(game, position)
-    progress = None if race is None else shapes.progress(race.player, game)
-    events.game_moved(
-        GameMoved(
-            game_id=game.pk,
-            ply=game.ply,
-            status=game.status,
-            state=state,
-            race=None if race is None else race.code,
-            progress=progress,
-        )
-    )
-    return state
+) -> GameMoved:
+    """Emit the one event of a game's change (inside its transaction; sent after commit),
+    ``GameMoved``, and return it: its message carries the public state the caller's
+    answer shows too."""
+    event = GameMoved(game=game, position=position, race=race)
+    events.game_moved(event)
+    return event
 
 
 def game_apply_move(
@@ -418,7 +408,7 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
     result_record(game)
     transaction.on_commit(lambda: _hold(game, pos, race))
-    return MoveOutcome(game, pos, state=game_announce(game, pos, race=race))
+    return MoveOutcome(game, pos, event=game_announce(game, pos, race=race))
 
 
 @dataclass(frozen=True)

@@ -428,11 +428,11 @@ def race_rematch(*, user: User, code: str) -> tuple[Race, bool]:
 def race_game_moved(event: GameMoved) -> None:
     """Subscribed to ``GameMoved`` (``games.apps``; inside the move's transaction): the
     last game of a race to end finishes the race, after commit."""
-    if event.race is None or event.status == Status.PLAYING:
+    if event.race is None or event.game.status == Status.PLAYING:
         return
-    code = event.race
+    race_id = event.race.race_id
     # robust: the move stands whatever happens here; a later read or the job finishes it.
-    transaction.on_commit(lambda: race_finish(race_id=Race.objects.get(code=code).pk), robust=True)
+    transaction.on_commit(lambda: race_finish(race_id=race_id), robust=True)
 
 
 def _expire(race: Race) -> None:

@@ -14,7 +14,7 @@ from functools import partial
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from games import boards, clock, events, shapes
+from games import boards, clock, events
 from games.engine import Status, get_variant
 from games.errors import InvalidInput
 from games.models import EXPIRED, Game, PlayerStats, Result
@@ -70,7 +70,7 @@ def result_record(game: Game) -> Result | None:
         boards.board_add(result.deal_id, result.sort_key)
         line = board_selectors.result_line(result)
         if line is not None:  # disqualified meanwhile: nothing to announce
-            events.result_entered(variant=game.deal.variant, day=day, line=shapes.board_line(line))
+            events.result_entered(variant=game.deal.variant, day=day, line=line)
 
     transaction.on_commit(publish)
     return result

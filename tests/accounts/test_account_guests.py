@@ -135,7 +135,7 @@ def test_a_guest_that_still_moves_is_kept(settings, guest):
 
 def game_current_move(game):
     """A legal move of a game, as its public state lists them."""
-    from games import shapes
+    from api import shapes
 
     return shapes.game_state(game)["legal_moves"][0]
 

@@ -1,6 +1,6 @@
 """The served OpenAPI schema and the rendered shapes cannot drift apart.
 
-Every shape of ``games.shapes`` is rendered from real objects, in the cases
+Every shape of ``api.shapes`` is rendered from real objects, in the cases
 where its fields change (a game in play and ended, a daily before and after its
 day, a board line with and without a player, a replay with and without a step),
 and validated against its component of the schema ``/api/v1/schema/`` serves,
@@ -13,6 +13,7 @@ from __future__ import annotations
 import inspect
 import json
 import re
+from dataclasses import replace
 from datetime import timedelta
 from typing import Any
 
@@ -22,7 +23,7 @@ from django.test import Client
 from jsonschema import Draft202012Validator
 from rest_framework import serializers
 
-from games import shapes
+from api import shapes
 from games.engine import new_position
 from games.models import Deal, Race, RaceRating
 from games.selectors import boards as board_selectors
@@ -49,7 +50,7 @@ def components() -> dict[str, Any]:
 
 
 def shape_names() -> set[str]:
-    """The component names of every serializer in ``games.shapes``."""
+    """The component names of every serializer in ``api.shapes``."""
     return {
         cls.__name__.removesuffix("Serializer")
         for _, cls in inspect.getmembers(shapes, inspect.isclass)
@@ -143,7 +144,10 @@ def rendered(
             shapes.game_state(ended),
             shapes.game_state(lost_today.game),
         ],
-        "MoveResult": [shapes.move_result(outcome.game, outcome.position, duplicate=False)],
+        "MoveResult": [  # the state its event carried, and a retry's (rendered now)
+            shapes.move_result(outcome),
+            shapes.move_result(replace(outcome, event=None, duplicate=True)),
+        ],
         "Daily": [shapes.daily(today), shapes.daily(past)],
         "DailyOverview": [
             *shapes.daily_overview(daily_selectors.dailies_of_day(user=ann, day=DAY)),

@@ -509,18 +509,29 @@ async def test_a_move_emits_one_event_that_its_own_socket_skips(sock, game, sent
     await other.close()
 
 
+def moved_message(game_id: int, ply: int, state: dict[str, Any]) -> dict[str, Any]:
+    """A ``game.moved`` as the channel layer carries it (``api.events``' wire form)."""
+    return {
+        "type": "game.moved",
+        "game_id": game_id,
+        "ply": ply,
+        "status": "playing",
+        "state": state,
+        "race": None,
+        "progress": None,
+    }
+
+
 async def test_a_pushed_state_is_the_events_own(sock, game):
     """The socket forwards the event's state as it is: it reads nothing to show it."""
     from channels.layers import get_channel_layer
 
-    from games.event_types import GameMoved
     from games.events import game_group
 
     layer = get_channel_layer()
     assert layer is not None
     state = {**sock.first["state"], "ply": 5, "score": 9}
-    event = GameMoved(game_id=game.pk, ply=5, status="playing", state=state)
-    await layer.group_send(game_group(game.pk), event.message())
+    await layer.group_send(game_group(game.pk), moved_message(game.pk, 5, state))
     pushed = await sock.recv()
     assert pushed == {"type": "state", "cause": "changed", "ply": 5, "state": state}
 
@@ -552,17 +563,14 @@ async def test_a_move_and_a_resignation_through_rest_are_pushed(sock, game, play
 async def test_an_event_already_shown_is_not_sent_again(sock, game):
     from channels.layers import get_channel_layer
 
-    from games.event_types import GameMoved
     from games.events import game_group
 
     layer = get_channel_layer()
     assert layer is not None
     state = sock.first["state"]
-    event = GameMoved(game_id=game.pk, ply=0, status="playing", state=state)
-    await layer.group_send(game_group(game.pk), event.message())
+    await layer.group_send(game_group(game.pk), moved_message(game.pk, 0, state))
     # Another game's event (a race's group carries the rivals' games): not this socket's.
-    other = GameMoved(game_id=game.pk + 1, ply=3, status="playing", state=state)
-    await layer.group_send(game_group(game.pk), other.message())
+    await layer.group_send(game_group(game.pk), moved_message(game.pk + 1, 3, state))
     assert await sock.quiet()
 
 

@@ -180,7 +180,7 @@ from games import clock
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
-from games import shapes
+from api import shapes
 
 user = get_user_model().objects.get(username={username!r})
 yesterday = clock.now() - timedelta(days=1)

@@ -213,7 +213,7 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
 #: A Bristol practice game of a player, played along the solver's line until it is won out.
 WON_OUT = """
 from django.contrib.auth import get_user_model
-from games import shapes
+from api import shapes
 from games.engine.solver import solve_seed
 from games.services import games as game_services
 

@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from games import clock, shapes
+from api import shapes
+from games import clock
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.errors import NoCertifiedDeal

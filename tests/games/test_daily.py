@@ -11,7 +11,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from games import clock, shapes
+from api import shapes
+from games import clock
 from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
 from games.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Result

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import threading
-from datetime import date
 from typing import Any
 
 import pytest
@@ -15,13 +14,14 @@ from channels_redis.core import RedisChannelLayer
 from django.db import transaction
 
 from games import events
-from games.event_types import GameMoved
+from games.event_types import RaceRematch
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 
-def moved(game_id: int, ply: int) -> GameMoved:
-    return GameMoved(game_id=game_id, ply=ply, status="playing", state={"ply": ply})
+def offered(n: int) -> RaceRematch:
+    """An event that needs no game (any type goes the same way)."""
+    return RaceRematch(code=f"race{n}", rematch=f"next{n}")
 
 
 @pytest.fixture
@@ -36,11 +36,11 @@ async def test_a_worker_thread_sends_the_event_after_commit(settings_layer):
 
     def move_in_a_worker() -> None:
         with transaction.atomic():
-            events.game_moved(moved(7, 3))
+            events.emit(offered(3), events.game_group(7))
 
     await sync_to_async(move_in_a_worker, thread_sensitive=False)()
     message = await asyncio.wait_for(settings_layer.receive(channel), 3)
-    assert GameMoved.from_message(message) == moved(7, 3)
+    assert message == offered(3).message
 
 
 async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
@@ -49,7 +49,7 @@ async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
 
     def rolled_back() -> None:
         with pytest.raises(RuntimeError), transaction.atomic():
-            events.game_moved(moved(8, 1))
+            events.emit(offered(1), events.game_group(8))
             raise RuntimeError("rolled back")
 
     await sync_to_async(rolled_back, thread_sensitive=False)()
@@ -64,30 +64,30 @@ async def test_a_failed_send_is_logged_not_raised(settings_layer, monkeypatch, c
     monkeypatch.setattr(settings_layer, "group_send", broken)
 
     def send() -> None:
-        events.result_entered(variant="bristol", day=date(2026, 1, 2), line={})
+        events.race_rematch(code="race1", rematch="next1")
 
     with caplog.at_level(logging.ERROR, logger="games.events"):
         await sync_to_async(send, thread_sensitive=False)()
-    assert "could not send board.result" in caplog.text
+    assert "could not send race.rematch" in caplog.text
 
 
 async def test_subscribers_get_the_event_at_once_inside_the_transaction(
     settings_layer, monkeypatch
 ):
     monkeypatch.setattr(events, "_subscribers", events.defaultdict(list))
-    got: list[tuple[GameMoved, bool]] = []
+    got: list[tuple[RaceRematch, bool]] = []
     events.subscribe(
-        GameMoved, lambda e: got.append((e, transaction.get_connection().in_atomic_block))
+        RaceRematch, lambda e: got.append((e, transaction.get_connection().in_atomic_block))
     )
 
     def rolled_back() -> None:
         with pytest.raises(RuntimeError), transaction.atomic():
-            events.game_moved(moved(9, 2))
+            events.emit(offered(2), events.game_group(9))
             raise RuntimeError("rolled back")
 
     await sync_to_async(rolled_back, thread_sensitive=False)()
     # Its work rolls back with the transaction; the channel layer never hears of it.
-    assert got == [(moved(9, 2), True)]
+    assert got == [(offered(2), True)]
 
 
 @pytest.fixture

@@ -15,7 +15,8 @@ from django.core.management import call_command
 from django.test import TestCase
 from rest_framework.test import APIClient
 
-from games import boards, clock, shapes
+from api import shapes
+from games import boards, clock
 from games.errors import GameFinished
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors

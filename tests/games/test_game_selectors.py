@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from games import shapes
+from api import shapes
 from games.engine import EngineError, GameLog, new_position
 from games.errors import NotFound
 from games.models import UNDO, Game, Move

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from django.utils import timezone
 
-from games import shapes
+from api import shapes
 from games.engine import (
     SEED_LIMIT,
     BadNotationError,

@@ -17,11 +17,11 @@ import pytest
 from django.db import connection
 from rest_framework.test import APIClient
 
-from games import shapes
+from api import shapes
+from api.pagination import CursorPage
 from games.engine import Position
 from games.errors import GameFinished
 from games.models import MOVE_LIMIT, UNDO, Game, Move, Result
-from games.pagination import CursorPage
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services

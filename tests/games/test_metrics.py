@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 from prometheus_client import REGISTRY
 
-from games import metrics, redis_guard, shapes
+from api import shapes
+from games import metrics, redis_guard
 from games.engine import VARIANTS
 from games.errors import StalePly
 from games.models import Deal

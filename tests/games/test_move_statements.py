@@ -157,7 +157,8 @@ def test_a_hint_given_elsewhere_shows_in_the_next_move(user: Any) -> None:
     Game.objects.filter(pk=game.pk).update(assisted=True)  # another process's hint
 
     out = game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
-    assert out.game.assisted is True and out.state is not None and out.state["assisted"]
+    assert out.game.assisted is True and out.event is not None
+    assert out.event.message["state"]["assisted"]
     assert Game.objects.get(pk=game.pk).ply == 2
 
 

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 from django.db import IntegrityError, transaction
 
-from games import clock, events, shapes
+from api import shapes
+from games import clock, events
 from games.engine import Status
 from games.errors import (
     AlreadyRacing,

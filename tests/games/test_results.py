@@ -11,7 +11,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
-from games import boards, shapes
+from api import shapes
+from games import boards
 from games.engine import new_position
 from games.models import Game, PlayerStats, Result
 from games.selectors import boards as board_selectors

@@ -42,7 +42,7 @@ with time_machine.travel(ahead, tick=True):
     from games.selectors import games as game_selectors
     from games.services import games as game_services
     from games.models import Deal, Game
-    from games import shapes
+    from api import shapes
     deal = Deal.objects.get(pk=int(sys.argv[1]))
     ranked = Game.objects.get(pk=int(sys.argv[2]))
     practice = Game.objects.select_related("deal").get(pk=int(sys.argv[3]))

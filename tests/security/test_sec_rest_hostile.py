@@ -31,9 +31,9 @@ from schemathesis.specs.openapi.checks import (
 
 from accounts import services as account_services
 from accounts.models import ApiToken
+from api.pagination import CursorPage
 from devtools.accounts import PASSWORD
 from games.models import Game, Move
-from games.pagination import CursorPage
 from games.services import games as game_services
 from patience_site.wsgi import application
 from tests.security.helpers import assert_envelope, schema_operations

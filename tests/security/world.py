@@ -19,8 +19,9 @@ from drf_spectacular.generators import SchemaGenerator
 
 from accounts import services as account_services
 from accounts.models import ApiToken
+from api import shapes
 from devtools.accounts import PASSWORD
-from games import clock, shapes
+from games import clock
 from games.engine import VARIANTS
 from games.models import Game, Move, Race
 from games.services import dailies as daily_services

@@ -55,7 +55,7 @@ def variants_data() -> list[dict]:
 
 @register.filter
 def iso(text: str | None) -> date | datetime | None:
-    """An ISO date or date-time of a JSON shape (``games.shapes``) as a value the ``date``
+    """An ISO date or date-time of a JSON shape (``api.shapes``) as a value the ``date``
     filter formats."""
     if not text:
         return None

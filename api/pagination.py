@@ -12,8 +12,8 @@ walk skip one. A list whose length is bounded by nature (the variants; a day's
 dailies, one per variant) is not paged, nor the race lobby (at most 50, in an
 order that moves as races fill).
 
-It lives in ``games`` beside ``games.shapes``: the API and the web pages both page
-with it, and neither may import the other.
+It lives in ``api`` beside ``api.shapes``: the API and the web pages both page with
+it (the web pages sit above the API).
 """
 
 from __future__ import annotations

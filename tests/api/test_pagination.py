@@ -1,4 +1,4 @@
-"""Every list pages the same way (``games.pagination.CursorPage``): walks through ``next``
+"""Every list pages the same way (``api.pagination.CursorPage``): walks through ``next``
 with no row twice and none skipped while rows arrive, 400 for a cursor that is not the
 list's, ``limit``'s bounds, and the schema of every list."""
 
@@ -15,8 +15,8 @@ from django.contrib.auth import get_user_model
 from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 
+from api.pagination import CursorPage
 from games.models import PlayerStats, RaceRating
-from games.pagination import CursorPage
 from tests.daily_fixtures import DAY, NOON, daily, finished_result
 from tests.helpers import PAGE_KEYS, pages, rows
 

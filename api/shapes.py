@@ -1,11 +1,12 @@
 """Every JSON shape a player may see, defined once: the one place to audit what leaves.
 
-Each shape is a DRF serializer that really renders: REST views, WebSocket
-consumers, board events and pages call the functions below, and the OpenAPI
-schema (drf-spectacular) is generated from the same classes, so the documented
-and the served shapes are one. Selectors hand over model instances and plain
-values; the views below (``GameView``, ``DailyView``) hold the rules of what
-a player may see of them:
+The shapes live at the edge: the domain (``games``) returns values and renders
+nothing. Each shape is a DRF serializer that really renders: REST views, WebSocket
+consumers, the events' wire forms (``api.events``) and the web pages call the
+functions below, and the OpenAPI schema (drf-spectacular) is generated from the
+same classes, so the documented and the served shapes are one. Selectors and
+services hand over model instances and plain values; the views below
+(``GameView``, ``DailyView``) hold the rules of what a player may see of them:
 
 - **stock secrecy**: a position is the engine's public form (``public_json``),
   the stock only counted; a replay step shows a full position only once its
@@ -53,7 +54,7 @@ from games.selectors.dailies import ResultReplay
 from games.selectors.games import elapsed_ms, game_current_log
 
 if TYPE_CHECKING:
-    from games.services.games import Hint
+    from games.services.games import Hint, MoveOutcome
 
 GAME_STATUSES = ["playing", "won", "lost", "resigned", "expired", "move_limit"]
 
@@ -249,9 +250,16 @@ def game_states(games: Iterable[Game]) -> list[dict[str, Any]]:
     return _render(GameStateSerializer, views, many=True)
 
 
-def move_result(game: Game, position: Position | None, *, duplicate: bool) -> dict[str, Any]:
-    """The public state after a move or undo, and whether it was a safe retry."""
-    view = MoveView(game, game_current_log(game, position), duplicate=duplicate)
+def move_result(outcome: MoveOutcome) -> dict[str, Any]:
+    """The public state after a move or undo, and whether it was a safe retry: the state
+    the move's event carries (rendered once, ``api.events``), or for a retry the current."""
+    if outcome.event is not None:
+        return {**outcome.event.message["state"], "duplicate": outcome.duplicate}
+    view = MoveView(
+        outcome.game,
+        game_current_log(outcome.game, outcome.position),
+        duplicate=outcome.duplicate,
+    )
     return _render(MoveResultSerializer, view)
 
 

@@ -1,0 +1,91 @@
+"""The events' wire forms and socket frames: where the domain's events meet the shapes.
+
+The domain's events (``games.event_types``) hold values; the two that carry a public
+shape get their wire form here, registered at start (``api.apps``), so every process
+renders them alike, once, when they are emitted. The sockets (``api.consumers``) turn
+the messages they receive into the frames ``api/asyncapi.yaml`` documents with the
+functions below (``tests/api/test_events.py`` checks every frame against it).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from api import shapes
+from games import event_types
+from games.event_types import BoardResult, GameMoved
+
+#: A frame of a socket: (the AsyncAPI channel it is sent on, the JSON frame).
+Frame = tuple[str, dict[str, Any]]
+
+
+def game_moved_message(event: GameMoved) -> dict[str, Any]:
+    """A ``GameMoved``'s wire form (its keys but ``type``): the game's public state at its
+    ply and, for a race's game, its race's code and its player's progress (counts only)."""
+    game, race = event.game, event.race
+    return {
+        "game_id": game.pk,
+        "ply": game.ply,
+        "status": game.status,
+        "state": shapes.game_state(game, event.position),
+        "race": None if race is None else race.code,
+        "progress": None if race is None else shapes.progress(race.player, game),
+    }
+
+
+def board_result_message(event: BoardResult) -> dict[str, Any]:
+    """A ``BoardResult``'s wire form (its keys but ``type``)."""
+    return {
+        "variant": event.variant,
+        "date": event.day.isoformat(),
+        "result": shapes.board_line(event.line),
+    }
+
+
+def register() -> None:
+    """Give the events that carry a public shape their wire forms (at app start)."""
+    event_types.wire_form(GameMoved, game_moved_message)
+    event_types.wire_form(BoardResult, board_result_message)
+
+
+def game_frame(message: dict[str, Any]) -> dict[str, Any]:
+    """A game socket's frame of a ``game.moved``: the state pushed, cause ``changed``."""
+    return {"type": "state", "cause": "changed", "ply": message["ply"], "state": message["state"]}
+
+
+def progress_frame(message: dict[str, Any]) -> dict[str, Any] | None:
+    """A race socket's frame of a ``game.moved``: for a race's game only."""
+    progress = message["progress"]
+    return None if progress is None else {"type": "race.progress", "player": progress}
+
+
+def rematch_frame(message: dict[str, Any]) -> dict[str, Any]:
+    """A race socket's frame of a ``race.rematch``."""
+    return {"type": "race.rematch", "code": message["rematch"]}
+
+
+def board_frame(message: dict[str, Any]) -> dict[str, Any]:
+    """A board socket's frame of a ``board.result`` (without the servers' keys, such as
+    the request id that caused it)."""
+    return {
+        "type": "board.result",
+        "variant": message["variant"],
+        "date": message["date"],
+        "result": message["result"],
+    }
+
+
+def _game_moved_frames(message: dict[str, Any]) -> list[Frame]:
+    progress = progress_frame(message)
+    return [("game", game_frame(message)), *([("race", progress)] if progress else [])]
+
+
+#: Every message type's frames, by the channel that sends them (none: a socket acts on it).
+FRAMES: dict[str, Callable[[Any], list[Frame]]] = {
+    GameMoved.TYPE: _game_moved_frames,
+    event_types.RaceChanged.TYPE: lambda message: [],
+    event_types.RaceRematch.TYPE: lambda message: [("race", rematch_frame(message))],
+    BoardResult.TYPE: lambda message: [("dailyBoard", board_frame(message))],
+    event_types.AuthRevoked.TYPE: lambda message: [],
+}

@@ -1,0 +1,61 @@
+"""api.events: every event's wire form and socket frames are what api/asyncapi.yaml
+documents, and a game's event carries what its sockets show."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from api import events, shapes
+from tests.schemas import socket_frames
+
+pytestmark = pytest.mark.django_db
+
+
+def test_every_frame_of_every_event_is_a_documented_socket_message(
+    event_examples: list[Any],
+) -> None:
+    frames = socket_frames()
+    checked = set()
+    for event in event_examples:
+        for channel, frame in events.FRAMES[event.TYPE](event.message):
+            messages = frames.sent_by_server(channel)
+            assert frame["type"] in messages, f"{channel} sends no {frame['type']}"
+            text = orjson.dumps(frame)  # as a socket sends it
+            errors = list(frames.validator(messages[frame["type"]]).iter_errors(orjson.loads(text)))
+            assert not errors, f"{type(event).__name__} on {channel}: {errors[0].message}"
+            checked.add((channel, frame["type"]))
+    assert checked == {
+        ("game", "state"),
+        ("race", "race.progress"),
+        ("race", "race.rematch"),
+        ("dailyBoard", "board.result"),
+    }
+
+
+def test_a_game_event_carries_what_its_sockets_show(event_examples: list[Any]) -> None:
+    moved, resigned = event_examples[:2]
+    frame = events.game_frame(moved.message)
+    assert (frame["cause"], frame["ply"]) == ("changed", 1)
+    shown = shapes.game_state(moved.game)  # its clock, read again, has moved on since
+    assert {**frame["state"], "elapsed_ms": 0} == {**shown, "elapsed_ms": 0}
+    assert events.progress_frame(moved.message) is None  # not a race's game
+    progress = events.progress_frame(resigned.message)
+    assert progress == {
+        "type": "race.progress",
+        "player": shapes.progress(resigned.game.player, resigned.game),
+    }
+    assert progress["player"]["status"] == "resigned"
+
+
+def test_a_board_event_shows_the_lines_public_shape(event_examples: list[Any]) -> None:
+    board = event_examples[4]
+    frame = events.board_frame({**board.message, "request_id": "r-1"})
+    assert frame == {
+        "type": "board.result",
+        "variant": "bristol",
+        "date": "2026-12-01",
+        "result": shapes.board_line(board.line),
+    }
