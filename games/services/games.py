@@ -71,7 +71,6 @@ from games.selectors.games import (
     hints_allowed,
 )
 from games.selectors.races import RaceClock, race_game_check
-from games.services.results import result_record
 
 
 @dataclass(frozen=True)
@@ -406,7 +405,6 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     if game.status != Status.PLAYING:
         game.finished_at = clock.now()
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
-    result_record(game)
     transaction.on_commit(lambda: _hold(game, pos, race))
     return MoveOutcome(game, pos, event=game_announce(game, pos, race=race))
 
@@ -456,7 +454,6 @@ def game_resign(*, game_id: int, user: User) -> Game:
             game.status = Status.RESIGNED.value
             game.finished_at = clock.now()
             game.save(update_fields=["status", "finished_at"])
-            result_record(game)
             game_announce(game, race=race)
             return game
     raise _day_over()
@@ -494,7 +491,6 @@ def _expired_now(game: Game) -> bool:
     game.status = EXPIRED
     game.finished_at = clock.day_end(game.deal.date)
     game.save(update_fields=["status", "finished_at"])
-    result_record(game)
     game_announce(game)
     return True
 

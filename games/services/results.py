@@ -17,11 +17,19 @@ from django.db import transaction
 from games import boards, clock, events
 from games.engine import Status, get_variant
 from games.errors import InvalidInput
+from games.event_types import GameMoved
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.selectors.games import game_reach
 from games.services.fairplay import result_flags_record
 from games.standings import standing_key
+
+
+def result_game_moved(event: GameMoved) -> None:
+    """Subscribed to ``GameMoved`` (``games.apps``; inside the change's transaction): a
+    ranked game that has just ended enters its result, and through it the boards."""
+    if event.game.status != Status.PLAYING:
+        result_record(event.game)
 
 
 def result_record(game: Game) -> Result | None:
