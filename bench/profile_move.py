@@ -21,7 +21,7 @@ not see the kernel, whose system time is a row of its own), in four ways:
   skipping generic standard-library frames (``copy``, ``functools``, ``re``...) which
   count for their caller; asyncio, threads, logging and json keep their own rows;
 * **product work**: the innermost frame of product code in the sample (``games.engine``,
-  ``games.shapes``, ``games.events``, ``api.throttling``...) with everything it calls,
+  ``api.shapes``, ``games.events``, ``api.throttling``...) with everything it calls,
   or the framework's row for its own work (network, dispatch, event loop), also when a
   dispatcher runs below the product frame (an ASGI or Django middleware's ``__call__``);
 * the thread holding the GIL (the event loop or a worker thread), and the hottest lines.
