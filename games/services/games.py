@@ -288,14 +288,16 @@ def _write_move(game: Game, ply: int, move: str, log: GameLog, bounds: _Bounds) 
             ply=log.entries, undo_floor=log.undo_floor, score=pos.score, position=game.position
         )
         if moved:
-            Move.objects.create(
-                game_id=game.pk,
-                ply=ply,
-                notation=move,
-                position=game.position,
-                depth=log.moves_on_board,
-            )
+            _log_entry(game, ply, move, log)
     return bool(moved)
+
+
+def _log_entry(game: Game, ply: int, move: str, log: GameLog) -> None:
+    """The log entry of ``move`` played at ``ply``: the position it left (``game``'s, as
+    stored by the same write), for undo without replay."""
+    Move.objects.create(
+        game_id=game.pk, ply=ply, notation=move, position=game.position, depth=log.moves_on_board
+    )
 
 
 def _apply_guarded(held: _Held, move: str, ply: int) -> MoveOutcome | None:
@@ -393,9 +395,7 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     log = _next_log(game, log, move)
     pos = log.position
     game.position = pos.to_json()
-    Move.objects.create(
-        game=game, ply=game.ply, notation=move, position=game.position, depth=log.moves_on_board
-    )
+    _log_entry(game, game.ply, move, log)
     game.ply = log.entries
     game.undo_floor = log.undo_floor
     game.score = pos.score
