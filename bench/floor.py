@@ -51,6 +51,15 @@ MOVE = "t3-f"
 TARGETS = {"ws": 2.0, "api": 3.0}
 
 
+def trees(label: str) -> tuple[Tree, Tree]:
+    """This tree's product servers and the floor's, the floor on the product's database."""
+    product = Tree(f"{label}_product", ROOT)
+    floor = Tree(
+        f"{label}_floor", ROOT, apps=FLOOR_APPS, settings="bench.floor_settings", shared_db=product
+    )
+    return product, floor
+
+
 class FloorPlay:
     """The floor's clients: one game each, moves on a fixed schedule from the ply it is at."""
 
@@ -152,14 +161,7 @@ def main(argv: list[str] | None = None) -> int:
     shared_redis_arguments(parser)
     args = parser.parse_args(argv)
 
-    product = Tree(f"{args.label}_product", ROOT)
-    floor = Tree(
-        f"{args.label}_floor",
-        ROOT,
-        apps=FLOOR_APPS,
-        settings="bench.floor_settings",
-        shared_db=product,
-    )
+    product, floor = trees(args.label)
     transports = [t for t in args.transports.split(",") if t in TARGETS]
     runs: dict[str, dict[str, list[dict[str, Any]]]] = {}
     try:

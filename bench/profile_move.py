@@ -54,7 +54,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from bench._server import cpu_times, shared_redis_arguments, tree_cpu  # noqa: E402
 from bench.compare import Tree, per_move  # noqa: E402
-from bench.floor import FLOOR_APPS, FloorPlay, start_games  # noqa: E402
+from bench.floor import FloorPlay, start_games, trees  # noqa: E402
 
 #: Product code: the repository's own packages (the floor's app counts as its own row).
 PRODUCT_PACKAGES = ("games", "api", "accounts", "patience_site", "web")
@@ -351,14 +351,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rate = args.rate or (100.0 if args.transport == "ws" else 50.0)
 
-    product = Tree(f"{args.label}_product", ROOT)
-    floor = Tree(
-        f"{args.label}_floor",
-        ROOT,
-        apps=FLOOR_APPS,
-        settings="bench.floor_settings",
-        shared_db=product,
-    )
+    product, floor = trees(args.label)
     profiles = {"floor": Profile(), "product": Profile()}
     with tempfile.TemporaryDirectory(prefix="profile_move_") as scratch:
         tmp = args.keep_raw or scratch
