@@ -92,6 +92,11 @@ MAX_ERRORS = 200
 MAX_RECONNECTS = 1_000
 
 
+#: A keep-alive connection idle longer than this is opened again: daphne (Twisted's
+#: ``HTTPFactory``) closes one idle for 60 s, and a request sent on it then finds it gone.
+KEEP_ALIVE_SECONDS = 50.0
+
+
 class Lost(Exception):
     """The connection broke or could not be made (the server is down or restarting)."""
 
@@ -120,6 +125,7 @@ class Http:
         self.timeout = timeout
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.used = 0.0  # time.monotonic() of the last answer
 
     async def close(self) -> None:
         if self.writer is not None:
@@ -136,6 +142,8 @@ class Http:
             raise Lost(f"{type(exc).__name__}") from exc
 
     async def _request(self, method: str, path: str, body: Any) -> tuple[int, Any]:
+        if self.writer is not None and time.monotonic() - self.used > KEEP_ALIVE_SECONDS:
+            await self.close()  # the server has closed it meanwhile: not a lost connection
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
         data = b"" if body is None else json.dumps(body).encode()
@@ -171,6 +179,7 @@ class Http:
             await self.close()
         if headers.get(b"connection", b"").lower() == b"close":
             await self.close()
+        self.used = time.monotonic()
         return status, json.loads(payload) if payload else None
 
 
