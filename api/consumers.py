@@ -472,8 +472,7 @@ class GameConsumer(_Consumer):
 
     def _frame(self, game: Any, state: dict[str, Any], *, cause: str, **extra: Any) -> Frame:
         """A state frame of ``game`` showing ``state``."""
-        message = {"type": "state", "cause": cause, "ply": game.ply, "state": state, **extra}
-        return _dumps(message), (game.ply, game.status)
+        return _dumps(events.state_frame(cause, game.ply, state, **extra)), (game.ply, game.status)
 
     def _current(self, cause: str) -> Frame:
         return self._state(

@@ -49,9 +49,16 @@ def register() -> None:
     event_types.wire_form(BoardResult, board_result_message)
 
 
+def state_frame(cause: str, ply: int, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
+    """A game socket's ``state`` frame: a game's state at ``ply`` and why it is sent (a
+    request's type, ``connect``, or ``changed`` when pushed); a move's answer adds
+    ``duplicate``."""
+    return {"type": "state", "cause": cause, "ply": ply, "state": state, **extra}
+
+
 def game_frame(message: dict[str, Any]) -> dict[str, Any]:
     """A game socket's frame of a ``game.moved``: the state pushed, cause ``changed``."""
-    return {"type": "state", "cause": "changed", "ply": message["ply"], "state": message["state"]}
+    return state_frame("changed", message["ply"], message["state"])
 
 
 def progress_frame(message: dict[str, Any]) -> dict[str, Any] | None:
