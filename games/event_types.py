@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, fields
 from datetime import date
-from functools import cached_property
 from typing import TYPE_CHECKING, Any, ClassVar, TypeVar
 
 if TYPE_CHECKING:
@@ -41,15 +40,24 @@ class Event:
 
     TYPE: ClassVar[str]
 
-    @cached_property
+    @property
     def message(self) -> dict[str, Any]:
         """The channel-layer message: JSON data (msgpack on Redis) with ``type`` first.
-        Rendered once (the move's answer shows the state its event carries); a type with
-        no wire form goes as its fields (``asdict`` would deep-copy them)."""
-        render = _wire_forms.get(type(self))
-        if render is None:
-            return {"type": self.TYPE, **{f.name: getattr(self, f.name) for f in fields(self)}}
-        return {"type": self.TYPE, **render(self)}
+        Rendered once (the move's answer shows the state its event carries) and kept in
+        the value's ``__dict__`` beside its fields, as ``functools.cached_property`` would,
+        without its lock (one for all instances on Python 3.11: a game's rendering, which
+        may read the database, would wait for every other thread's); a type with no wire
+        form goes as its fields (``asdict`` would deep-copy them)."""
+        message = self.__dict__.get("_message")
+        if message is None:
+            render = _wire_forms.get(type(self))
+            body = (
+                {f.name: getattr(self, f.name) for f in fields(self)}
+                if render is None
+                else render(self)
+            )
+            message = self.__dict__["_message"] = {"type": self.TYPE, **body}
+        return message
 
 
 @dataclass(frozen=True)
