@@ -504,9 +504,8 @@ class GameConsumer(_Consumer):
             )
         except Exception as exc:
             return self._error(cause, exc)
-        state = shapes.move_result(outcome)  # the REST answer: the frame shows it beside
-        duplicate = state.pop("duplicate")
-        return self._frame(outcome.game, state, cause=cause, duplicate=duplicate)
+        state = shapes.moved_state(outcome)
+        return self._frame(outcome.game, state, cause=cause, duplicate=outcome.duplicate)
 
     def _resign(self, cause: str) -> Frame:
         try:

@@ -226,14 +226,9 @@ class GameStateSerializer(serializers.Serializer):
     )
 
 
-@dataclass(frozen=True)
-class MoveView(GameView):
-    """A game's state after a move or undo, and whether that was a safe retry."""
-
-    duplicate: bool = False
-
-
 class MoveResultSerializer(GameStateSerializer):
+    """A game's state after a move or undo (``move_result``), and whether it was a retry."""
+
     duplicate = serializers.BooleanField(
         help_text="True when this exact move was already applied at that ply (a safe retry)."
     )
@@ -250,17 +245,18 @@ def game_states(games: Iterable[Game]) -> list[dict[str, Any]]:
     return _render(GameStateSerializer, views, many=True)
 
 
-def move_result(outcome: MoveOutcome) -> dict[str, Any]:
-    """The public state after a move or undo, and whether it was a safe retry: the state
-    the move's event carries (rendered once, ``api.events``), or for a retry the current."""
+def moved_state(outcome: MoveOutcome) -> dict[str, Any]:
+    """The public state after a move or undo: the one its event carries (rendered once,
+    ``api.events``), or for a retry, which emitted none, the current one."""
     if outcome.event is not None:
-        return {**outcome.event.message["state"], "duplicate": outcome.duplicate}
-    view = MoveView(
-        outcome.game,
-        game_current_log(outcome.game, outcome.position),
-        duplicate=outcome.duplicate,
-    )
-    return _render(MoveResultSerializer, view)
+        return outcome.event.message["state"]
+    return game_state(outcome.game, outcome.position)
+
+
+def move_result(outcome: MoveOutcome) -> dict[str, Any]:
+    """A move's REST answer (``MoveResultSerializer``): its state and whether it was a
+    safe retry."""
+    return {**moved_state(outcome), "duplicate": outcome.duplicate}
 
 
 class HintSerializer(serializers.Serializer):

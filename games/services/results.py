@@ -28,8 +28,7 @@ from games.standings import standing_key
 def result_game_moved(event: GameMoved) -> None:
     """Subscribed to ``GameMoved`` (``games.apps``; inside the change's transaction): a
     ranked game that has just ended enters its result, and through it the boards."""
-    if event.game.status != Status.PLAYING:
-        result_record(event.game)
+    result_record(event.game)
 
 
 def result_record(game: Game) -> Result | None:
