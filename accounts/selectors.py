@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from accounts.models import ApiToken
-from games.errors import NotFound
+from core.errors import NotFound
 
 #: How a guest's user name starts: a ":" no registered name may hold (``RegisterInput``).
 GUEST_PREFIX = "guest:"

@@ -16,12 +16,12 @@ from django.db import IntegrityError, transaction
 from django.db.models import Exists, OuterRef, QuerySet
 from django.http import HttpRequest
 
-from accounts import token_cache
+from accounts import events, token_cache
 from accounts.models import ApiToken, Guest, UsernameSkeleton
 from accounts.selectors import GUEST_PREFIX, address_key, is_guest, token_hash, token_user
 from accounts.usernames import username_skeleton
-from games import clock, events
-from games.errors import GuestLimit, InvalidInput, NotFound
+from core import clock
+from core.errors import GuestLimit, InvalidInput, NotFound
 from games.models import Game, Move
 from games.services import games as game_services
 

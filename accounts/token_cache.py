@@ -2,7 +2,7 @@
 
 Every REST request with a token looks it up, so the look-up's statement was half
 of PostgreSQL's work on a REST move. The entry for a key lives in Redis
-(``REDIS_URL``, through ``games.redis_guard``), so every server process sees the
+(``REDIS_URL``, through ``core.redis_guard``), so every server process sees the
 same entries, and revocation stays exact on all of them:
 
 - whatever makes a token stop admitting (``token_revoke``; an admin edit or
@@ -41,8 +41,8 @@ from django.contrib.auth.models import User
 from django.db import connection, models
 
 from accounts.models import ApiToken
-from games.errors import Unavailable
-from games.redis_guard import RedisUnavailable, client, guarded
+from core.errors import Unavailable
+from core.redis_guard import RedisUnavailable, client, guarded
 
 #: An entry lives this long; its token's use is recorded when it is filled again.
 ENTRY_SECONDS = 60

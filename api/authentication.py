@@ -12,7 +12,7 @@ from rest_framework.request import Request
 
 from accounts.selectors import is_guest
 from accounts.services import token_authenticate
-from games.errors import GuestNotAllowed
+from core.errors import GuestNotAllowed
 
 KEYWORDS = {b"token", b"bearer"}
 

@@ -110,15 +110,19 @@ from django.contrib.auth.models import User
 from django.db import close_old_connections
 from rest_framework.utils.encoders import JSONEncoder
 
+from accounts.events import session_group, token_group
 from api import events, shapes
 from api.daily import board_top
 from api.errors import envelope, error_payload
 from api.throttling import account_wait
-from games import clock, hints
-from games.errors import DailyNotReady, InvalidInput, NotFound, StalePly
-from games.events import daily_group, game_group, race_group, session_group, token_group
+from core import clock
+from core.errors import DailyNotReady, InvalidInput, NotFound, StalePly
+from games import hints
+from games.events import daily_group, game_group, race_group
 from games.inputs import day_parse, move_parse, ply_parse, variant_parse
 from games.models import UNDO
+from games.play import finish
+from games.play import move as play_move
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.selectors import races as race_selectors
@@ -468,27 +472,29 @@ class GameConsumer(_Consumer):
 
     def _state(self, game: Any, *, cause: str) -> Frame:
         """A state frame of a game as stored."""
-        return self._frame(game, shapes.game_state(game), cause=cause)
+        return self._frame(game.ply, game.status, shapes.game_state(game), cause)
 
-    def _frame(self, game: Any, state: dict[str, Any], *, cause: str, **extra: Any) -> Frame:
-        """A state frame of ``game`` showing ``state``."""
-        return _dumps(events.state_frame(cause, game.ply, state, **extra)), (game.ply, game.status)
+    @staticmethod
+    def _frame(ply: int, status: str, state: dict[str, Any], cause: str, **extra: Any) -> Frame:
+        """A state frame showing ``state`` at ``ply`` with ``status``."""
+        return _dumps(events.state_frame(cause, ply, state, **extra)), (ply, status)
 
     def _current(self, cause: str) -> Frame:
-        return self._state(
-            game_services.game_open(game_id=self.game_id, user=self.user), cause=cause
-        )
+        return self._state(self._shown(), cause=cause)
+
+    def _shown(self) -> Any:
+        return game_selectors.game_shown(game_id=self.game_id, user=self.user)
 
     def _opened(self) -> tuple[Frame, str | None, datetime | None]:
         """The state on connect and, for a race's game, its race's code and its start."""
-        game = game_services.game_open(game_id=self.game_id, user=self.user)
+        game = self._shown()
         race = race_selectors.race_code_of(game)
         start = game.started_at if race is not None else None  # timed from the race's start
         return self._state(game, cause="connect"), race, start
 
     def _at_start(self) -> tuple[Frame, bool]:
         """The state at a race's start, and whether the shared clock has reached it."""
-        game = game_services.game_open(game_id=self.game_id, user=self.user)
+        game = self._shown()
         return self._state(game, cause="changed"), clock.shared_now() >= game.started_at
 
     def _current_or_error(self, cause: str) -> Frame:
@@ -499,20 +505,21 @@ class GameConsumer(_Consumer):
 
     def _apply(self, cause: str, move: str, ply: int) -> Frame:
         try:
-            outcome = game_services.game_apply_move(
+            result = play_move.apply_move(
                 game_id=self.game_id, user=self.user, move=move, ply=ply, transport="ws"
             )
         except Exception as exc:
             return self._error(cause, exc)
-        state = shapes.moved_state(outcome)
-        return self._frame(outcome.game, state, cause=cause, duplicate=outcome.duplicate)
+        shown = result.state
+        duplicate = result.duplicate
+        return self._frame(shown.ply, shown.status, shown.as_json(), cause, duplicate=duplicate)
 
     def _resign(self, cause: str) -> Frame:
         try:
-            game = game_services.game_resign(game_id=self.game_id, user=self.user)
+            shown = finish.resign(game_id=self.game_id, user=self.user).state
         except Exception as exc:
             return self._error(cause, exc)
-        return self._state(game, cause=cause)
+        return self._frame(shown.ply, shown.status, shown.as_json(), cause)
 
     def _hint(self, cause: str) -> Frame:
         try:
@@ -664,8 +671,8 @@ class RaceConsumer(_Consumer):
 
     async def woken(self) -> bool:
         """At the race's start or time limit: the race, once its status shows it (running;
-        finished, which this read does when overdue)."""
-        text, status, _ = await self.db(self._race)
+        finished, which this socket's timer stores when overdue, as the job would)."""
+        text, status, _ = await self.db(self._settled)
         if status == self.status:
             return False
         self.status = self.woke_to = status
@@ -683,9 +690,17 @@ class RaceConsumer(_Consumer):
         if self.ready:
             await self.send(text_data=_dumps(events.rematch_frame(message)))
 
+    def _settled(self) -> tuple[str, str, list[datetime | None]]:
+        """At a moment of the race's: finish it if it is overdue (a write of this socket's
+        timer, not of a read), then its frame."""
+        race = race_selectors.race_by_code(self.code)
+        if race_selectors.race_overdue(race, clock.shared_now()):
+            race_services.race_finish(race_id=race.pk)
+        return self._race()
+
     def _race(self) -> tuple[str, str, list[datetime | None]]:
         """The race's frame, its status, and the moments to wake at (start, time limit)."""
-        race = race_services.race_settle(code=self.code)
+        race = race_selectors.race_by_code(self.code)
         view = shapes.race(race, self.scope.get("user"))
         kind = "race.finished" if view["status"] == "finished" else "race.state"
         moments = [race.starts_at, race.ends_at] if view["status"] != "finished" else []

@@ -27,8 +27,8 @@ from api.shapes import (
     ReplaySerializer,
 )
 from api.views import errors
-from games import clock
-from games.errors import InvalidInput
+from core import clock
+from core.errors import InvalidInput
 from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
 from games.models import Deal
 from games.selectors import boards as board_selectors

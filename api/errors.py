@@ -20,8 +20,8 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from games import errors as domain
-from games.db import pool_sweep
+from core import errors as domain
+from core.db import pool_sweep
 from games.engine import EngineError, GameOverError
 
 logger = logging.getLogger(__name__)

@@ -1,10 +1,7 @@
-"""The events' wire forms and socket frames: where the domain's events meet the shapes.
-
-The domain's events (``games.event_types``) hold values; the two that carry a public
-shape get their wire form here, registered at start (``api.apps``), so every process
-renders them alike, once, when they are emitted. The sockets (``api.consumers``) turn
-the messages they receive into the frames ``api/asyncapi.yaml`` documents with the
-functions below (``tests/api/test_events.py`` checks every frame against it).
+"""The socket frames of the events: the domain's events (``games.event_types``) build
+their own messages; the sockets (``api.consumers``) turn the messages they receive into
+the frames ``api/asyncapi.yaml`` documents with the functions below
+(``tests/api/test_events.py`` checks every frame against it).
 """
 
 from __future__ import annotations
@@ -12,41 +9,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from accounts.events import AuthRevoked
 from api import shapes
 from games import event_types
 from games.event_types import BoardResult, GameMoved
 
 #: A frame of a socket: (the AsyncAPI channel it is sent on, the JSON frame).
 Frame = tuple[str, dict[str, Any]]
-
-
-def game_moved_message(event: GameMoved) -> dict[str, Any]:
-    """A ``GameMoved``'s wire form (its keys but ``type``): the game's public state at its
-    ply and, for a race's game, its race's code and its player's progress (counts only)."""
-    game, race = event.game, event.race
-    return {
-        "game_id": game.pk,
-        "ply": game.ply,
-        "status": game.status,
-        "state": shapes.game_state(game, event.position),
-        "race": None if race is None else race.code,
-        "progress": None if race is None else shapes.progress(race.player, game),
-    }
-
-
-def board_result_message(event: BoardResult) -> dict[str, Any]:
-    """A ``BoardResult``'s wire form (its keys but ``type``)."""
-    return {
-        "variant": event.variant,
-        "date": event.day.isoformat(),
-        "result": shapes.board_line(event.line),
-    }
-
-
-def register() -> None:
-    """Give the events that carry a public shape their wire forms (at app start)."""
-    event_types.wire_form(GameMoved, game_moved_message)
-    event_types.wire_form(BoardResult, board_result_message)
 
 
 def state_frame(cause: str, ply: int, state: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -79,7 +48,7 @@ def board_frame(message: dict[str, Any]) -> dict[str, Any]:
         "type": "board.result",
         "variant": message["variant"],
         "date": message["date"],
-        "result": message["result"],
+        "result": shapes.board_line(message["line"]),
     }
 
 
@@ -94,5 +63,5 @@ FRAMES: dict[str, Callable[[Any], list[Frame]]] = {
     event_types.RaceChanged.TYPE: lambda message: [],
     event_types.RaceRematch.TYPE: lambda message: [("race", rematch_frame(message))],
     BoardResult.TYPE: lambda message: [("dailyBoard", board_frame(message))],
-    event_types.AuthRevoked.TYPE: lambda message: [],
+    AuthRevoked.TYPE: lambda message: [],
 }

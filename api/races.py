@@ -116,7 +116,7 @@ class RaceDetailView(APIView):
         tags=["races"], parameters=[CODE_PARAMETER], responses={200: RaceSerializer, **errors(404)}
     )
     def get(self, request: Request, code: str) -> Response:
-        return race_response(race_services.race_settle(code=code), request)
+        return race_response(race_selectors.race_by_code(code), request)
 
 
 class RaceJoinView(APIView):
@@ -206,7 +206,7 @@ class RaceReplayView(APIView):
     )
     def get(self, request: Request, code: str, username: str) -> Response:
         params = query(ReplayQuery, request)
-        race = race_services.race_settle(code=code)
+        race = race_selectors.race_by_code(code)
         replay = race_selectors.race_replay(race=race, username=username, step=params.get("step"))
         return Response(shapes.race_replay(replay))
 

@@ -9,8 +9,8 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from api.shapes import GAME_STATUSES
+from core.errors import InvalidInput
 from games.engine import SEED_LIMIT, VARIANTS
-from games.errors import InvalidInput
 from games.inputs import MOVE_MAX_LENGTH, move_parse, ply_parse
 
 

@@ -26,35 +26,33 @@ services hand over model instances and plain values; the views below
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from datetime import UTC, date, datetime
 from decimal import Decimal
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, Protocol
 
 from django.contrib.auth.models import AbstractBaseUser, AnonymousUser
-from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from games import clock
+from core import clock
 from games.engine import (
-    GameLog,
     Position,
     Status,
     deck_order,
-    finish_line,
     get_variant,
-    safe_moves,
 )
 from games.models import EXPIRED, Deal, Game, PlayerStats, Race, RaceEntry, RaceRating
+from games.play import state
 from games.selectors import races as race_selectors
 from games.selectors.boards import current_streak
 from games.selectors.dailies import ResultReplay
-from games.selectors.games import elapsed_ms, game_current_log
 
 if TYPE_CHECKING:
-    from games.services.games import Hint, MoveOutcome
+    from games.play.move import MoveResult
+    from games.services.games import Hint
 
 GAME_STATUSES = ["playing", "won", "lost", "resigned", "expired", "move_limit"]
 
@@ -88,30 +86,9 @@ def _render(shape: type[serializers.Serializer], value: Any, *, many: bool = Fal
 # -- a game -------------------------------------------------------------------------------
 
 
-def revealed_deal(game: Game) -> Deal | None:
-    """The game's deal if its seed and deck may be shown, else None.
-
-    A daily deal stays hidden until its day is over, even after one game of it
-    ended: others are still playing it; a race's deal likewise until the race has finished.
-    """
-    deal = game.deal
-    if game.status == Status.PLAYING or (deal.date is not None and not clock.day_over(deal.date)):
-        return None
-    if (
-        deal.kind == Deal.Kind.RACE
-        and not Race.objects.filter(deal=deal, status=Race.Status.FINISHED).exists()
-    ):
-        return None
-    return deal
-
-
 class DealRevealSerializer(serializers.Serializer):
     seed = serializers.CharField()
-    deck = serializers.SerializerMethodField()
-
-    @extend_schema_field(_cards())
-    def get_deck(self, deal: Deal) -> list[str]:
-        return deck_order(deal.variant, int(deal.seed))
+    deck = _cards()
 
 
 class PositionSerializer(serializers.Serializer):
@@ -124,85 +101,23 @@ class PositionSerializer(serializers.Serializer):
     stock = serializers.IntegerField(help_text="Cards left in the stock (never their faces).")
 
 
-@dataclass(frozen=True)
-class GameView:
-    """A game with its current log: the values its public state shows."""
-
-    game: Game
-    log: GameLog
-
-    @property
-    def playing(self) -> bool:
-        return self.game.status == Status.PLAYING
-
-    @cached_property
-    def before_start(self) -> bool:
-        """A race's game before the race starts on the shared clock (a race's game is
-        timed from the start, and takes no move before it, so only one at ply 0 asks)."""
-        game = self.game
-        return (
-            game.deal.kind == Deal.Kind.RACE
-            and game.ply == 0
-            and clock.shared_now() < game.started_at
-        )
-
-    @property
-    def max_score(self) -> int:
-        return get_variant(self.game.deal.variant).card_count
-
-    @property
-    def position(self) -> dict[str, Any] | None:
-        return None if self.before_start else self.log.position.public_json()
-
-    @property
-    def legal_moves(self) -> list[str]:
-        if not self.playing or self.before_start:
-            return []
-        return [str(m) for m in self.log.position.legal_moves]
-
-    @property
-    def safe_moves(self) -> list[str]:
-        if not self.playing or self.before_start:
-            return []
-        return [str(m) for m in safe_moves(self.log.position)]
-
-    @property
-    def finish(self) -> list[str]:
-        if not self.playing or self.before_start:
-            return []
-        return [str(m) for m in finish_line(self.log.position)]
-
-    @property
-    def can_undo(self) -> bool:
-        return self.playing and self.log.can_undo(self.game.ranked)
-
-    @property
-    def elapsed_ms(self) -> int:
-        return elapsed_ms(self.game)
-
-    @property
-    def deal(self) -> Deal | None:
-        return revealed_deal(self.game)
-
-
 class GameStateSerializer(serializers.Serializer):
-    id = serializers.IntegerField(source="game.pk")
-    variant = serializers.CharField(source="game.deal.variant")
-    kind = serializers.ChoiceField(choices=Deal.Kind.choices, source="game.deal.kind")
-    date = serializers.DateField(allow_null=True, source="game.deal.date")
-    status = serializers.ChoiceField(choices=GAME_STATUSES, source="game.status")
-    score = serializers.IntegerField(help_text="Cards home.", source="game.score")
+    """A game as its player sees it: documents ``games.play.state.GameState.as_json``,
+    which every door sends as it is (``tests/api/test_api_shapes.py`` keeps them one)."""
+
+    id = serializers.IntegerField()
+    variant = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Deal.Kind.choices)
+    date = serializers.DateField(allow_null=True)
+    status = serializers.ChoiceField(choices=GAME_STATUSES)
+    score = serializers.IntegerField(help_text="Cards home.")
     max_score = serializers.IntegerField()
-    ply = serializers.IntegerField(
-        help_text="Log entries so far (moves and undos).", source="log.entries"
-    )
-    moves_on_board = serializers.IntegerField(
-        help_text="Moves not undone.", source="log.moves_on_board"
-    )
-    ranked = serializers.BooleanField(source="game.ranked")
-    assisted = serializers.BooleanField(source="game.assisted")
-    started_at = _instant(source="game.started_at")
-    finished_at = _instant(allow_null=True, source="game.finished_at")
+    ply = serializers.IntegerField(help_text="Log entries so far (moves and undos).")
+    moves_on_board = serializers.IntegerField(help_text="Moves not undone.")
+    ranked = serializers.BooleanField()
+    assisted = serializers.BooleanField()
+    started_at = _instant()
+    finished_at = _instant(allow_null=True)
     elapsed_ms = serializers.IntegerField(help_text="Measured on the server.")
     position = PositionSerializer(
         allow_null=True,
@@ -235,28 +150,19 @@ class MoveResultSerializer(GameStateSerializer):
 
 
 def game_state(game: Game, position: Position | None = None) -> dict[str, Any]:
-    """The public state of a game (``position``: its snapshot's, when already read)."""
-    return _render(GameStateSerializer, GameView(game, game_current_log(game, position)))
+    """The public state of a game as stored (``position``: its current one, when read)."""
+    return state.game_state(game, position).as_json()
 
 
 def game_states(games: Iterable[Game]) -> list[dict[str, Any]]:
     """The public states of several games (a page of a list)."""
-    views = [GameView(g, game_current_log(g)) for g in games]
-    return _render(GameStateSerializer, views, many=True)
+    return [state.game_state(g).as_json() for g in games]
 
 
-def moved_state(outcome: MoveOutcome) -> dict[str, Any]:
-    """The public state after a move or undo: the one its event carries (rendered once,
-    ``api.events``), or for a retry, which emitted none, the current one."""
-    if outcome.event is not None:
-        return outcome.event.message["state"]
-    return game_state(outcome.game, outcome.position)
-
-
-def move_result(outcome: MoveOutcome) -> dict[str, Any]:
+def move_result(result: MoveResult) -> dict[str, Any]:
     """A move's REST answer (``MoveResultSerializer``): its state and whether it was a
     safe retry."""
-    return {**moved_state(outcome), "duplicate": outcome.duplicate}
+    return {**result.state.as_json(), "duplicate": result.duplicate}
 
 
 class HintSerializer(serializers.Serializer):
@@ -625,6 +531,10 @@ class ReplayView(_ReplaySteps):
 
     replay: ResultReplay
 
+    @property
+    def deal(self) -> state.DealShown:
+        return state.deal_shown(self.replay.result.deal)
+
 
 class ReplaySerializer(serializers.Serializer):
     result_id = serializers.IntegerField(source="replay.result.pk")
@@ -633,7 +543,7 @@ class ReplaySerializer(serializers.Serializer):
     cards_home = serializers.IntegerField(source="replay.result.cards_home")
     moves = _cards(source="replay.moves")
     steps = serializers.IntegerField()
-    deal = DealRevealSerializer(source="replay.result.deal")
+    deal = DealRevealSerializer()
     step = serializers.IntegerField(allow_null=True, source="replay.step")
     position = ReplayPositionSerializer(
         allow_null=True, help_text="Full position (stock included) after `step` log entries."
@@ -647,53 +557,11 @@ def replay(replay: ResultReplay) -> dict[str, Any]:
 
 # -- a race -------------------------------------------------------------------------------
 
-PROGRESS_STATUSES = ["waiting", "playing", "won", "lost", "resigned", "expired"]
-
-
-@dataclass(frozen=True)
-class ProgressView:
-    """A racer's progress: counts and times of their game, never a card of it.
-
-    ``game`` is None before the start (the player is ``waiting``).
-    """
-
-    player: AbstractBaseUser
-    game: Game | None
-
-    @property
-    def username(self) -> str:
-        return self.player.get_username()
-
-    @property
-    def status(self) -> str:
-        if self.game is None:
-            return "waiting"
-        status = self.game.status
-        if status not in (Status.PLAYING, Status.WON, Status.RESIGNED, EXPIRED):
-            return Status.LOST.value  # lost, or ended by the move limit
-        return str(status)
-
-    @property
-    def cards_home(self) -> int:
-        return 0 if self.game is None else self.game.score
-
-    @property
-    def moves(self) -> int:
-        return 0 if self.game is None else self.game.ply
-
-    @property
-    def finished_at(self) -> datetime | None:
-        return None if self.game is None else self.game.finished_at
-
-    @property
-    def time_ms(self) -> int | None:
-        return None if self.game is None else race_selectors.race_time_ms(self.game)
-
 
 class ProgressSerializer(serializers.Serializer):
     username = serializers.CharField()
     status = serializers.ChoiceField(
-        choices=PROGRESS_STATUSES,
+        choices=list(state.PROGRESS_STATUSES),
         help_text="`waiting` before the start; `expired`: still playing at the time limit.",
     )
     cards_home = serializers.IntegerField()
@@ -703,23 +571,22 @@ class ProgressSerializer(serializers.Serializer):
 
 
 @dataclass(frozen=True)
-class StandingView(ProgressView):
+class StandingView(state.Progress):
     """A racer's place in a finished race, with their rating change (quick races)."""
 
-    entry: RaceEntry
+    place: int | None = None
+    rating: dict[str, float] | None = None
 
-    @property
-    def place(self) -> int | None:
-        return self.entry.place
 
-    @property
-    def rating(self) -> dict[str, float] | None:
-        if self.entry.rating_after is None:
-            return None
-        return {
-            "before": round(self.entry.rating_before or 0.0, 2),
-            "after": round(self.entry.rating_after, 2),
+def _standing(entry: RaceEntry, place: int | None) -> StandingView:
+    rating = None
+    if entry.rating_after is not None:
+        rating = {
+            "before": round(entry.rating_before or 0.0, 2),
+            "after": round(entry.rating_after, 2),
         }
+    shown = state.progress(entry.player, entry.game)
+    return StandingView(*astuple(shown), place=place, rating=rating)
 
 
 class RatingChangeSerializer(serializers.Serializer):
@@ -753,9 +620,26 @@ class RaceView:
     max_players = race_selectors.MAX_PLAYERS
     min_players = race_selectors.MIN_PLAYERS
 
+    @cached_property
+    def overdue(self) -> bool:
+        """Past its time limit and not stored as finished yet (the race's sockets and the
+        job store it): shown finished, with the standings it will store."""
+        return race_selectors.race_overdue(self.race, self.server_time)
+
     @property
     def status(self) -> str:
+        if self.overdue:
+            return Race.Status.FINISHED
         return race_selectors.race_status(self.race, self.server_time)
+
+    def _game(self, entry: RaceEntry) -> Game | None:
+        """A racer's game as shown: one still playing past the limit ends there, expired."""
+        game = entry.game
+        if game is None or not self.overdue or game.status != Status.PLAYING:
+            return game
+        shown = copy.copy(game)
+        shown.status, shown.finished_at = EXPIRED, self.race.ends_at
+        return shown
 
     @property
     def time_limit_seconds(self) -> int:
@@ -766,9 +650,9 @@ class RaceView:
         return None if self.race.rematch is None else self.race.rematch.code
 
     @property
-    def players(self) -> list[ProgressView]:
+    def players(self) -> list[state.Progress]:
         started = self.status in (Race.Status.RUNNING, Race.Status.FINISHED)
-        return [ProgressView(e.player, e.game if started else None) for e in self.entries]
+        return [state.progress(e.player, self._game(e) if started else None) for e in self.entries]
 
     @property
     def you(self) -> dict[str, int | None] | None:
@@ -785,10 +669,16 @@ class RaceView:
 
     @property
     def standings(self) -> list[StandingView] | None:
+        if self.overdue:  # the places the race will store (``race_finish``), no rating yet
+            shown = [copy.copy(e) for e in self.entries]
+            for e in shown:
+                e.game = self._game(e)
+            ranked = sorted(shown, key=race_selectors.standing_key)
+            return [_standing(e, place) for place, e in enumerate(ranked, start=1)]
         if self.race.status != Race.Status.FINISHED:
             return None
         ranked = sorted(self.entries, key=lambda e: e.place or 0)
-        return [StandingView(e.player, e.game, e) for e in ranked]
+        return [_standing(e, e.place) for e in ranked]
 
 
 class RaceSerializer(serializers.Serializer):
@@ -832,16 +722,15 @@ def races(races: Iterable[Race], viewer: AbstractBaseUser | AnonymousUser | None
     return _render(RaceSerializer, [_race_view(r, viewer) for r in races], many=True)
 
 
-def progress(player: AbstractBaseUser, game: Game) -> dict[str, Any]:
-    """A racer's progress after a move of their game (a race socket's message)."""
-    return _render(ProgressSerializer, ProgressView(player, game))
-
-
 @dataclass(frozen=True)
 class RaceReplayView(_ReplaySteps):
     """A racer's game of a finished race with its log, and a step of it if asked for."""
 
     replay: race_selectors.RaceReplay
+
+    @property
+    def deal(self) -> state.DealShown:
+        return state.deal_shown(self.replay.game.deal)
 
     @property
     def player(self) -> str:
@@ -858,7 +747,7 @@ class RaceReplaySerializer(serializers.Serializer):
     cards_home = serializers.IntegerField(source="replay.game.score")
     moves = _cards(source="replay.moves")
     steps = serializers.IntegerField()
-    deal = DealRevealSerializer(source="replay.game.deal")
+    deal = DealRevealSerializer()
     step = serializers.IntegerField(allow_null=True, source="replay.step")
     position = ReplayPositionSerializer(
         allow_null=True, help_text="Full position (stock included) after `step` log entries."

@@ -12,7 +12,7 @@ request) and loses counts when requests of one client overlap. A window starts
 with a client's first request and lasts the rate's period; Retry-After is the
 time left in it. With Redis a request costs one round trip for its account's and its
 address's windows together (``RequestThrottle``).
-While Redis is unavailable (``games.redis_guard``) each process counts in its
+While Redis is unavailable (``core.redis_guard``) each process counts in its
 own memory with the same rates, and says so in the log.
 
 Socket frames draw on their account's budget in leases (``account_wait``): a
@@ -36,7 +36,7 @@ from rest_framework.request import Request
 from rest_framework.settings import api_settings
 from rest_framework.throttling import BaseThrottle, SimpleRateThrottle
 
-from games.redis_guard import RedisUnavailable, guarded, process_cache
+from core.redis_guard import RedisUnavailable, guarded, process_cache
 
 if TYPE_CHECKING:  # rest_framework.views imports the throttles: no runtime import.
     from rest_framework.views import APIView

@@ -33,9 +33,10 @@ from api import serializers as s
 from api import shapes
 from api.authentication import ApiTokenAuthentication, signed_in_user
 from api.throttling import AuthThrottle, IpThrottle
+from core.errors import NotReady
 from games.engine import VARIANTS
-from games.errors import NotReady
 from games.models import UNDO
+from games.play import finish, move
 from games.selectors import games as game_selectors
 from games.selectors import health as health_selectors
 from games.services import games as game_services
@@ -498,13 +499,13 @@ class GameDetailView(APIView):
 
     @extend_schema(tags=["games"], responses={200: shapes.GameStateSerializer, **errors(401, 404)})
     def get(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_open(game_id=game_id, user=game_player(request))
+        game = game_selectors.game_shown(game_id=game_id, user=game_player(request))
         return Response(shapes.game_state(game))
 
 
-def move_response(outcome: game_services.MoveOutcome) -> Response:
+def move_response(result: move.MoveResult) -> Response:
     """The state after a move (or for a retry the current one)."""
-    return Response(shapes.move_result(outcome))
+    return Response(shapes.move_result(result))
 
 
 class GameMovesView(GenericAPIView):
@@ -537,9 +538,7 @@ class GameMovesView(GenericAPIView):
         data = s.MoveInput(data=request.data)
         data.is_valid(raise_exception=True)
         return move_response(
-            game_services.game_apply_move(
-                game_id=game_id, user=game_player(request), **data.validated_data
-            )
+            move.apply_move(game_id=game_id, user=game_player(request), **data.validated_data)
         )
 
 
@@ -564,7 +563,7 @@ class GameUndoView(APIView):
         data = s.PlyInput(data=request.data)
         data.is_valid(raise_exception=True)
         return move_response(
-            game_services.game_apply_move(
+            move.apply_move(
                 game_id=game_id,
                 user=game_player(request),
                 move=UNDO,
@@ -611,5 +610,5 @@ class GameResignView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        game = game_services.game_resign(game_id=game_id, user=game_player(request))
-        return Response(shapes.game_state(game))
+        ended = finish.resign(game_id=game_id, user=game_player(request))
+        return Response(ended.state.as_json())

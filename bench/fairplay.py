@@ -89,7 +89,7 @@ def game_of(race: Any, player: Any) -> Any:
 def resign_all(race: Any, accounts: list[Any], after: float) -> None:
     import time_machine
 
-    from games.services.games import game_resign
+    from games.play.finish import resign as game_resign
     from games.services.races import race_finish
 
     with time_machine.travel(race.starts_at + timedelta(seconds=after), tick=False):
@@ -102,7 +102,7 @@ def play_moves(race: Any, player: Any, count: int, after: float) -> None:
     import time_machine
 
     from games.engine import new_position
-    from games.services.games import game_apply_move
+    from games.play.move import apply_move as game_apply_move
 
     game = game_of(race, player)
     pos = new_position("bristol", seed=int(race.deal.seed))
@@ -168,7 +168,7 @@ def ties() -> list[str]:
     race = race_of([quitter, stayer])
     import time_machine
 
-    from games.services.games import game_resign
+    from games.play.finish import resign as game_resign
     from games.services.races import race_finish
 
     for player, after in ((quitter, 1), (stayer, 40)):
@@ -177,7 +177,7 @@ def ties() -> list[str]:
     with time_machine.travel(race.starts_at + timedelta(seconds=41), tick=False):
         race_finish(race_id=race.pk)
     first = race.entries.get(place=1).player
-    from games import clock
+    from core import clock
 
     day = clock.today()
     daily_create("bristol", day)
@@ -207,7 +207,7 @@ def ties() -> list[str]:
 
 
 def drain() -> list[str]:
-    from games.errors import ServiceError
+    from core.errors import ServiceError
     from games.services import races as race_services
 
     fill(10)
@@ -299,13 +299,13 @@ def burst(env: dict[str, str]) -> list[str]:
 def scout() -> list[str]:
     from django.test import override_settings
 
-    from games import clock
+    from core import clock
     from games.engine import new_position
     from games.engine.solver import solve
     from games.models import Result
+    from games.play.move import apply_move as game_apply_move
     from games.selectors.games import game_position
     from games.services import dailies
-    from games.services.games import game_apply_move
 
     day = clock.today()
     with override_settings(DAILY_SOLVER_NODES=50_000):
@@ -363,7 +363,7 @@ def main() -> None:
         from django.core.management import call_command
 
         call_command("migrate", interactive=False, verbosity=0)
-        from games import jobs
+        from core import jobs
 
         # The bench deals its pools itself: no join starts the refill job behind its back.
         jobs.race_pool_job_start = lambda: None

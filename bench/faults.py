@@ -39,7 +39,7 @@ from devtools.servers import RedisServer, own_servers, server_env, subprocess_js
 SEED = """
 import json
 from django.contrib.auth import get_user_model
-from games import clock
+from core import clock
 from games.selectors import games as game_selectors
 from accounts import services as account_services
 from games.services import dailies as daily_services

@@ -27,15 +27,13 @@ django_asgi_app = get_asgi_application()
 from channels.generic.websocket import AsyncWebsocketConsumer  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
-from django.db import connection  # noqa: E402
 from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.urls import path  # noqa: E402
-from django.utils import timezone  # noqa: E402
 
 from api.consumers import _in_worker  # noqa: E402
 from games.engine import finish_line, new_position, safe_moves  # noqa: E402
 from games.models import Game  # noqa: E402
-from games.services.games import _move_sql  # noqa: E402
+from games.play import store  # noqa: E402
 
 _START = new_position("bristol", seed=1)
 #: What a move stores: a real position (the product stores the one after the move).
@@ -76,11 +74,9 @@ def floor_move(game_id: int, ply: int, move: str) -> tuple[int, str]:
             pk=game_id
         )
     # not hinted, no day (not a ranked daily) and no race window: the statement's bounds
-    stored = orjson.dumps(POSITION).decode()
-    params: list[Any] = [ply + 1, 0, 0, stored, game_id, player, ply, False]
-    with connection.cursor() as cursor:
-        cursor.execute(_move_sql(False, 0), [*params, ply, move, timezone.now(), ply + 1])
-        moved = cursor.fetchone() is not None
+    guard = store.Guard(game_id, player, ply, assisted=False)
+    change = store.Change(ply + 1, 0, 0, "playing", None, POSITION)
+    moved = store.write(guard, change, store.Entry(move, ply + 1))
     if not moved:
         return 409, orjson.dumps(
             {"type": "error", "ply": ply, "error": {"code": "stale_ply"}}

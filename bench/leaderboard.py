@@ -315,7 +315,7 @@ def fill(
     """Fill the database; returns today's deal, its day and facts about the data."""
     from django.db import connection
 
-    from games import clock
+    from core import clock
     from games.services.dailies import daily_create
 
     rng = random.Random(seed)

@@ -9,7 +9,7 @@ alternate the two sides (so both see the same machine load), and prints the medi
 microseconds per move of each side and their difference, for two doors:
 
 - ``service``: ``game_apply_move`` itself, with its move counter and latency histogram
-  (``games.metrics.move_observed``) against a no-op in its place;
+  (``core.metrics.move_observed``) against a no-op in its place;
 - ``rest``: ``POST /api/v1/games/<id>/moves/`` through Django's whole stack (test client),
   with the site middleware (request id, HTTP counter, the JSON log line, written to
   /dev/null) and the move metrics, against neither.
@@ -120,12 +120,11 @@ class Player:
 
 
 def _service_move(player: Player) -> None:
-    from api import shapes
-    from games.services import games as game_services
+    from games.play.move import apply_move
 
     game_id, move, ply = player.next_move()
-    outcome = game_services.game_apply_move(game_id=game_id, user=player.user, move=move, ply=ply)
-    player.moved(shapes.game_state(outcome.game, outcome.position))
+    result = apply_move(game_id=game_id, user=player.user, move=move, ply=ply)
+    player.moved(result.state.as_json())
 
 
 def _rest_client(observed: bool, key: str) -> Any:
@@ -159,7 +158,7 @@ def _cpu_per_move(play: Callable[[], None], moves: int) -> float:
 
 def _observed_row(calls: int) -> None:
     """The move metrics alone (a counter and a histogram), against an empty ``with``."""
-    from games import metrics
+    from core import metrics
 
     def cpu(observed: Callable[[str], contextlib.AbstractContextManager[None]]) -> float:
         start = time.process_time()
@@ -227,13 +226,11 @@ def _run(moves: int) -> int:
 
     from accounts import services as account_services
     from devtools.accounts import PASSWORD
-    from games.services import games as game_services
+    from games.play import move as play_move
 
     user = account_services.user_register(username="bench-metrics", password=PASSWORD)
     key = account_services.token_create(user=user, name="bench")[1]
-    off = mock.patch.object(
-        game_services.metrics, "move_observed", lambda t: contextlib.nullcontext()
-    )
+    off = mock.patch.object(play_move.metrics, "move_observed", lambda t: contextlib.nullcontext())
     player = Player(user, random.Random(7))
     clients = {True: _rest_client(True, key), False: _rest_client(False, key)}
     doors: dict[str, Callable[[bool], Callable[[], None]]] = {

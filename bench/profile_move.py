@@ -201,7 +201,7 @@ DISPATCH = (
 
 #: Product modules that serve their callers (Redis behind a circuit breaker): their
 #: samples count for the product module that called them.
-HELPERS = ("games.redis_guard",)
+HELPERS = ("core.redis_guard",)
 
 #: The product-work row of samples that no product module owns.
 FRAMEWORK = "framework (no own frame owns it)"

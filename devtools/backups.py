@@ -27,8 +27,9 @@ import django
 django.setup()
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
-from games import clock
+from core import clock
 from api import shapes
+from games.play import finish, move
 from games.services import dailies, games
 
 call_command("migrate", interactive=False, verbosity=0)
@@ -41,9 +42,9 @@ def play(game, user, most):
     for _ in range(most):
         if state["status"] != "playing" or not state["legal_moves"]:
             return
-        move = rng.choice(state["legal_moves"])
-        done = games.game_apply_move(game_id=game.pk, user=user, move=move, ply=state["ply"])
-        state = shapes.game_state(done.game, done.position)
+        choice = rng.choice(state["legal_moves"])
+        done = move.apply_move(game_id=game.pk, user=user, move=choice, ply=state["ply"])
+        state = done.state.as_json()
 
 for i in range(players):
     user = get_user_model().objects.create_user(username=f"backup-{i:04d}", password=None)
@@ -52,7 +53,7 @@ for i in range(players):
     daily, _ = dailies.daily_game_start(user=user, variant="bristol", day=clock.today())
     play(daily, user, moves)
     if daily.__class__.objects.get(pk=daily.pk).status == "playing":
-        games.game_resign(game_id=daily.pk, user=user)
+        finish.resign(game_id=daily.pk, user=user)
 print(json.dumps({"players": players}))
 """
 

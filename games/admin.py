@@ -6,7 +6,7 @@ from django.contrib import admin, messages
 from django.db.models import QuerySet
 from django.http import HttpRequest
 
-from games.errors import ServiceError
+from core.errors import ServiceError
 from games.models import (
     Deal,
     Game,

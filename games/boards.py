@@ -8,7 +8,7 @@ from ``ZRANK`` in O(log n). The set is rebuilt from PostgreSQL whenever it is
 missing; a sentinel member ``""`` (which sorts first) marks a built board, so
 a result added to a board that is not built yet is dropped rather than
 creating a partial board, and the rank of a key is simply its ``ZRANK``.
-Without Redis, or while it fails (``games.redis_guard``), ranks are counted
+Without Redis, or while it fails (``core.redis_guard``), ranks are counted
 in PostgreSQL. A mirror that missed an update while Redis failed is dropped
 once Redis answers again, and so rebuilt from PostgreSQL: no result goes
 missing from it and no two results share a rank.
@@ -25,10 +25,10 @@ from typing import Any
 from django.conf import settings
 from django.db.models import QuerySet
 
-from games import clock
+from core import clock
+from core.redis_guard import RedisUnavailable, guarded, on_recovery
+from core.redis_guard import client as _client
 from games.models import Deal, Result
-from games.redis_guard import RedisUnavailable, guarded, on_recovery
-from games.redis_guard import client as _client
 
 logger = logging.getLogger(__name__)
 

@@ -24,8 +24,8 @@ once costs nothing.
 Nothing stays broken. A worker that dies (killed, out of memory) breaks its
 pool: the hint it was solving answers ``hint_unavailable`` (503, Retry-After),
 and the next hint starts a new pool. Workers end with their server process
-(``games.lifeline``). The cache goes through the Redis breaker
-(``games.redis_guard``): while Redis is away each process caches on its own.
+(``core.lifeline``). The cache goes through the Redis breaker
+(``core.redis_guard``): while Redis is away each process caches on its own.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ from typing import Any
 from django.conf import settings
 from django.core.cache import cache
 
+from core.errors import HintBusy, HintInProgress, HintTimeout, HintUnavailable
+from core.redis_guard import RedisUnavailable, guarded, process_cache
 from games.engine import Position
 from games.engine.solver import Verdict
-from games.errors import HintBusy, HintInProgress, HintTimeout, HintUnavailable
-from games.redis_guard import RedisUnavailable, guarded, process_cache
 from games.workers import hint_line, position_key, worker_start
 
 logger = logging.getLogger(__name__)
@@ -86,7 +86,7 @@ def _cache_key(key: str) -> str:
 
 def _shared(method: str, *args: Any, **kwargs: Any) -> Any:
     """``cache.<method>(...)``: the shared cache, or this process's own while Redis fails
-    (``games.redis_guard``), so a Redis outage costs repeated solves, never an error."""
+    (``core.redis_guard``), so a Redis outage costs repeated solves, never an error."""
     try:
         return guarded(partial(getattr(cache, method), *args, **kwargs))
     except RedisUnavailable:  # logged by the guard

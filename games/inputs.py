@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from datetime import date
 
-from games import clock
+from core import clock
+from core.errors import InvalidInput, NotFound
 from games.engine import VARIANTS
-from games.errors import InvalidInput, NotFound
 
 #: The word that stands for the current UTC day wherever a day is asked for.
 TODAY = "today"

@@ -12,9 +12,9 @@ import json
 import os
 from typing import Any
 
+from core.lifeline import die_with_parent
 from games.engine import Position
 from games.engine.solver import Verdict, solve
-from games.lifeline import die_with_parent
 
 
 def worker_start(increment: int, parent: int) -> None:

@@ -2,7 +2,7 @@
 python:patience_site.gunicorn ...``.
 
 With ``PROMETHEUS_MULTIPROC_DIR`` set, every worker writes its metrics to files there and a
-scrape adds them up (``games.metrics``): the files of an earlier run are cleared at start,
+scrape adds them up (``core.metrics``): the files of an earlier run are cleared at start,
 and a dead worker's gauges are dropped (``multiprocess.mark_process_dead``).
 """
 

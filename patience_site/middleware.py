@@ -8,8 +8,8 @@ from django.db import connections
 from django.http import HttpRequest, HttpResponse
 
 from api.errors import database_unavailable, mark_unavailable
-from games.db import pool_sweep
-from games.errors import Unavailable
+from core.db import pool_sweep
+from core.errors import Unavailable
 
 #: Requests that change nothing, so running them again is safe.
 IDEMPOTENT = frozenset({"GET", "HEAD", "OPTIONS"})

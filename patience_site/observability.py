@@ -2,7 +2,7 @@
 request and per socket session, and the request id that ties them to the answer.
 
 - ``ObservedMiddleware`` (first of ``MIDDLEWARE``) gives each request its id
-  (``games.tracing``), returns it as ``X-Request-ID``, counts the answer by route and
+  (``core.tracing``), returns it as ``X-Request-ID``, counts the answer by route and
   status class and logs one line (logger ``patience.request``). It answers ``/metrics``
   itself, before Django's host check: Prometheus scrapes each process at its own address.
 - ``SocketSessions`` wraps every WebSocket: the open sockets gauge and one line per
@@ -25,7 +25,8 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.functional import empty
 
-from games import metrics, tracing
+from core import metrics, tracing
+from games import gauges
 
 logger = logging.getLogger("patience.request")
 socket_logger = logging.getLogger("patience.socket")
@@ -45,6 +46,7 @@ def metrics_response(request: HttpRequest) -> HttpResponse:
         response = HttpResponse("a bearer token is needed", status=401, content_type="text/plain")
         response["WWW-Authenticate"] = 'Bearer realm="metrics"'
         return response
+    gauges.gauges_refresh()
     body, content_type = metrics.exposition()
     return HttpResponse(body, content_type=content_type)
 

@@ -60,7 +60,7 @@ HINT_PLAYER_INTERVAL_SECONDS = env.int("HINT_PLAYER_INTERVAL_SECONDS", default=5
 HINT_CACHE_SECONDS = env.int("HINT_CACHE_SECONDS", default=24 * 3600)
 HINT_UNKNOWN_CACHE_SECONDS = env.int("HINT_UNKNOWN_CACHE_SECONDS", default=300)
 # A finished day's seeds, decks, pars and replays are published this long after the
-# day ended on the database's clock (games.clock).
+# day ended on the database's clock (core.clock).
 DAILY_REVEAL_GRACE_SECONDS = env.int("DAILY_REVEAL_GRACE_SECONDS", default=60)
 # Where that clock is read: "database" (PostgreSQL's now(), one clock for all server
 # processes; SQLite always uses the process clock) or "process" (this process's clock).
@@ -189,7 +189,7 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # database), so at-most-once delivery is enough, and it costs one Redis round
 # trip per event where the list-based layer costs four.
 REDIS_URL = env("REDIS_URL", default="")
-# Redis is a helper (games.redis_guard): a call waits at most REDIS_TIMEOUT seconds, and
+# Redis is a helper (core.redis_guard): a call waits at most REDIS_TIMEOUT seconds, and
 # after a failure Redis is left alone for REDIS_RETRY_AFTER seconds (fallbacks are used).
 REDIS_TIMEOUT = env.float("REDIS_TIMEOUT", default=0.5)
 REDIS_RETRY_AFTER = env.float("REDIS_RETRY_AFTER", default=5.0)
@@ -311,7 +311,7 @@ SPECTACULAR_SETTINGS = {
     },
 }
 
-# Metrics (games.metrics): GET /metrics answers a bearer of this token; empty: no endpoint
+# Metrics (core.metrics): GET /metrics answers a bearer of this token; empty: no endpoint
 # (404). Under gunicorn, PROMETHEUS_MULTIPROC_DIR (read by prometheus-client) adds up the
 # workers' values (patience_site/gunicorn.py).
 METRICS_TOKEN = env("METRICS_TOKEN", default="")
@@ -325,7 +325,7 @@ if LOG_FORMAT not in {"json", "text"}:
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"request_id": {"()": "games.tracing.RequestIdFilter"}},
+    "filters": {"request_id": {"()": "core.tracing.RequestIdFilter"}},
     "formatters": {
         "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
         "json": {

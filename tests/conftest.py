@@ -12,8 +12,11 @@ from typing import Any
 import pytest
 import time_machine
 
+from core import events as core_events
 from devtools.accounts import PASSWORD
 from devtools.servers import deal_dailies, migrate, start_daphne, stop, wait_until_up
+from games.play import finish, store
+from games.play import move as play_move
 from tests.pinned_clock import PINNED_NOW, pinned_clock_env
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -22,6 +25,7 @@ REPO_ROOT = Path(__file__).resolve().parent.parent
 #: The suite by cost, by folder (``scripts/test.sh fast`` runs ``unit`` and ``api``).
 COST_MARKERS = {
     "engine": "unit",
+    "core": "api",
     "games": "api",
     "api": "api",
     "accounts": "api",
@@ -60,7 +64,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _pinned_clock() -> Iterator[None]:
     """Every test starts at the same instant (a noon, ticking on), so no result depends on
     the date the suite runs on, and no test straddles a midnight. Tests that move time
-    themselves patch ``games.clock.now`` on top (``daily_fixtures.daily_clock``)."""
+    themselves patch ``core.clock.now`` on top (``daily_fixtures.daily_clock``)."""
     with time_machine.travel(PINNED_NOW, tick=True):
         yield
 
@@ -95,7 +99,8 @@ def _isolated_cache(settings: Any) -> None:
 def _redis_trusted_again() -> None:
     """Each test starts with Redis trusted: no open circuit, stale mirror or per-process
     stand-in counters of an earlier test (with SQLite, ids and so keys repeat across tests)."""
-    from games import boards, redis_guard
+    from core import redis_guard
+    from games import boards
 
     redis_guard._breaker.cache_clear()
     redis_guard._down.clear()
@@ -107,9 +112,8 @@ def _redis_trusted_again() -> None:
 def _no_games_held() -> None:
     """Each test starts with no game held by the move command's process cache: with SQLite
     a test's emptied database hands out the same game ids again."""
-    from games.services import games as game_services
 
-    game_services._held.clear()
+    store._held.clear()
 
 
 @pytest.fixture(autouse=True)
@@ -256,7 +260,7 @@ def race_pool_jobs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """Stand in for starting ``manage.py races`` when the race pool runs low: a test
     process never starts the job (it would deal into the development database);
     the list counts the starts asked for."""
-    from games import jobs
+    from core import jobs
 
     started: list[int] = []
     monkeypatch.setattr(jobs, "race_pool_job_start", lambda: started.append(1))
@@ -340,17 +344,15 @@ def every_race_rated(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def emitted(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """Every event emitted from now on (rendered, nothing sent)."""
-    from games import events
-
     seen: list[Any] = []
-    monkeypatch.setattr(events, "_send", lambda group, message: None)
-    real = events.emit
+    monkeypatch.setattr(core_events, "send", lambda group, message: None)
+    real = core_events.emit
 
     def spy(event: Any, group: str) -> None:
         seen.append(event)
         real(event, group)
 
-    monkeypatch.setattr(events, "emit", spy)
+    monkeypatch.setattr(core_events, "emit", spy)
     return seen
 
 
@@ -361,18 +363,19 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
     from dataclasses import replace
     from datetime import UTC, date, datetime
 
-    from games.event_types import AuthRevoked, BoardResult, RaceChanged, RaceRematch
+    from accounts.events import AuthRevoked
+    from games.event_types import BoardResult, RaceChanged, RaceRematch
+    from games.play import state
     from games.selectors.games import game_position
-    from games.selectors.races import RaceClock
     from games.services import games as game_services
 
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     move = str(game_position(game).legal_moves[0])
-    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
-    game_services.game_resign(game_id=game.pk, user=user)
+    play_move.apply_move(game_id=game.pk, user=user, move=move, ply=0)
+    ended = finish.resign(game_id=game.pk, user=user).game
     moved, resigned = emitted
     start = datetime(2026, 12, 1, 6, 0, tzinfo=UTC)
-    clock = RaceClock(race_id=1, code="k2m9x0qa7b", starts_at=start, ends_at=start, player=user)
+    progress = state.progress(user, ended)
     line = {
         "rank": 1,
         "result_id": 7,
@@ -385,7 +388,8 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
     }
     return [
         moved,
-        replace(resigned, race=clock),  # as a race's game's: its player's progress too
+        # as a race's game's: its player's progress too
+        replace(resigned, race_id=1, race="k2m9x0qa7b", progress=progress),
         RaceChanged(code="k2m9x0qa7b", starts_at=start.isoformat(), ends_at=None),
         RaceRematch(code="k2m9x0qa7b", rematch="p3n8w1rb6c"),
         BoardResult(variant="bristol", day=date(2026, 12, 1), line=line),

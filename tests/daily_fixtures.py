@@ -3,7 +3,7 @@
 Test modules load them with ``pytest_plugins = ["tests.daily_fixtures"]`` and
 import the helpers, which happens first: PYTEST_DONT_REWRITE (plain asserts here).
 
-- ``daily_clock``: the server's clocks (``games.clock.now`` and ``shared_now``) under
+- ``daily_clock``: the server's clocks (``core.clock.now`` and ``shared_now``) under
   the test's control.
 - ``daily_secret``: a fixed ``DAILY_SECRET``.
 - ``isolated_boards`` (every module here uses it): board mirror keys of the test's own.
@@ -29,8 +29,9 @@ import pytest
 from django.db import transaction
 from django.test import TestCase
 
+from core import clock
 from devtools.boards import day_board as day_board  # re-exported for the tests
-from games import boards, clock
+from games import boards
 from games.engine import Position, Status, get_variant, new_position
 from games.models import Deal, Game, Result
 from games.services.results import result_record
@@ -43,7 +44,7 @@ LOCAL_REDIS = "redis://127.0.0.1:6379/0"
 
 
 class FakeClock:
-    """A settable ``games.clock.now`` (and ``shared_now``: one clock in these tests)."""
+    """A settable ``core.clock.now`` (and ``shared_now``: one clock in these tests)."""
 
     def __init__(self, t: datetime) -> None:
         self.t = t

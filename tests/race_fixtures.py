@@ -87,7 +87,7 @@ def established(players: list[Any], family: str = "bristol") -> None:
 
 def play(race: Race, player: Any, moves: int) -> Game:
     """``player`` makes ``moves`` quiet moves in their game of a started race."""
-    from games.services.games import game_apply_move
+    from games.play.move import apply_move as game_apply_move
 
     game = game_of(race, player)
     for ply, move in enumerate(quiet_moves(game.deal, moves)):

@@ -28,16 +28,14 @@ from rest_framework.request import Request
 from accounts import selectors as account_selectors
 from api import shapes
 from api.pagination import CursorPage
-from games import clock
+from core import clock
+from core.errors import DailyNotReady, InvalidInput, NotFound
 from games.engine import VARIANTS, new_position
-from games.errors import DailyNotReady, InvalidInput, NotFound
 from games.inputs import day_parse, variant_parse
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.selectors import races as race_selectors
-from games.services import games as game_services
-from games.services import races as race_services
 from web.variants import FAMILIES, all_variants, variant_info
 
 
@@ -184,7 +182,7 @@ def _first_deal(today: date) -> dict[str, Any]:
 @player_required
 def play(request: AuthenticatedHttpRequest, game_id: int) -> HttpResponse:
     try:
-        game = game_services.game_open(game_id=game_id, user=request.user)
+        game = game_selectors.game_shown(game_id=game_id, user=request.user)
     except NotFound:
         raise Http404("no such game of yours") from None
     state = shapes.game_state(game)
@@ -378,14 +376,14 @@ def races(request: HttpRequest) -> HttpResponse:
 def race(request: HttpRequest, code: str) -> HttpResponse:
     """A race for players and spectators; a player who has a game gets its board."""
     try:
-        the_race = race_services.race_settle(code=code)  # one past its time is finished
+        the_race = race_selectors.race_by_code(code)  # one past its time shows finished
     except NotFound:
         raise Http404("no such race") from None
     view = shapes.race(the_race, request.user)
     state = None
     if request.user.is_authenticated and view["you"] and view["you"]["game"]:
         state = shapes.game_state(
-            game_services.game_open(game_id=view["you"]["game"], user=request.user)
+            game_selectors.game_shown(game_id=view["you"]["game"], user=request.user)
         )
     return render(
         request,

@@ -14,7 +14,7 @@ from django.db.models import F, Field, QuerySet
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from games import clock
+from core import clock
 from games.boards import board_size, rank_of
 from games.models import ALLTIME_KEYS, Deal, PlayerStats, Result
 

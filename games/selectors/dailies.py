@@ -12,10 +12,10 @@ from typing import NamedTuple
 from django.conf import settings
 from django.contrib.auth.models import AnonymousUser, User
 
-from games import clock, jobs
+from core import clock, jobs
+from core.errors import DailyNotReady, InvalidInput, NotFound
 from games.boards import rank_of
 from games.engine import VARIANTS, Position, get_variant
-from games.errors import DailyNotReady, InvalidInput, NotFound
 from games.models import Deal, Game, Result
 from games.selectors.games import game_log, game_position_after
 

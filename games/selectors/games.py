@@ -3,20 +3,22 @@
 
 from __future__ import annotations
 
-from datetime import date, timedelta
+import copy
+from datetime import date, datetime, timedelta
 
 from django.contrib.auth.models import User
 from django.db.models import QuerySet
 
-from games import clock
+from core import clock
+from core.errors import NotFound
 from games.engine import (
     EngineError,
     GameLog,
     Position,
+    Status,
     new_position,
 )
-from games.errors import NotFound
-from games.models import SERVER_ENDS, Deal, Game, Move
+from games.models import EXPIRED, SERVER_ENDS, Deal, Game, Move, Race
 from games.standings import reach_of
 
 
@@ -100,6 +102,33 @@ def game_for_player(*, game_id: int, user: User) -> Game:
         return Game.objects.select_related("deal").get(pk=game_id, player=user)
     except Game.DoesNotExist:
         raise NotFound(f"no game {game_id} of yours") from None
+
+
+def game_shown(*, game_id: int, user: User) -> Game:
+    """A game of this player, to show: one still playing past its end on the shared clock
+    (a ranked daily's day, a race's time limit) shows as ``expired`` then. Derived, not
+    stored (a read never writes): the jobs, the sockets' timers or the player's next move
+    store it."""
+    game = game_for_player(game_id=game_id, user=user)
+    if game.status != Status.PLAYING:
+        return game
+    end = game_end_due(game)
+    if end is None or clock.shared_now() < end:
+        return game
+    shown = copy.copy(game)
+    shown.status, shown.finished_at = EXPIRED, end
+    return shown
+
+
+def game_end_due(game: Game) -> datetime | None:
+    """When the clock ends ``game`` if it is still playing then: a ranked daily's day's
+    end, a race's time limit; None for a game no clock ends."""
+    deal = game.deal
+    if deal.kind == Deal.Kind.RACE:
+        return Race.objects.filter(deal_id=deal.pk).values_list("ends_at", flat=True).first()
+    if game.ranked and deal.date is not None:
+        return clock.day_end(deal.date)
+    return None
 
 
 def ranked_days_of_player(*, user: User, variant: str, first: date, last: date) -> dict[date, Game]:

@@ -13,7 +13,7 @@ from django.db import DatabaseError, connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Max
 
-from games import clock
+from core import clock
 from games.engine import VARIANTS
 from games.models import Deal
 

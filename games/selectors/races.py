@@ -14,9 +14,10 @@ from typing import NamedTuple
 from django.contrib.auth.models import User
 from django.db.models import Count, F, Q, QuerySet
 
-from games import clock, standings
+from core import clock
+from core.errors import InvalidInput, NotFound, RaceNotFinished, RaceNotStarted, RaceOver
+from games import standings
 from games.engine import VARIANTS, Position, Status, get_variant
-from games.errors import InvalidInput, NotFound, RaceNotFinished, RaceNotStarted, RaceOver
 from games.models import Deal, Game, Race, RaceEntry, RaceRating
 from games.selectors.games import game_log, game_position_after, game_reach
 

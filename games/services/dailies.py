@@ -30,10 +30,10 @@ from django.conf import settings
 from django.contrib.auth.models import User
 from django.db import IntegrityError, connection, transaction
 
-from games import clock, jobs
+from core import clock, jobs
+from core.errors import InvalidInput, NoCertifiedDeal
 from games.engine import VARIANTS, get_variant, new_position
 from games.engine.solver import Verdict, solve
-from games.errors import InvalidInput, NoCertifiedDeal
 from games.models import Deal, Game
 from games.selectors.dailies import published_deal
 from games.services.fairplay import ClientSignal, play_signal_record

@@ -24,7 +24,7 @@ from statistics import median
 
 from django.utils.crypto import salted_hmac
 
-from games import clock
+from core import clock
 from games.models import UNDO, Game, PlaySignal, Result, ResultFlag
 
 #: Signals are deleted this long after their daily's day (``play_signals_purge``): the

@@ -4,7 +4,7 @@ A race is 2 to 8 players on one deal of one variant, certified winnable by the
 solver. Its deal comes from a pool of unused race deals per variant that the job
 ``manage.py races`` keeps filled (``race_pool_fill``): the solver never runs on a
 request. Every time of a race (countdown, start, time limit) is on the shared
-clock (``games.clock.shared_now``), the same for every server process.
+clock (``core.clock.shared_now``), the same for every server process.
 
 Each player plays a normal ranked game of the deal (no hints, no undo across a
 stock reveal), created when the countdown begins and timed from the start; its
@@ -48,10 +48,8 @@ from django.db import IntegrityError, connection, transaction
 from django.db.models import QuerySet
 from openskill.models import PlackettLuce
 
-from games import clock, events, jobs
-from games.engine import SEED_LIMIT, VARIANTS, Status, get_variant, new_position
-from games.engine.solver import Verdict, solve
-from games.errors import (
+from core import clock, jobs
+from core.errors import (
     AlreadyRacing,
     NoCertifiedDeal,
     NotFound,
@@ -63,8 +61,12 @@ from games.errors import (
     RaceStarted,
     TooFewPlayers,
 )
+from games import events
+from games.engine import SEED_LIMIT, VARIANTS, Status, get_variant, new_position
+from games.engine.solver import Verdict, solve
 from games.event_types import GameMoved
-from games.models import EXPIRED, Deal, Game, Race, RaceEntry, RaceRating
+from games.models import Deal, Game, Race, RaceEntry, RaceRating
+from games.play import finish
 from games.selectors import races as race_selectors
 from games.selectors.races import (
     COUNTDOWN_SECONDS,
@@ -426,23 +428,13 @@ def race_rematch(*, user: User, code: str) -> tuple[Race, bool]:
 
 
 def race_game_moved(event: GameMoved) -> None:
-    """Subscribed to ``GameMoved`` (``games.apps``; inside the move's transaction): the
-    last game of a race to end finishes the race, after commit."""
-    if event.race is None or event.game.status == Status.PLAYING:
+    """Follows ``GameMoved`` (``games.apps``; inside the change's transaction): the last
+    game of a race to end finishes the race, after commit."""
+    race_id = event.race_id
+    if race_id is None or event.state.status == Status.PLAYING:
         return
-    race_id = event.race.race_id
-    # robust: the move stands whatever happens here; a later read or the job finishes it.
+    # robust: the move stands whatever happens here; the race's sockets or the job finish it.
     transaction.on_commit(lambda: race_finish(race_id=race_id), robust=True)
-
-
-def _expire(race: Race) -> None:
-    """End the games still playing at the time limit (expired, with the cards home)."""
-    playing = Game.objects.filter(race_entry__race=race, status=Status.PLAYING)
-    for game in playing.select_for_update(of=("self",)).select_related("deal"):
-        game.status = EXPIRED
-        game.finished_at = race.ends_at
-        game.save(update_fields=["status", "finished_at"])
-        game_services.game_announce(game)
 
 
 # -- ratings: only a real race between established accounts moves them ----------------------
@@ -624,7 +616,7 @@ def race_finish(*, race_id: int) -> Race:
         return race
     now = clock.shared_now()
     if race_selectors.race_overdue(race, now):
-        _expire(race)
+        finish.race_games_expire(race)
     elif Game.objects.filter(race_entry__race=race, status=Status.PLAYING).exists():
         return race
     entries = sorted(race_selectors.race_entries(race), key=race_selectors.standing_key)
@@ -640,15 +632,6 @@ def race_finish(*, race_id: int) -> Race:
         race.unrated = Race.Unrated.PRIVATE if private else Race.Unrated.UNCONTESTED
         race.save(update_fields=["unrated"])
     events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
-    return race
-
-
-def race_settle(*, code: str) -> Race:
-    """A race to show: one past its time limit is finished first."""
-    race = race_selectors.race_by_code(code)
-    if race_selectors.race_overdue(race, clock.shared_now()):
-        race_finish(race_id=race.pk)
-        race = race_selectors.race_by_code(code)
     return race
 
 

@@ -14,21 +14,15 @@ from functools import partial
 from django.contrib.auth.models import User
 from django.db import transaction
 
-from games import boards, clock, events
+from core import clock
+from core.errors import InvalidInput
+from games import boards, events
 from games.engine import Status, get_variant
-from games.errors import InvalidInput
-from games.event_types import GameMoved
 from games.models import EXPIRED, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.selectors.games import game_reach
 from games.services.fairplay import result_flags_record
 from games.standings import standing_key
-
-
-def result_game_moved(event: GameMoved) -> None:
-    """Subscribed to ``GameMoved`` (``games.apps``; inside the change's transaction): a
-    ranked game that has just ended enters its result, and through it the boards."""
-    result_record(event.game)
 
 
 def result_record(game: Game) -> Result | None:
@@ -41,7 +35,7 @@ def result_record(game: Game) -> Result | None:
         return None
     over = game.deal.date is not None and clock.day_ended(game.deal.date)
     if over and game.status != EXPIRED:
-        # Finished after its day ended on the shared clock (games.clock), when the seed
+        # Finished after its day ended on the shared clock (core.clock), when the seed
         # and the replays may be public: not ranked. A game left unfinished is ended at
         # the day's end as expired, and counts.
         return None

@@ -11,8 +11,8 @@ from django.contrib.auth import get_user_model
 from accounts import selectors as account_selectors
 from accounts import services as account_services
 from accounts.models import Guest, UsernameSkeleton
-from games import clock
-from games.errors import GuestLimit, InvalidInput, NotFound
+from core import clock
+from core.errors import GuestLimit, InvalidInput, NotFound
 from games.models import Game
 
 pytestmark = pytest.mark.django_db
@@ -121,7 +121,7 @@ def test_stale_guests_are_purged_with_their_games(settings, guest, user):
 
 
 def test_a_guest_that_still_moves_is_kept(settings, guest):
-    from games.services.games import game_apply_move
+    from games.play.move import apply_move as game_apply_move
 
     settings.GUEST_KEEP_DAYS = 7
     game = account_services.practice_start(user=guest, variant="bristol", seed=7)

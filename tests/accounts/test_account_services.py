@@ -10,7 +10,7 @@ from django.contrib.auth import get_user_model
 from accounts import selectors as account_selectors
 from accounts import services as account_services
 from accounts.models import ApiToken
-from games.errors import InvalidInput, NotFound
+from core.errors import InvalidInput, NotFound
 
 pytestmark = pytest.mark.django_db
 

@@ -20,7 +20,7 @@ from accounts import selectors as account_selectors
 from accounts import services as account_services
 from accounts import token_cache
 from accounts.models import ApiToken
-from games.errors import Unavailable
+from core.errors import Unavailable
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.own_redis"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from api.errors import error_status
-from games import errors as domain
+from core import errors as domain
 from games.engine import EngineError
 
 

@@ -7,7 +7,7 @@ import pytest
 from rest_framework.test import APIClient
 
 from accounts.models import Guest
-from games import clock
+from core import clock
 from games.models import Game
 from tests.api.test_api_accounts import error_of
 from tests.pinned_clock import PINNED_DAY

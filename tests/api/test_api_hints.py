@@ -11,10 +11,13 @@ from channels.testing import WebsocketCommunicator
 from django.core.cache import cache
 
 from accounts import services as account_services
-from games import clock, hints
+from core import clock
+from games import hints
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
+from games.play import finish
+from games.play import move as play_move
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
@@ -89,7 +92,7 @@ def test_hint_is_the_next_move_of_a_win_and_marks_the_game(token_client: Any, us
 def test_hint_says_when_the_game_is_no_longer_winnable(token_client: Any, user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=0)
     for ply, move in enumerate(LOST_LINE):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
     body = _hint(token_client(user), game.pk).json()
     assert body == {"ply": len(LOST_LINE), "verdict": "lost", "move": None, "nodes": body["nodes"]}
 
@@ -109,7 +112,7 @@ def test_hint_is_refused_in_a_ranked_game(token_client: Any, user: Any) -> None:
 def test_hint_after_the_end_and_for_others(token_client: Any, user: Any, make_user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     client = token_client(user)
-    game_services.game_resign(game_id=game.pk, user=user)
+    finish.resign(game_id=game.pk, user=user)
     response = _hint(client, game.pk)
     assert response.status_code == 409 and response.json()["error"]["code"] == "game_finished"
     other = game_services.practice_game_start(user=make_user(), variant="bristol", seed=7)
@@ -236,7 +239,7 @@ def test_no_hint_in_a_replay_of_todays_daily_until_the_day_is_over(
     token_client: Any, user: Any, daily_clock: Any, settings: Any, client: Any
 ) -> None:
     ranked, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
-    game_services.game_resign(game_id=ranked.pk, user=user)
+    finish.resign(game_id=ranked.pk, user=user)
     again, created = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
     assert created and not again.ranked  # "play again": practice
     api = token_client(user)
@@ -265,7 +268,7 @@ async def test_no_hint_over_the_socket_in_a_replay_of_todays_daily(
     @sync_to_async
     def replay_of_today() -> tuple[int, str]:
         ranked, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
-        game_services.game_resign(game_id=ranked.pk, user=user)
+        finish.resign(game_id=ranked.pk, user=user)
         again, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
         return again.pk, account_services.token_create(user=user, name="ws")[1]
 

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 
 from games.models import Race
+from games.services import races as race_services
 from tests.race_fixtures import at, pool, quiet_moves
 
 pytestmark = pytest.mark.django_db
@@ -115,8 +116,16 @@ def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
             format="json",
         )
         assert error_of(late, 409)["code"] in {"race_over", "game_finished"}
+        shown = clients[2].get(f"{RACES}{race['code']}/").json()
+        # A read shows the race finished, with the places it will store, and stores nothing:
+        # the race's sockets at its limit, or the job, finish it (ratings then).
+        assert Race.objects.get(code=race["code"]).status != Race.Status.FINISHED
+        assert shown["status"] == "finished" and [s["place"] for s in shown["standings"]] == [1, 2]
+        assert all(s["rating"] is None for s in shown["standings"])
+        assert race_services.races_tick()[1] == 1  # finished: stored now
         done = clients[2].get(f"{RACES}{race['code']}/").json()
     assert done["status"] == "finished"
+    assert [s["username"] for s in done["standings"]] == [s["username"] for s in shown["standings"]]
     assert [s["place"] for s in done["standings"]] == [1, 2]
     ann = next(p for p in done["standings"] if p["username"] == "ann")
     # Neither won: more cards home first, else more moves (bob made none).

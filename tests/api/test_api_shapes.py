@@ -26,6 +26,8 @@ from rest_framework import serializers
 from api import shapes
 from games.engine import new_position
 from games.models import Deal, Race, RaceRating
+from games.play import finish, state
+from games.play import move as play_move
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import races as race_selectors
@@ -70,7 +72,7 @@ def _finished_race(clock: FakeClock, players: list[Any], *, quick: bool) -> Race
     race.refresh_from_db()
     clock.set(starts(race) + timedelta(seconds=1))
     for p in players:
-        game_services.game_resign(game_id=game_of(race, p).pk, user=p)
+        finish.resign(game_id=game_of(race, p).pk, user=p)
     return race_services.race_finish(race_id=race.pk)
 
 
@@ -83,18 +85,19 @@ def race_shapes(clock: FakeClock, settings: Any, ann: Any, bob: Any) -> dict[str
     rematch, _ = race_services.race_rematch(user=ann, code=private.code)
     counting = [race_services.race_quick_join(user=p, variant="bristol")[0] for p in (bob, cy)][-1]
     counting.refresh_from_db()
-    views = [shapes.race(r, ann) for r in (quick, race_services.race_settle(code=private.code))]
+    views = [shapes.race(r, ann) for r in (quick, race_selectors.race_by_code(private.code))]
     views += [shapes.race(rematch, None), shapes.race(counting, bob)]
     clock.set(starts(counting) + timedelta(seconds=1))
-    moved = game_services.game_apply_move(
-        game_id=game_of(counting, cy).pk, user=cy, move="deal", ply=0
-    ).game
+    moved = play_move.apply_move(game_id=game_of(counting, cy).pk, user=cy, move="deal", ply=0).game
     views += shapes.races([counting], None)
     replays = [race_selectors.race_replay(race=quick, username="ann", step=s) for s in (None, 0)]
     ratings = race_selectors.race_leaderboard(family="bristol")
     return {
         "Race": views,
-        "Progress": [shapes.progress(cy, moved), *(p for v in views for p in v["players"])],
+        "Progress": [
+            state.progress(cy, moved).as_json(),
+            *(p for v in views for p in v["players"]),
+        ],
         "Standing": [s for v in views for s in v["standings"] or ()],
         "RatingChange": [s["rating"] for v in views for s in v["standings"] or () if s["rating"]],
         "You": [v["you"] for v in views if v["you"]],
@@ -123,9 +126,9 @@ def rendered(
     today = Deal.objects.get(kind=Deal.Kind.DAILY, variant="bristol", date=DAY)
 
     playing = game_services.practice_game_start(user=ann, variant="bristol", seed=5)
-    outcome = game_services.game_apply_move(game_id=playing.pk, user=ann, move="deal", ply=0)
+    outcome = play_move.apply_move(game_id=playing.pk, user=ann, move="deal", ply=0)
     ended = game_services.practice_game_start(user=ann, variant="picture-gallery", seed=6)
-    ended = game_services.game_resign(game_id=ended.pk, user=ann)
+    ended = finish.resign(game_id=ended.pk, user=ann).game
     won = finished_result(past, ann, won=True, finished_at=NOON - timedelta(days=1))
     lost_today = finished_result(today, ann)
     lines = board_selectors.ranked(past, list(board_selectors.day_board_lines(past)), first=True)
@@ -144,9 +147,9 @@ def rendered(
             shapes.game_state(ended),
             shapes.game_state(lost_today.game),
         ],
-        "MoveResult": [  # the state its event carried, and a retry's (rendered now)
+        "MoveResult": [  # the state its event carried, and a retry's
             shapes.move_result(outcome),
-            shapes.move_result(replace(outcome, event=None, duplicate=True)),
+            shapes.move_result(replace(outcome, duplicate=True)),
         ],
         "Daily": [shapes.daily(today), shapes.daily(past)],
         "DailyOverview": [

@@ -22,7 +22,9 @@ from accounts import services as account_services
 from api import consumers
 from api.asyncapi import DOCUMENT
 from api.routing import websocket_urlpatterns
-from games import boards, clock
+from core import clock
+from games import boards
+from games.play import finish
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.services import races as race_services
@@ -171,7 +173,7 @@ def _today_with_a_result() -> str:
 def _finish_ranked(name: str) -> None:
     user, _ = _player(name)
     game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=clock.today())
-    game_services.game_resign(game_id=game.pk, user=user)
+    finish.resign(game_id=game.pk, user=user)
 
 
 @pytest.mark.asyncio

@@ -14,6 +14,7 @@ import pytest
 from django.db import OperationalError, close_old_connections, connection
 
 from api.consumers import GameConsumer
+from games.play import move as play_move
 from games.selectors import games as game_selectors
 from games.services import games as game_services
 
@@ -45,7 +46,7 @@ def test_a_lost_connection_is_the_unavailable_error_on_sockets(user, monkeypatch
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     consumer = GameConsumer()
     consumer.game_id, consumer.user, consumer.sent = game.pk, user, None
-    monkeypatch.setattr(game_services, "game_apply_move", lost)
+    monkeypatch.setattr(play_move, "apply_move", lost)
     monkeypatch.setattr(game_selectors, "game_for_player", lost)
     text, shown = consumer._apply("move", "t1-f", 0)
     assert '"code":"unavailable"' in text and shown is None

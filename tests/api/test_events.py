@@ -9,6 +9,8 @@ import orjson
 import pytest
 
 from api import events, shapes
+from games.models import Game
+from games.play import state
 from tests.schemas import socket_frames
 
 pytestmark = pytest.mark.django_db
@@ -39,13 +41,15 @@ def test_a_game_event_carries_what_its_sockets_show(event_examples: list[Any]) -
     moved, resigned = event_examples[:2]
     frame = events.game_frame(moved.message)
     assert (frame["cause"], frame["ply"]) == ("changed", 1)
-    shown = shapes.game_state(moved.game)  # its clock, read again, has moved on since
-    assert {**frame["state"], "elapsed_ms": 0} == {**shown, "elapsed_ms": 0}
+    game = Game.objects.select_related("deal").get(pk=moved.state.id)
+    assert game.status == "resigned"  # the resignation came after this move
+    assert frame["state"]["ply"] == game.ply and frame["state"]["status"] == "playing"
+    assert frame["state"] == moved.state.as_json()
     assert events.progress_frame(moved.message) is None  # not a race's game
     progress = events.progress_frame(resigned.message)
     assert progress == {
         "type": "race.progress",
-        "player": shapes.progress(resigned.game.player, resigned.game),
+        "player": state.progress(game.player, game).as_json(),
     }
     assert progress["player"]["status"] == "resigned"
 
@@ -58,4 +62,14 @@ def test_a_board_event_shows_the_lines_public_shape(event_examples: list[Any]) -
         "variant": "bristol",
         "date": "2026-12-01",
         "result": shapes.board_line(board.line),
+    }
+    assert frame["result"] == {
+        "rank": 1,
+        "result_id": 7,
+        "player": "ann",
+        "won": False,
+        "cards_home": 3,
+        "moves": 12,
+        "time_ms": 4_000,
+        "finished_at": "2026-12-01T06:37:00Z",
     }

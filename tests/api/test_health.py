@@ -44,7 +44,7 @@ def test_live_answers_without_touching_the_database(client):
 
 @pytest.fixture
 def dailies_today(db):
-    from games import clock
+    from core import clock
     from games.engine import VARIANTS
     from games.services.dailies import daily_create
 

@@ -15,8 +15,8 @@ from prometheus_client import REGISTRY
 from pythonjsonlogger.json import JsonFormatter
 
 from accounts import services as account_services
+from core.tracing import RequestIdFilter
 from games.services import games as game_services
-from games.tracing import RequestIdFilter
 from patience_site.asgi import application
 from tests.helpers import token_headers
 
@@ -110,7 +110,7 @@ def test_the_request_id_is_the_clients_or_a_new_one(client, json_log):
 
 @pytest.mark.django_db(transaction=True)
 def test_a_rest_move_is_counted_and_its_event_carries_the_request_id(api, user, monkeypatch):
-    from games import events
+    from core import events
 
     sent: list[dict[str, Any]] = []
     monkeypatch.setattr(events, "_group_send", lambda layer, group, message: sent.append(message))

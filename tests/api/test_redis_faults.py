@@ -27,6 +27,7 @@ from accounts import services as account_services
 from devtools.accounts import PASSWORD
 from games import boards
 from games.models import Result
+from games.play import finish
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
@@ -74,7 +75,7 @@ def all_ok(answers: list[tuple[str, int]]) -> bool:
 
 def resign_daily(user: Any) -> Result:
     game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
-    game_services.game_resign(game_id=game.pk, user=user)
+    finish.resign(game_id=game.pk, user=user)
     return Result.objects.get(game=game)
 
 

@@ -15,9 +15,11 @@ from django.db import transaction
 
 from accounts import services as account_services
 from api import consumers
+from core import clock
 from devtools.accounts import PASSWORD
-from games import boards, clock
+from games import boards
 from games.models import Game
+from games.play import finish
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
@@ -57,7 +59,7 @@ def finish_ranked(name: str, variant: str = "bristol") -> Game:
     user = make_player(name)
     game, created = daily_services.daily_game_start(user=user, variant=variant, day=clock.today())
     assert created and game.ranked
-    return game_services.game_resign(game_id=game.pk, user=user)
+    return finish.resign(game_id=game.pk, user=user).game
 
 
 async def open_board(path: str, headers: list | None = None) -> tuple[WebsocketCommunicator, dict]:
@@ -144,7 +146,7 @@ async def test_a_rolled_back_result_sends_no_event():
         user = make_player("erin")
         game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=clock.today())
         with transaction.atomic():
-            game_services.game_resign(game_id=game.pk, user=user)
+            finish.resign(game_id=game.pk, user=user)
             raise RuntimeError("rolled back")
 
     with pytest.raises(RuntimeError):
@@ -162,7 +164,7 @@ async def test_practice_games_and_other_boards_send_nothing():
     def practice_and_other_variant() -> None:
         user = make_player("fred")
         game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-        game_services.game_resign(game_id=game.pk, user=user)
+        finish.resign(game_id=game.pk, user=user)
 
     await database_sync_to_async(practice_and_other_variant)()
     await finish_ranked("gina", variant="belvedere")

@@ -17,7 +17,9 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from api import consumers
+from core import events as core_events
 from games.models import Game
+from games.play import move as play_move
 from games.selectors import games as game_selectors
 from games.services import games as game_services
 from patience_site.asgi import application
@@ -303,7 +305,7 @@ async def test_resign_ends_the_game_and_reveals_the_deal(sock, game):
 
 async def test_resync_sends_the_current_state(sock, game, player):
     move = sock.first["state"]["legal_moves"][0]
-    await database_sync_to_async(game_services.game_apply_move)(
+    await database_sync_to_async(play_move.apply_move)(
         game_id=game.pk, user=player, move=move, ply=0
     )
     # The push of that change may come first; a resync answers in any case.
@@ -473,16 +475,15 @@ async def test_a_move_in_the_tab_opened_later_reaches_the_first(game, key):
 @pytest.fixture
 def sent_events(monkeypatch) -> list[tuple[str, str]]:
     """(group, type) of every event the services send from now on."""
-    from games import events
 
     sent: list[tuple[str, str]] = []
-    send = events._send
+    send = core_events.send
 
     def spy(group: str, message: dict[str, Any]) -> None:
         sent.append((group, message["type"]))
         send(group, message)
 
-    monkeypatch.setattr(events, "_send", spy)
+    monkeypatch.setattr(core_events, "send", spy)
     return sent
 
 
@@ -581,7 +582,7 @@ async def test_a_rolled_back_move_sends_no_event(sock, game, player):
 
     def move_then_fail() -> None:
         with transaction.atomic():
-            game_services.game_apply_move(game_id=game.pk, user=player, move=move, ply=0)
+            play_move.apply_move(game_id=game.pk, user=player, move=move, ply=0)
             raise RuntimeError("rolled back")
 
     with pytest.raises(RuntimeError):

@@ -17,9 +17,10 @@ from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 
 from accounts import services as account_services
-from games import clock
+from core import clock
 from games.models import Game, Race
-from games.services import games as game_services
+from games.play import finish
+from games.play import move as play_move
 from games.services import races as race_services
 from patience_site.asgi import application
 from tests.helpers import token_headers
@@ -78,7 +79,7 @@ async def test_players_and_spectators_see_progress_standings_and_no_card(setting
         game = game_of(race, users[1])
         played = quiet_moves(race.deal, 2)
         for ply, move in enumerate(played):
-            game_services.game_apply_move(game_id=game.pk, user=users[1], move=move, ply=ply)
+            play_move.apply_move(game_id=game.pk, user=users[1], move=move, ply=ply)
         return played
 
     with at(starts(race) + timedelta(milliseconds=10)):
@@ -97,7 +98,7 @@ async def test_players_and_spectators_see_progress_standings_and_no_card(setting
     def everyone_resigns() -> None:
         for user in users:
             game = game_of(race, user)
-            game_services.game_resign(game_id=game.pk, user=user)
+            finish.resign(game_id=game.pk, user=user)
 
     with at(starts(race) + timedelta(seconds=3)):
         await database_sync_to_async(everyone_resigns)()
@@ -144,7 +145,7 @@ async def test_a_race_games_socket_shows_no_card_before_the_start_and_moves_afte
         """Bob moves, then ann through another door (REST, another tab)."""
         for user, game in zip(reversed(users), reversed(games), strict=True):
             move = quiet_moves(race.deal, 1)[0]
-            game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
+            play_move.apply_move(game_id=game.pk, user=user, move=move, ply=0)
 
     with at(starts(race) + timedelta(milliseconds=10)):
         await socket.send_to(text_data=json.dumps({"type": "resync"}))
@@ -207,6 +208,11 @@ async def test_a_race_socket_finishes_the_race_at_its_time_limit_without_the_job
     (watcher,) = await opened((f"/ws/v1/races/{race.code}/", None))
     assert (await receive(watcher, texts))["race"]["status"] == "running"
     finished = await receive(watcher, texts)
+    expired = []
+    while finished["type"] == "race.progress":  # the games still playing, ended at the limit
+        expired.append(finished["player"]["status"])
+        finished = await receive(watcher, texts)
+    assert set(expired) <= {"expired"}
     assert (finished["type"], finished["race"]["status"]) == ("race.finished", "finished")
     assert [s["place"] for s in finished["race"]["standings"]] == [1, 2]
     assert await watcher.receive_nothing(0.5)

@@ -46,7 +46,7 @@ def test_a_raw_line_gives_its_thread_kind_files_and_count() -> None:
         pytest.param(
             [
                 f"{ROOT}/api/throttling.py",
-                f"{ROOT}/games/redis_guard.py",
+                f"{ROOT}/core/redis_guard.py",
                 f"{SITE}/redis/connection.py",
             ],
             ("channels_redis/redis/msgpack", "api.throttling"),

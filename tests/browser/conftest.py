@@ -176,25 +176,27 @@ from unittest import mock
 
 from django.contrib.auth import get_user_model
 
-from games import clock
+from core import clock
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from api import shapes
+from games.play import move as play_move
+from games.play import finish
 
 user = get_user_model().objects.get(username={username!r})
 yesterday = clock.now() - timedelta(days=1)
-with mock.patch("games.clock.now", lambda: yesterday):
+with mock.patch("core.clock.now", lambda: yesterday):
     daily_services.daily_create("bristol", clock.today())  # the job dealt yesterday's daily then
     game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=clock.today())
     for _ in range(5):
         moves = shapes.game_state(game)["legal_moves"]
         cards = [m for m in moves if m != "deal"]
         move = cards[0] if cards else moves[0]
-        game = game_services.game_apply_move(
+        game = play_move.apply_move(
             game_id=game.id, user=user, move=move, ply=game.ply
         ).game
-    game_services.game_resign(game_id=game.id, user=user)
+    finish.resign(game_id=game.id, user=user)
 print(yesterday.date().isoformat(), game.id, len(game.deal.par_line))
 """
 

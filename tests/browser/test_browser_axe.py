@@ -29,7 +29,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 
 from devtools.accounts import PASSWORD
-from games import clock
+from core import clock
 from games.models import Game
 from games.services import games as game_services
 from games.services import races as race_services
@@ -44,10 +44,10 @@ race = race_services.race_create(user=ada, variant="bristol")
 race_services.race_join(user=grace, code=race.code)
 race = race_services.race_start(user=ada, code=race.code)
 later = race.starts_at + timedelta(seconds=2)
-with mock.patch("games.clock.now", lambda: later):
+with mock.patch("core.clock.now", lambda: later):
     for player in (ada, grace):
         game = Game.objects.get(player=player, race_entry__race=race)
-        game_services.game_resign(game_id=game.pk, user=player)
+        finish.resign(game_id=game.pk, user=player)
     race_services.race_finish(race_id=race.pk)
 print(race.code)
 """
@@ -59,6 +59,7 @@ from django.contrib.auth import get_user_model
 
 from devtools.accounts import PASSWORD
 from games.services import races as race_services
+from games.play import finish
 
 users = get_user_model().objects
 ada = users.get(username={username!r})

@@ -20,19 +20,21 @@ pytestmark = pytest.mark.browser
 #: resigned result of another player on the same day's board.
 ALMOST_WON = """
 from django.contrib.auth import get_user_model
-from games import clock
+from core import clock
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games.play import move as play_move
+from games.play import finish
 
 User = get_user_model()
 other = User.objects.create_user(username={other!r}, password="x" * 20)
 game, _ = daily_services.daily_game_start(user=other, variant="bristol", day=clock.today())
-game_services.game_resign(game_id=game.id, user=other)
+finish.resign(game_id=game.id, user=other)
 user = User.objects.create_user(username={username!r}, password={password!r})
 game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=clock.today())
 line = game.deal.par_line
 for move in line[:-1]:
-    game = game_services.game_apply_move(game_id=game.id, user=user, move=move, ply=game.ply).game
+    game = play_move.apply_move(game_id=game.id, user=user, move=move, ply=game.ply).game
 print(game.id, line[-1], len(line))
 """
 

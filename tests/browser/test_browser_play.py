@@ -216,13 +216,14 @@ from django.contrib.auth import get_user_model
 from api import shapes
 from games.engine.solver import solve_seed
 from games.services import games as game_services
+from games.play import move as play_move
 
 user = get_user_model().objects.get(username={username!r})
 game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
 for move in solve_seed("bristol", 1).line:
     if shapes.game_state(game)["finish"]:
         break
-    game = game_services.game_apply_move(game_id=game.id, user=user, move=move, ply=game.ply).game
+    game = play_move.apply_move(game_id=game.id, user=user, move=move, ply=game.ply).game
 print(game.id, len(shapes.game_state(game)["finish"]))
 """
 

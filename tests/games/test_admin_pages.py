@@ -11,6 +11,7 @@ from django.urls import reverse
 from accounts import services as account_services
 from accounts.models import ApiToken
 from games.models import Deal, Game, Move
+from games.play import move as play_move
 from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
@@ -22,9 +23,9 @@ def games(user):
     out = []
     for seed in (3, 4):
         game = game_services.practice_game_start(user=user, variant="bristol", seed=seed)
-        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-        game_services.game_apply_move(game_id=game.pk, user=user, move="undo", ply=1)
-        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=2)
+        play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+        play_move.apply_move(game_id=game.pk, user=user, move="undo", ply=1)
+        play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=2)
         out.append(game)
     account_services.token_create(user=user, name="bot")
     return out

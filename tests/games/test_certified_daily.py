@@ -8,10 +8,10 @@ from typing import Any
 import pytest
 
 from api import shapes
-from games import clock
+from core import clock
+from core.errors import NoCertifiedDeal
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
-from games.errors import NoCertifiedDeal
 from games.services.dailies import (
     daily_candidate_certify,
     daily_create,

@@ -12,10 +12,12 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from api import shapes
-from games import clock
+from core import clock
+from core.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
 from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
-from games.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Result
+from games.play import finish
+from games.play import move as play_move
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
@@ -61,13 +63,13 @@ def fresh(game: Game) -> Game:
 def play(game: Game, move: str | None) -> Game:
     assert move is not None, "the deal has no such move"
     out = committed(
-        game_services.game_apply_move, game_id=game.pk, user=game.player, move=move, ply=game.ply
+        play_move.apply_move, game_id=game.pk, user=game.player, move=move, ply=game.ply
     )
     return out.game
 
 
 def resign(game: Game) -> Game:
-    return committed(game_services.game_resign, game_id=game.pk, user=game.player)
+    return committed(finish.resign, game_id=game.pk, user=game.player).game
 
 
 def start(user, variant: str = "bristol", day=None) -> tuple[Game, bool]:

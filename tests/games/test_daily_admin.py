@@ -10,7 +10,8 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
-from games import boards, jobs
+from core import jobs
+from games import boards
 from games.models import Deal, PlayerStats, Result
 from games.services import dailies as daily_services
 from games.services import games as game_services

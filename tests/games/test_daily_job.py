@@ -19,7 +19,7 @@ from channels.testing import WebsocketCommunicator
 from django.db import connection
 from rest_framework.test import APIClient
 
-from games import jobs
+from core import jobs
 from games.models import Deal
 from games.selectors import dailies as daily_selectors
 from games.services import dailies as daily_services
@@ -133,8 +133,8 @@ def test_the_job_is_started_once_while_it_runs(monkeypatch: pytest.MonkeyPatch) 
     jobs.dailies_job_start()
     jobs.dailies_job_start()
     assert len(started) == 1 and started[0][-3:] == ["create_dailies", "--days", "2"]
-    # It runs under a lifeline: it ends with this server process (games.lifeline).
-    assert started[0][1:4] == ["-m", "games.lifeline", str(os.getpid())]
+    # It runs under a lifeline: it ends with this server process (core.lifeline).
+    assert started[0][1:4] == ["-m", "core.lifeline", str(os.getpid())]
     running[0].code = 0  # it ended
     jobs.dailies_job_start()
     assert len(started) == 2

@@ -1,8 +1,8 @@
 """A ranked daily left unfinished when its day ends counts: expired, not won, on the board.
 
-Abandoning a bad deal once kept it out of the player's record. Now the hourly
-job (``create_dailies``) ends such games at the day's end, and so does the
-player's next look at the game or next move, whichever comes first.
+The hourly job (``create_dailies``) ends such games at the day's end, and so does the
+player's next move; a look at the game shows it expired without storing anything (a
+read never writes).
 """
 
 from __future__ import annotations
@@ -16,9 +16,12 @@ from django.test import TestCase
 from rest_framework.test import APIClient
 
 from api import shapes
-from games import boards, clock
-from games.errors import GameFinished
+from core import clock
+from core.errors import GameFinished
+from games import boards
 from games.models import EXPIRED, Game, PlayerStats, Result
+from games.play import finish
+from games.play import move as play_move
 from games.selectors import boards as board_selectors
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
@@ -34,9 +37,7 @@ def started(user, variant: str = "bristol") -> Game:
     game, created = daily_services.daily_game_start(user=user, variant=variant, day=DAY)
     assert created and game.ranked
     move = shapes.game_state(game)["legal_moves"][0]
-    return committed(
-        game_services.game_apply_move, game_id=game.pk, user=user, move=move, ply=0
-    ).game
+    return committed(play_move.apply_move, game_id=game.pk, user=user, move=move, ply=0).game
 
 
 def assert_counted(game: Game) -> Result:
@@ -57,7 +58,7 @@ def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_
     finished_result(yesterday, user, won=True, finished_at=NOON - timedelta(days=1))
     game = started(user)
     kept = started(other_user)
-    committed(game_services.game_resign, game_id=kept.pk, user=other_user)
+    committed(finish.resign, game_id=kept.pk, user=other_user)
     practice = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     assert PlayerStats.objects.get(player=user).played == 1
     daily_clock.next_day()
@@ -77,11 +78,11 @@ def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_
 def test_a_ranked_game_of_today_is_left_alone(user, daily_clock):
     game = started(user)
     daily_clock.set(clock.day_end(DAY) - timedelta(microseconds=1))
-    assert game_services.games_expire() == 0
+    assert finish.dailies_expire() == 0
     assert Game.objects.get(pk=game.pk).status == "playing"
 
 
-def test_opening_the_game_the_next_day_shows_it_expired(user, daily_clock):
+def test_opening_the_game_the_next_day_shows_it_expired_and_writes_nothing(user, daily_clock):
     game = started(user)
     daily_clock.next_day()
     api = APIClient()
@@ -89,7 +90,11 @@ def test_opening_the_game_the_next_day_shows_it_expired(user, daily_clock):
     with TestCase.captureOnCommitCallbacks(execute=True):
         state = api.get(f"/api/v1/games/{game.pk}/").json()
     assert state["status"] == EXPIRED and state["legal_moves"] == []
+    assert state["finished_at"] == clock.iso(clock.day_end(DAY))
     assert state["deal"] is not None  # the day is over: the deal is public now
+    assert Game.objects.get(pk=game.pk).status == "playing"  # shown, not stored
+    assert not Result.objects.filter(game=game).exists()
+    assert committed(finish.dailies_expire) == 1  # the job stores what the read showed
     assert_counted(game)
 
 
@@ -98,8 +103,8 @@ def test_a_move_the_next_day_ends_the_game_and_is_refused(user, daily_clock):
     daily_clock.next_day()
     move = shapes.game_state(game)["legal_moves"][0]
     with pytest.raises(GameFinished, match="day of this ranked daily is over"):
-        committed(game_services.game_apply_move, game_id=game.pk, user=user, move=move, ply=1)
+        committed(play_move.apply_move, game_id=game.pk, user=user, move=move, ply=1)
     assert_counted(game)
     with pytest.raises(GameFinished):
-        game_services.game_resign(game_id=game.pk, user=user)
-    assert game_services.games_expire() == 0
+        finish.resign(game_id=game.pk, user=user)
+    assert finish.dailies_expire() == 0

@@ -11,13 +11,14 @@ import time_machine
 from django.core.management import call_command
 from django.urls import reverse
 
-from games import clock
+from core import clock
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.models import Deal, Game, PlayerStats, PlaySignal, Result, ResultFlag
+from games.play import finish
+from games.play import move as play_move
 from games.selectors.games import game_position
 from games.services import fairplay
-from games.services import games as game_services
 from games.services.dailies import daily_game_start
 from games.services.fairplay import ClientSignal
 from games.services.results import result_review
@@ -54,7 +55,7 @@ def play(game: Game, moves: list[str], *, seconds_apart: float = 0.0) -> Game:
     """Make the moves as fast as the test runs, or ``seconds_apart`` apart."""
     for i, (ply, move) in enumerate(enumerate(moves, start=game.ply), start=1):
         with time_machine.travel(clock.now() + timedelta(seconds=seconds_apart * i)):
-            game_services.game_apply_move(game_id=game.pk, user=game.player, move=move, ply=ply)
+            play_move.apply_move(game_id=game.pk, user=game.player, move=move, ply=ply)
     game.refresh_from_db()
     return game
 
@@ -90,7 +91,7 @@ def test_an_honest_result_raises_no_flag(certified, make_user) -> None:
     honest.date_joined -= timedelta(days=30)
     honest.save(update_fields=["date_joined"])
     game = play(start(honest, ELSEWHERE), quiet_moves(certified, 25), seconds_apart=2)
-    game_services.game_resign(game_id=game.pk, user=honest)
+    finish.resign(game_id=game.pk, user=honest)
     result = Result.objects.get(game=game)
     assert not flags(game) and result.review == ""
 

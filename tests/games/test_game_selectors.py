@@ -9,9 +9,11 @@ import pytest
 from django.utils import timezone
 
 from api import shapes
+from core.errors import NotFound
 from games.engine import EngineError, GameLog, new_position
-from games.errors import NotFound
 from games.models import UNDO, Game, Move
+from games.play import finish
+from games.play import move as play_move
 from games.selectors import games as game_selectors
 from games.services import games as game_services
 
@@ -26,12 +28,12 @@ def fresh(game: Game) -> Game:
 def played(user):
     """A Bristol game with a deal, a move and an undo in its log."""
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     pos = game_selectors.game_position(fresh(game))
     move = next(str(m) for m in pos.legal_moves if str(m) != "deal")
-    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=1)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=3)
+    play_move.apply_move(game_id=game.pk, user=user, move=move, ply=1)
+    play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
+    play_move.apply_move(game_id=game.pk, user=user, move=move, ply=3)
     return fresh(game)
 
 
@@ -84,7 +86,7 @@ def test_verify_detects_a_missing_log_entry(played):
 
 
 def test_verify_accepts_a_resigned_game(played, user):
-    game_services.game_resign(game_id=played.pk, user=user)
+    finish.resign(game_id=played.pk, user=user)
     assert game_selectors.game_verify(fresh(played)) is None
 
 
@@ -135,7 +137,7 @@ def test_game_state_is_the_public_view(played):
 def test_elapsed_time_is_measured_on_the_server(played):
     Game.objects.filter(pk=played.pk).update(started_at=timezone.now() - timedelta(seconds=90))
     assert 90_000 <= game_selectors.elapsed_ms(fresh(played)) < 95_000
-    game_services.game_resign(game_id=played.pk, user=played.player)
+    finish.resign(game_id=played.pk, user=played.player)
     done = fresh(played)
     assert done.finished_at is not None
     total = int((done.finished_at - done.started_at).total_seconds() * 1000)

@@ -14,6 +14,7 @@ import pytest
 from django.utils import timezone
 
 from api import shapes
+from core.errors import BadPly, GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
 from games.engine import (
     SEED_LIMIT,
     BadNotationError,
@@ -22,8 +23,9 @@ from games.engine import (
     deck_order,
     new_position,
 )
-from games.errors import BadPly, GameFinished, InvalidInput, NotFound, StalePly, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Move
+from games.play import finish
+from games.play import move as play_move
 from games.selectors import games as game_selectors
 from games.services import games as game_services
 
@@ -151,7 +153,7 @@ def test_a_move_is_applied_logged_and_snapshotted(user, assert_consistent):
     start = new_position("bristol", seed=seed)
     move = next(m for m in moves_of(start) if m.endswith("-f"))
 
-    out = game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
+    out = play_move.apply_move(game_id=game.pk, user=user, move=move, ply=0)
 
     expected = start.apply(move)
     assert out.duplicate is False
@@ -171,7 +173,7 @@ def test_the_log_stores_the_clients_ply_for_each_entry(user, assert_consistent):
     sent = []
     for ply in range(4):
         move = moves_of(pos)[0]
-        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         pos = pos.apply(move)
         sent.append((ply, move))
     assert list(fresh(game).moves.values_list("ply", "notation")) == sent
@@ -181,15 +183,15 @@ def test_the_log_stores_the_clients_ply_for_each_entry(user, assert_consistent):
 
 def test_stale_ply_is_refused_with_the_current_ply(user):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
     other = next(m for m in moves_of(game_selectors.game_position(fresh(game))) if m != "deal")
     with pytest.raises(StalePly) as behind:
-        game_services.game_apply_move(game_id=game.pk, user=user, move=other, ply=0)
+        play_move.apply_move(game_id=game.pk, user=user, move=other, ply=0)
     assert behind.value.details == {"ply": 1}
     assert behind.value.code == "stale_ply"
     with pytest.raises(BadPly) as ahead:
-        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=5)
+        play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=5)
     assert ahead.value.details == {"ply": 1}
     assert ahead.value.code == "bad_ply"
     assert snapshot_of(game) == before
@@ -197,11 +199,11 @@ def test_stale_ply_is_refused_with_the_current_ply(user):
 
 def test_resending_the_stored_move_is_a_duplicate_that_applies_nothing(user, assert_consistent):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    first = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=1)
+    first = play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=1)
     before = snapshot_of(game)
 
-    again = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    again = play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
 
     assert again.duplicate is True
     assert again.game.ply == 2
@@ -213,60 +215,60 @@ def test_resending_the_stored_move_is_a_duplicate_that_applies_nothing(user, ass
 
 def test_resending_the_current_move_again_is_a_duplicate(user):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
-    out = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    out = play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     assert out.duplicate is True
     assert snapshot_of(game) == before
 
 
 def test_illegal_move_raises_the_engine_error_and_changes_nothing(user):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
     with pytest.raises(IllegalMoveError) as exc:
-        game_services.game_apply_move(game_id=game.pk, user=user, move="t1-r1", ply=1)
+        play_move.apply_move(game_id=game.pk, user=user, move="t1-r1", ply=1)
     assert exc.value.code == "illegal_move"
     with pytest.raises(BadNotationError):
-        game_services.game_apply_move(game_id=game.pk, user=user, move="x9-t1", ply=1)
+        play_move.apply_move(game_id=game.pk, user=user, move="x9-t1", ply=1)
     with pytest.raises(BadNotationError):
-        game_services.game_apply_move(game_id=game.pk, user=user, move="g1-a", ply=1)
+        play_move.apply_move(game_id=game.pk, user=user, move="g1-a", ply=1)
     assert snapshot_of(game) == before
 
 
 def test_a_move_in_a_finished_game_raises_game_finished(user):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_resign(game_id=game.pk, user=user)
+    finish.resign(game_id=game.pk, user=user)
     before = snapshot_of(game)
     with pytest.raises(GameFinished) as exc:
-        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+        play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     assert exc.value.code == "game_finished"
     with pytest.raises(GameFinished):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
+        play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
     for ply in (1, 9):  # whatever the ply
         with pytest.raises(GameFinished):
-            game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=ply)
+            play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=ply)
     assert snapshot_of(game) == before
 
 
 def test_resending_the_move_that_ended_a_game_is_still_a_duplicate(user):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    game_services.game_resign(game_id=game.pk, user=user)
-    out = game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    finish.resign(game_id=game.pk, user=user)
+    out = play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     assert out.duplicate is True and out.game.status == "resigned"
 
 
 def test_another_players_game_or_an_unknown_one_is_not_found(user, other_user):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     with pytest.raises(NotFound):
-        game_services.game_apply_move(game_id=game.pk, user=other_user, move="deal", ply=0)
+        play_move.apply_move(game_id=game.pk, user=other_user, move="deal", ply=0)
     with pytest.raises(NotFound):
-        game_services.game_apply_move(game_id=game.pk, user=other_user, move=UNDO, ply=0)
+        play_move.apply_move(game_id=game.pk, user=other_user, move=UNDO, ply=0)
     with pytest.raises(NotFound):
-        game_services.game_resign(game_id=game.pk, user=other_user)
+        finish.resign(game_id=game.pk, user=other_user)
     with pytest.raises(NotFound):
-        game_services.game_apply_move(game_id=game.pk + 1000, user=user, move="deal", ply=0)
+        play_move.apply_move(game_id=game.pk + 1000, user=user, move="deal", ply=0)
     assert fresh(game).ply == 0
     assert fresh(game).status == "playing"
 
@@ -279,15 +281,15 @@ def test_undo_pops_the_last_move_still_on_the_board(user, assert_consistent):
     start = new_position("bristol", seed=3)
     one = start.apply("deal")
     move = moves_of(one)[0]
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=1)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move=move, ply=1)
 
-    out = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
+    out = play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=2)
     assert out.position == one
     assert out.game.ply == 3
     assert_consistent(game)
 
-    out = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=3)
+    out = play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=3)
     assert out.position == start
     assert fresh(game).position == start.to_json()
     assert fresh(game).ply == 4
@@ -301,7 +303,7 @@ def test_undo_pops_the_last_move_still_on_the_board(user, assert_consistent):
     assert_consistent(game)
 
     with pytest.raises(UndoNotAllowed):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=4)
+        play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=4)
     assert fresh(game).ply == 4
 
 
@@ -309,9 +311,9 @@ def test_undo_restores_the_score(user, assert_consistent):
     seed = seed_where("bristol", lambda p: any(m.endswith("-f") for m in moves_of(p)))
     game = game_services.practice_game_start(user=user, variant="bristol", seed=seed)
     move = next(m for m in moves_of(new_position("bristol", seed=seed)) if m.endswith("-f"))
-    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move=move, ply=0)
     assert fresh(game).score == 1
-    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+    play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     assert fresh(game).score == 0
     assert_consistent(game)
 
@@ -319,7 +321,7 @@ def test_undo_restores_the_score(user, assert_consistent):
 def test_undo_with_nothing_to_undo_is_refused(user):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     with pytest.raises(UndoNotAllowed) as exc:
-        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
+        play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
     assert exc.value.code == "undo_not_allowed"
     assert snapshot_of(game)[1:] == (0, 0, "playing", None, 0)
 
@@ -330,19 +332,19 @@ def test_undo_after_a_move_is_replayed_in_a_gallery_game(user, assert_consistent
     ply = 0
     for _ in range(3):
         move = moves_of(pos)[-1]
-        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         pos, ply = pos.apply(move), ply + 1
         assert_consistent(game)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=ply)
+    play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=ply)
     assert_consistent(game)
 
 
 def test_resending_an_undo_is_a_duplicate(user, assert_consistent):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     before = snapshot_of(game)
-    out = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+    out = play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     assert out.duplicate is True
     assert snapshot_of(game) == before
     assert_consistent(game)
@@ -356,11 +358,11 @@ def ranked_game(user: Any, seed: int = 3) -> Game:
 def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
     game = ranked_game(user)
     with pytest.raises(UndoNotAllowed):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
+        play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
     # A deal reveals stock cards: taking it back would show the stock for free.
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     with pytest.raises(UndoNotAllowed):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
+        play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
     assert fresh(game).ply == 1
     assert not shapes.game_state(fresh(game))["can_undo"]
     assert_consistent(game)
@@ -371,10 +373,10 @@ def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
 
 def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
 
-    resigned = game_services.game_resign(game_id=game.pk, user=user)
+    resigned = finish.resign(game_id=game.pk, user=user).game
 
     assert resigned.status == "resigned"
     stored = fresh(game)
@@ -385,7 +387,7 @@ def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
     assert shapes.game_state(stored)["deal"] == {"seed": "3", "deck": deck_order("bristol", 3)}
     assert_consistent(game)
     with pytest.raises(GameFinished):
-        game_services.game_resign(game_id=game.pk, user=user)
+        finish.resign(game_id=game.pk, user=user)
 
 
 # -- consistency after every kind of write ---------------------------------------------------
@@ -402,14 +404,14 @@ def test_snapshot_equals_replay_after_every_kind_of_write(user, variant, assert_
         state = shapes.game_state(g)
         undo = state["can_undo"] and step % 4 == 3
         move = UNDO if undo else rng.choice(state["legal_moves"])
-        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=g.ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=g.ply)
         kinds.add("deal" if move.startswith("deal") else move if move == UNDO else "move")
         assert_consistent(game)
         if fresh(game).status != "playing":
             break
     assert kinds == {"deal", UNDO, "move"}
     if fresh(game).status == "playing":
-        game_services.game_resign(game_id=game.pk, user=user)
+        finish.resign(game_id=game.pk, user=user)
         assert_consistent(game)
 
 
@@ -417,7 +419,7 @@ def test_refused_writes_leave_the_game_consistent(user, assert_consistent):
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     for move, ply in [("t1-r1", 0), ("nonsense", 0), ("deal", 4), (UNDO, 0)]:
         with pytest.raises(Exception):  # noqa: B017 - each kind of refusal, all checked above
-            game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+            play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         assert_consistent(game)
     assert fresh(game).ply == 0
 
@@ -441,7 +443,7 @@ def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consisten
         assert state["deal"] is None
         assert state["finished_at"] is None
         assert g.finished_at is None
-        out = game_services.game_apply_move(
+        out = play_move.apply_move(
             game_id=game.pk, user=user, move=home_first(state["legal_moves"], rng), ply=ply
         )
         assert out.game.score == out.position.score
@@ -469,10 +471,10 @@ def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consisten
     assert_consistent(game)
 
     with pytest.raises(GameFinished):
-        game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=end.ply)
+        play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=end.ply)
     with pytest.raises(GameFinished):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=end.ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=end.ply)
     with pytest.raises(GameFinished):
-        game_services.game_resign(game_id=game.pk, user=user)
+        finish.resign(game_id=game.pk, user=user)
     assert fresh(game).status == outcome
     assert Move.objects.filter(game=game).count() == end.ply

@@ -1,5 +1,5 @@
 """games.hints heals: a killed solver worker costs at most the hint it was solving, and
-workers and jobs end with the server process that started them (games.lifeline)."""
+workers and jobs end with the server process that started them (core.lifeline)."""
 
 from __future__ import annotations
 
@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
+from core.errors import HintBusy, HintUnavailable
 from games import hints
 from games.engine import new_position
-from games.errors import HintBusy, HintUnavailable
 from games.services import games as game_services
 
 #: A position the solver does not settle for many seconds (unknown at 140,000 nodes).
@@ -86,7 +86,7 @@ def test_a_worker_killed_under_a_hint_answers_unavailable_and_the_next_works(
 
 SLEEPER = """
 import subprocess, sys, time
-child = subprocess.Popen([sys.executable, "-m", "games.lifeline", str(__import__("os").getpid()),
+child = subprocess.Popen([sys.executable, "-m", "core.lifeline", str(__import__("os").getpid()),
                           sys.argv[1]], cwd=sys.argv[2])
 print(child.pid, flush=True)
 time.sleep(120)

@@ -16,6 +16,7 @@ from games import hints
 from games.engine import Position, new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
+from games.play import move as play_move
 from games.services import games as game_services
 
 #: Moves a hints-only game may take beyond the first line found (see the docstring).
@@ -91,9 +92,7 @@ def test_practice_bristol_deal_7_played_by_hints_ends_won(user: Any) -> None:
     while game.status == "playing":
         hint = game_services.game_hint(game_id=game.pk, user=user)
         assert hint.verdict == "won" and hint.ply == game.ply and hint.move is not None
-        game = game_services.game_apply_move(
-            game_id=game.pk, user=user, move=hint.move, ply=game.ply
-        ).game
+        game = play_move.apply_move(game_id=game.pk, user=user, move=hint.move, ply=game.ply).game
         assert game.ply <= len(line) + LINE_SLACK
     assert game.status == "won"
     assert Game.objects.get(pk=game.pk).assisted

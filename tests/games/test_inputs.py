@@ -6,9 +6,9 @@ from datetime import date, timedelta
 
 import pytest
 
-from games import clock
+from core import clock
+from core.errors import InvalidInput, NotFound
 from games.engine import VARIANTS
-from games.errors import InvalidInput, NotFound
 from games.inputs import MOVE_MAX_LENGTH, day_parse, move_parse, ply_parse, variant_parse
 
 

@@ -19,9 +19,10 @@ from rest_framework.test import APIClient
 
 from api import shapes
 from api.pagination import CursorPage
+from core.errors import GameFinished
 from games.engine import Position
-from games.errors import GameFinished
 from games.models import MOVE_LIMIT, UNDO, Game, Move, Result
+from games.play import move as play_move
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
@@ -136,9 +137,9 @@ def test_an_undo_applies_no_engine_move_and_reads_one_entry(user, monkeypatch, s
         game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG
     )
     move = quiet(game_selectors.game_position(game))
-    game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
+    play_move.apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
     with counted(monkeypatch) as work:
-        outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG + 1)
+        outcome = play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG + 1)
     assert outcome.position == game_selectors.game_position(game)  # back at the start
     assert work.applied == 0 and work.most_rows <= 1, work
 
@@ -169,13 +170,13 @@ def test_the_entry_that_fills_the_log_ends_the_game(user, settings):
         game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG - 2
     )
     move = quiet(game_selectors.game_position(game))
-    outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG - 2)
+    outcome = play_move.apply_move(game_id=game.pk, user=user, move=move, ply=LONG - 2)
     assert outcome.game.status == "playing"
-    outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG - 1)
+    outcome = play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=LONG - 1)
     assert outcome.game.status == MOVE_LIMIT and outcome.game.finished_at is not None
     assert outcome.game.ply == LONG
     with pytest.raises(GameFinished):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
+        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=LONG)
     game = Game.objects.select_related("deal").get(pk=game.pk)
     assert game_selectors.game_verify(game) is None
     state = shapes.game_state(game)
@@ -188,7 +189,7 @@ def test_a_ranked_game_at_the_limit_counts_as_not_won(user, settings, daily_cloc
     for ply in range(4):
         pos = game_selectors.game_position(Game.objects.get(pk=game.pk))
         move = quiet(pos) if ply % 2 == 0 else UNDO
-        outcome = game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        outcome = play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
     assert outcome.game.status == MOVE_LIMIT
     result = Result.objects.get(game=game)
     assert not result.won and result.moves == 4

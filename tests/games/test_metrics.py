@@ -1,4 +1,4 @@
-"""games.metrics: moves counted and timed in the move service, states read at a scrape."""
+"""core.metrics: moves counted and timed in the move service, states read at a scrape."""
 
 from __future__ import annotations
 
@@ -8,10 +8,12 @@ import pytest
 from prometheus_client import REGISTRY
 
 from api import shapes
-from games import metrics, redis_guard
+from core import metrics, redis_guard
+from core.errors import StalePly
+from games import gauges
 from games.engine import VARIANTS
-from games.errors import StalePly
 from games.models import Deal
+from games.play import move as play_move
 from games.services import games as game_services
 
 pytestmark = pytest.mark.django_db
@@ -31,30 +33,28 @@ def test_a_move_is_counted_and_timed_by_door_and_outcome(user, game):
     ok = sample("patience_moves_total", transport="ws", outcome="ok")
     stale = sample("patience_moves_total", transport="ws", outcome="stale_ply")
     timed = sample("patience_move_seconds_count", transport="ws")
-    game_services.game_apply_move(game_id=game.pk, user=user, move=legal, ply=0, transport="ws")
+    play_move.apply_move(game_id=game.pk, user=user, move=legal, ply=0, transport="ws")
     with pytest.raises(StalePly):
-        game_services.game_apply_move(
-            game_id=game.pk, user=user, move="undo", ply=0, transport="ws"
-        )
+        play_move.apply_move(game_id=game.pk, user=user, move="undo", ply=0, transport="ws")
     assert sample("patience_moves_total", transport="ws", outcome="ok") == ok + 1
     assert sample("patience_moves_total", transport="ws", outcome="stale_ply") == stale + 1
     assert sample("patience_move_seconds_count", transport="ws") == timed + 2
 
 
 def test_a_scrape_reads_the_race_pool_and_todays_dailies():
-    from games import clock
+    from core import clock
     from games.services.dailies import daily_create
 
     Deal.objects.create(kind=Deal.Kind.RACE, variant="bristol", seed=11)
     Deal.objects.create(kind=Deal.Kind.RACE, variant="bristol", seed=12)
-    metrics.state_refresh()
+    gauges.gauges_refresh()
     assert sample("patience_race_pool_deals", variant="bristol") == 2
     assert all(
         sample("patience_race_pool_deals", variant=k) == 0 for k in VARIANTS if k != "bristol"
     )
     assert sample("patience_dailies_dealt_today") == 0
     deals = [daily_create(key, clock.today()) for key in VARIANTS]
-    metrics.state_refresh()
+    gauges.gauges_refresh()
     assert sample("patience_dailies_dealt_today") == 1
     newest = max(deal.created_at for deal in deals).timestamp()
     assert sample("patience_daily_last_dealt_timestamp_seconds") == pytest.approx(newest)
@@ -66,19 +66,19 @@ def test_a_scrape_reads_the_redis_breaker(settings):
     def down() -> None:
         raise RedisConnectionError("refused")
 
-    metrics.state_refresh()
+    gauges.gauges_refresh()
     assert sample("patience_redis_breaker_open") == 0
     with pytest.raises(redis_guard.RedisUnavailable):
         redis_guard.guarded(down)
     assert redis_guard.breaker_state() == "open"
-    metrics.state_refresh()
+    gauges.gauges_refresh()
     assert sample("patience_redis_breaker_open") == 1
 
 
 def test_a_scrape_reads_the_hint_pool(monkeypatch):
     state = {"workers": 2, "in_flight": 1, "broken": True, "restarts": 3}
-    monkeypatch.setattr(metrics.hints, "pool_state", lambda: state)
-    metrics.state_refresh()
+    monkeypatch.setattr(gauges.hints, "pool_state", lambda: state)
+    gauges.gauges_refresh()
     assert sample("patience_hint_workers") == 2
     assert sample("patience_hints_in_flight") == 1
     assert sample("patience_hint_pool_broken") == 1
@@ -87,8 +87,8 @@ def test_a_scrape_reads_the_hint_pool(monkeypatch):
 
 def test_a_scrape_reads_the_database_pool(monkeypatch):
     stats = {"size": 4, "available": 3, "waiting": 0, "max": 20}
-    monkeypatch.setattr(metrics, "pool_stats", lambda: stats)
-    metrics.state_refresh()
+    monkeypatch.setattr(gauges, "pool_stats", lambda: stats)
+    gauges.gauges_refresh()
     assert sample("patience_db_pool_connections", state="size") == 4
     assert sample("patience_db_pool_connections", state="max") == 20
 
@@ -107,8 +107,9 @@ def test_a_scrape_answers_without_the_database(monkeypatch):
     def down() -> dict[str, int]:
         raise OperationalError("connection refused")
 
-    metrics.state_refresh()
+    gauges.gauges_refresh()
     assert sample("patience_database_up") == 1
-    monkeypatch.setattr(metrics.races, "race_pool_sizes", down)
+    monkeypatch.setattr(gauges.races, "race_pool_sizes", down)
+    gauges.gauges_refresh()
     body, _ = metrics.exposition()
     assert b"patience_database_up 0.0" in body

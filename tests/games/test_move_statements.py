@@ -18,10 +18,13 @@ from django.db import connection
 from django.db.models.functions import Now
 from django.test.utils import CaptureQueriesContext
 
-from games import events
+from core import errors
+from core import events as core_events
+from core.errors import RaceOver, StalePly
 from games.engine import new_position
-from games.errors import RaceOver, StalePly
 from games.models import Game, Race
+from games.play import finish, store
+from games.play import move as play_move
 from games.services import games as game_services
 from games.services import races as race_services
 from tests.race_fixtures import game_of, pool, quiet_moves
@@ -70,7 +73,7 @@ def test_service_moves_cost_an_update_and_an_insert_each(user: Any, assert_consi
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     for ply, move in enumerate(playable()):
         with CaptureQueriesContext(connection) as captured:
-            out = game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+            out = play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         sqls, commits = statements(captured)
         assert is_move(sqls) and commits <= 1, captured.captured_queries
         assert "FOR UPDATE" not in " ".join(sqls)
@@ -81,13 +84,13 @@ def test_service_moves_cost_an_update_and_an_insert_each(user: Any, assert_consi
 def test_a_game_this_process_does_not_hold_is_read_once_not_locked(user: Any) -> None:
     first, second = playable(moves=2)
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services._held.clear()  # as another process, which never saw the game
+    store._held.clear()  # as another process, which never saw the game
     with CaptureQueriesContext(connection) as captured:
-        game_services.game_apply_move(game_id=game.pk, user=user, move=first, ply=0)
+        play_move.apply_move(game_id=game.pk, user=user, move=first, ply=0)
     sqls, _ = statements(captured)
     assert sqls[0].startswith("SELECT") and "FOR UPDATE" not in sqls[0] and is_move(sqls[1:])
     with CaptureQueriesContext(connection) as captured:  # held from then on
-        game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
+        play_move.apply_move(game_id=game.pk, user=user, move=second, ply=1)
     assert is_move(statements(captured)[0])
 
 
@@ -124,15 +127,15 @@ def test_a_held_state_that_another_process_outran_answers_as_before(user: Any) -
     """The process holds ply 1 but the game is at ply 2: the locked path answers."""
     first, second, third = playable(moves=3)
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    at_one = game_services.game_apply_move(game_id=game.pk, user=user, move=first, ply=0)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
-    game_services._hold(at_one.game, at_one.position)  # as another process left it
+    at_one = play_move.apply_move(game_id=game.pk, user=user, move=first, ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move=second, ply=1)
+    store.hold(at_one.game, at_one.position)  # as another process left it
 
-    again = game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
+    again = play_move.apply_move(game_id=game.pk, user=user, move=second, ply=1)
     assert again.duplicate and again.game.ply == 2
-    game_services._hold(at_one.game, at_one.position)
+    store.hold(at_one.game, at_one.position)
     with pytest.raises(StalePly) as refused:
-        game_services.game_apply_move(game_id=game.pk, user=user, move=third, ply=1)
+        play_move.apply_move(game_id=game.pk, user=user, move=third, ply=1)
     assert refused.value.details == {"ply": 2}
     assert Game.objects.get(pk=game.pk).ply == 2
 
@@ -140,25 +143,24 @@ def test_a_held_state_that_another_process_outran_answers_as_before(user: Any) -
 def test_a_held_game_resigned_meanwhile_takes_no_move(user: Any) -> None:
     first, second = playable(moves=2)
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=first, ply=0)
-    game_services.game_resign(game_id=game.pk, user=user)  # the held state stays as it was
+    play_move.apply_move(game_id=game.pk, user=user, move=first, ply=0)
+    finish.resign(game_id=game.pk, user=user)  # the held state stays as it was
 
-    with pytest.raises(game_services.GameFinished):
-        game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
+    with pytest.raises(errors.GameFinished):
+        play_move.apply_move(game_id=game.pk, user=user, move=second, ply=1)
     assert Game.objects.get(pk=game.pk).moves.count() == 1
 
 
 def test_a_hint_given_elsewhere_shows_in_the_next_move(user: Any) -> None:
     """The guard includes the hint mark: a move on a held state from before a hint elsewhere
-    misses, and the locked path answers with the game as it is."""
+    misses, and the move is judged again on the game as it is."""
     first, second = playable(moves=2)
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
-    game_services.game_apply_move(game_id=game.pk, user=user, move=first, ply=0)
+    play_move.apply_move(game_id=game.pk, user=user, move=first, ply=0)
     Game.objects.filter(pk=game.pk).update(assisted=True)  # another process's hint
 
-    out = game_services.game_apply_move(game_id=game.pk, user=user, move=second, ply=1)
-    assert out.game.assisted is True and out.event is not None
-    assert out.event.message["state"]["assisted"]
+    out = play_move.apply_move(game_id=game.pk, user=user, move=second, ply=1)
+    assert out.game.assisted is True and out.state.assisted and not out.duplicate
     assert Game.objects.get(pk=game.pk).ply == 2
 
 
@@ -185,7 +187,9 @@ def _racing(settings: Any, make_user: Any) -> tuple[Any, list[Any], Any]:
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
     """Every channel-layer message sent, as (group, message)."""
     messages: list[tuple[str, dict[str, Any]]] = []
-    monkeypatch.setattr(events, "_send", lambda group, message: messages.append((group, message)))
+    monkeypatch.setattr(
+        core_events, "send", lambda group, message: messages.append((group, message))
+    )
     return messages
 
 
@@ -197,12 +201,10 @@ def test_race_moves_after_the_first_cost_the_move_alone_and_one_event(
     race, (ann, _), game = _racing(settings, make_user)
     line = quiet_moves(race.deal, 4)
     sent.clear()
-    game_services.game_apply_move(
-        game_id=game.pk, user=ann, move=line[0], ply=0
-    )  # proves the start
+    play_move.apply_move(game_id=game.pk, user=ann, move=line[0], ply=0)  # proves the start
     for ply, move in enumerate(line[1:], start=1):
         with CaptureQueriesContext(connection) as captured:
-            out = game_services.game_apply_move(game_id=game.pk, user=ann, move=move, ply=ply)
+            out = play_move.apply_move(game_id=game.pk, user=ann, move=move, ply=ply)
         sqls, commits = statements(captured)
         assert is_move(sqls) and commits <= 1, captured.captured_queries
         assert out.game.ply == ply + 1
@@ -224,18 +226,18 @@ def test_a_held_race_game_takes_no_move_after_the_time_limit(
     """The time limit is checked in the guarded statement, on the database's clock."""
     race, (ann, _), game = _racing(settings, make_user)
     first, second = quiet_moves(race.deal, 2)
-    game_services.game_apply_move(game_id=game.pk, user=ann, move=first, ply=0)
-    held = game_services._held[game.pk]
+    play_move.apply_move(game_id=game.pk, user=ann, move=first, ply=0)
+    held = store._held[game.pk]
     assert held.race is not None and held.race.code == race.code
     # Time is up: the limit moves into the past, in the database and in what the process holds.
     Race.objects.filter(pk=race.pk).update(ends_at=Now())
     race.refresh_from_db()
     assert race.ends_at is not None
-    game_services._hold(held.game, held.position, replace(held.race, ends_at=race.ends_at))
+    store.hold(held.game, held.position, replace(held.race, ends_at=race.ends_at))
     sent.clear()
 
     with pytest.raises(RaceOver):
-        game_services.game_apply_move(game_id=game.pk, user=ann, move=second, ply=1)
+        play_move.apply_move(game_id=game.pk, user=ann, move=second, ply=1)
     assert Game.objects.get(pk=game.pk).ply == 1 and not sent
 
 
@@ -245,7 +247,7 @@ def test_the_move_statement_is_prepared_on_its_connection(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     with connection.cursor() as cursor:  # one connection for the whole test
         for ply, move in enumerate(playable(moves=8)):
-            game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+            play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         cursor.execute("SELECT statement FROM pg_prepared_statements")
         prepared = [row[0] for row in cursor.fetchall()]
     assert any(s.startswith("WITH moved AS (UPDATE") for s in prepared), prepared

@@ -14,7 +14,7 @@ import pytest
 from django.core.management import call_command
 from django.db import connection, connections
 
-from games.errors import RaceLimit
+from core.errors import RaceLimit
 from games.management.commands import races as races_command
 from games.models import Race
 from games.services import races as race_services

@@ -10,8 +10,8 @@ import pytest
 from django.urls import reverse
 
 from games.models import Race, RaceEntry, RaceRating
+from games.play import finish
 from games.selectors import races as race_selectors
-from games.services import games as game_services
 from games.services import races as race_services
 from tests.race_fixtures import at, established, game_of, play, pool, starts
 
@@ -38,7 +38,7 @@ def resign_all(race: Race, accounts: list[Any], after: timedelta) -> Race:
     """Every account resigns ``after`` the start, in order; the race is finished."""
     with at(starts(race) + after):
         for a in accounts:
-            game_services.game_resign(game_id=game_of(race, a).pk, user=a)
+            finish.resign(game_id=game_of(race, a).pk, user=a)
         race_services.race_finish(race_id=race.pk)
     return Race.objects.get(pk=race.pk)
 

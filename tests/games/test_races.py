@@ -13,9 +13,9 @@ import pytest
 from django.db import IntegrityError, transaction
 
 from api import shapes
-from games import clock, events
-from games.engine import Status
-from games.errors import (
+from core import clock
+from core import events as core_events
+from core.errors import (
     AlreadyRacing,
     HintNotAllowed,
     NotFound,
@@ -28,7 +28,10 @@ from games.errors import (
     TooFewPlayers,
     UndoNotAllowed,
 )
+from games.engine import Status
 from games.models import EXPIRED, Game, Race, RaceEntry, RaceRating
+from games.play import finish, state
+from games.play import move as play_move
 from games.selectors import races as race_selectors
 from games.services import games as game_services
 from games.services import races as race_services
@@ -51,7 +54,9 @@ pytestmark = pytest.mark.django_db
 def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
     """Every channel-layer message sent, as (group, message)."""
     messages: list[tuple[str, dict[str, Any]]] = []
-    monkeypatch.setattr(events, "_send", lambda group, message: messages.append((group, message)))
+    monkeypatch.setattr(
+        core_events, "send", lambda group, message: messages.append((group, message))
+    )
     return messages
 
 
@@ -121,7 +126,7 @@ def test_a_move_before_the_start_is_refused_and_changes_nothing(settings, player
     game = game_of(race, players[0])
     move = quiet_moves(race.deal, 1)[0]
     with pytest.raises(RaceNotStarted):
-        game_services.game_apply_move(game_id=game.pk, user=players[0], move=move, ply=0)
+        play_move.apply_move(game_id=game.pk, user=players[0], move=move, ply=0)
     game.refresh_from_db()
     assert game.ply == 0 and game.moves.count() == 0
     assert not [m for _, m in sent if m["type"] == "game.moved"]
@@ -134,7 +139,7 @@ def test_moves_after_the_start_send_progress_with_counts_only(
     game = game_of(race, players[0])
     with after_start(race), django_capture_on_commit_callbacks(execute=True):
         for ply, move in enumerate(quiet_moves(race.deal, 3)):
-            game_services.game_apply_move(game_id=game.pk, user=players[0], move=move, ply=ply)
+            play_move.apply_move(game_id=game.pk, user=players[0], move=move, ply=ply)
     progress = [m["progress"] for group, m in sent if group == f"race.{race.code}"]
     assert [p["moves"] for p in progress] == [1, 2, 3]
     assert set(progress[-1]) == {
@@ -157,9 +162,9 @@ def test_race_games_are_ranked_no_hints_and_no_undo_across_a_stock_reveal(
     with after_start(race):
         with pytest.raises(HintNotAllowed):
             game_services.game_hint(game_id=game.pk, user=players[0])
-        game_services.game_apply_move(game_id=game.pk, user=players[0], move="deal", ply=0)
+        play_move.apply_move(game_id=game.pk, user=players[0], move="deal", ply=0)
         with pytest.raises(UndoNotAllowed):
-            game_services.game_apply_move(game_id=game.pk, user=players[0], move="undo", ply=1)
+            play_move.apply_move(game_id=game.pk, user=players[0], move="undo", ply=1)
 
 
 def test_the_time_limit_ends_the_race_and_its_unfinished_games(
@@ -170,10 +175,10 @@ def test_the_time_limit_ends_the_race_and_its_unfinished_games(
     moves = quiet_moves(race.deal, 2)
     with after_start(race):
         for ply, move in enumerate(moves):
-            game_services.game_apply_move(game_id=first.pk, user=players[0], move=move, ply=ply)
+            play_move.apply_move(game_id=first.pk, user=players[0], move=move, ply=ply)
     with at(ends(race) + timedelta(milliseconds=10)):
         with pytest.raises(RaceOver):
-            game_services.game_apply_move(game_id=second.pk, user=players[1], move=moves[0], ply=0)
+            play_move.apply_move(game_id=second.pk, user=players[1], move=moves[0], ply=0)
         assert second.moves.count() == 0
         assert race_services.races_tick() == (1, 1)
         assert race_services.races_tick() == (0, 0)  # idempotent
@@ -301,9 +306,9 @@ def test_the_last_game_to_end_finishes_the_race(
 ) -> None:
     race = quick_race(settings, players)
     with after_start(race), django_capture_on_commit_callbacks(execute=True):
-        game_services.game_resign(game_id=game_of(race, players[0]).pk, user=players[0])
+        finish.resign(game_id=game_of(race, players[0]).pk, user=players[0])
         assert Race.objects.get(pk=race.pk).status != Race.Status.FINISHED
-        game_services.game_resign(game_id=game_of(race, players[1]).pk, user=players[1])
+        finish.resign(game_id=game_of(race, players[1]).pk, user=players[1])
     race.refresh_from_db()
     assert race.status == Race.Status.FINISHED
 
@@ -312,9 +317,9 @@ def test_a_race_deal_is_hidden_until_the_race_finished(settings, players) -> Non
     race = quick_race(settings, players)
     game = game_of(race, players[0])
     with after_start(race):
-        game = game_services.game_resign(game_id=game.pk, user=players[0])
+        game = finish.resign(game_id=game.pk, user=players[0]).game
         assert shapes.game_state(game)["deal"] is None  # the other player still plays it
-        game_services.game_resign(game_id=game_of(race, players[1]).pk, user=players[1])
+        finish.resign(game_id=game_of(race, players[1]).pk, user=players[1])
         race_services.race_finish(race_id=race.pk)
     assert race.deal is not None
     assert shapes.game_state(game_of(race, players[0]))["deal"]["seed"] == str(race.deal.seed)
@@ -352,9 +357,9 @@ def test_a_won_race_game_counts_its_time_from_the_start(settings, players) -> No
     race = quick_race(settings, players)
     game = game_of(race, players[0])
     with at(starts(race) + timedelta(seconds=42)):
-        game_services.game_resign(game_id=game.pk, user=players[0])
+        finish.resign(game_id=game.pk, user=players[0])
     game.refresh_from_db()
-    progress = shapes.progress(players[0], game)
+    progress = state.progress(players[0], game).as_json()
     assert progress["status"] == Status.RESIGNED.value
     assert 42_000 <= progress["time_ms"] < 43_000
 

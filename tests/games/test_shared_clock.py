@@ -15,8 +15,8 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
+from core import clock
 from devtools.servers import subprocess_json
-from games import clock
 from games.models import Result
 from games.services import dailies as daily_services
 from games.services import games as game_services
@@ -37,7 +37,7 @@ ahead = datetime.now(UTC) + timedelta(days=1, hours=1)
 with time_machine.travel(ahead, tick=True):
     import django
     django.setup()
-    from games import clock
+    from core import clock
     from games.selectors import dailies as daily_selectors
     from games.selectors import games as game_selectors
     from games.services import games as game_services
@@ -47,7 +47,7 @@ with time_machine.travel(ahead, tick=True):
     ranked = Game.objects.get(pk=int(sys.argv[2]))
     practice = Game.objects.select_related("deal").get(pk=int(sys.argv[3]))
     public = shapes.daily(deal)
-    ended = game_services.game_resign(game_id=ranked.pk, user=ranked.player)
+    ended = finish.resign(game_id=ranked.pk, user=ranked.player).game
     print(json.dumps({
         "process_day": clock.now().date().isoformat(),
         "today": clock.today().isoformat(),

@@ -10,6 +10,8 @@ from typing import Any
 
 import pytest
 
+from games.play import finish
+from games.play import move as play_move
 from games.selectors.games import game_position, game_reach
 from games.services import games as game_services
 from games.services import races as race_services
@@ -53,7 +55,7 @@ def test_a_belvedere_game_that_sent_no_card_home_reaches_nothing(user) -> None:
     assert dealt_home > 0
     for ply in range(3):
         moves = [str(m) for m in game_position(game).legal_moves if not str(m).endswith("-f")]
-        game_services.game_apply_move(game_id=game.pk, user=user, move=moves[0], ply=ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=moves[0], ply=ply)
         game.refresh_from_db()
     assert game.score == dealt_home and game.ply == 3
     assert game_reach(game) == 0
@@ -66,7 +68,7 @@ def test_a_games_reach_comes_from_its_log(user) -> None:
         game.refresh_from_db()
         moves = [str(m) for m in game_position(game).legal_moves]
         move = next((m for m in moves if m.endswith("-f")), next(m for m in moves if m != "deal"))
-        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         game.refresh_from_db()
         scores.append(game.score)
     assert game.score > 0
@@ -92,7 +94,7 @@ def test_in_a_race_the_first_to_resign_does_not_win(settings, make_user) -> None
     race.refresh_from_db()
     for p, after in ((quitter, 1), (stayer, 40)):
         with at(starts(race) + timedelta(seconds=after)):
-            game_services.game_resign(game_id=game_of(race, p).pk, user=p)
+            finish.resign(game_id=game_of(race, p).pk, user=p)
     with at(starts(race) + timedelta(seconds=41)):
         race_services.race_finish(race_id=race.pk)
     places: dict[str, Any] = dict(race.entries.values_list("player__username", "place"))
@@ -112,12 +114,12 @@ def test_migration_0014_rekeys_results_not_won_as_the_service_keys_them(user) ->
     for ply in range(20):
         moves = [str(m) for m in game_position(game).legal_moves]
         move = next((m for m in moves if m.endswith("-f")), moves[0])
-        game_services.game_apply_move(game_id=game.pk, user=user, move=move, ply=ply)
+        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
         game.refresh_from_db()
         if game.status != "playing":
             break
     else:
-        game_services.game_resign(game_id=game.pk, user=user)
+        finish.resign(game_id=game.pk, user=user)
     result = Result.objects.get(game=game)
     assert result.cards_home > 0 and not result.won
     now = result.sort_key

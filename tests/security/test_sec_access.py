@@ -23,6 +23,7 @@ from accounts import services as account_services
 from accounts.models import ApiToken
 from devtools.accounts import PASSWORD
 from games.models import Game
+from games.play import move as play_move
 from games.services import games as game_services
 from tests.helpers import token_headers
 from tests.security.helpers import Socket, assert_envelope
@@ -55,7 +56,7 @@ def state_of(game: Game) -> tuple:
 def two_players(db: None) -> dict[str, Any]:
     ann, bob = make("ann"), make("bob")
     game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
-    game_services.game_apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
     return {"ann": ann, "bob": bob, "game": game, "a": token_client(ann), "b": token_client(bob)}
 
 
@@ -316,12 +317,12 @@ WRITES = [
 @pytest.mark.django_db
 @pytest.mark.parametrize("method, path, data", WRITES)
 def test_every_session_write_needs_the_csrf_token(settings, method, path, data):
-    from games import clock
+    from core import clock
 
     settings.HINT_SOLVER_NODES = 200
     ann = make("ann")
     game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
-    game_services.game_apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
+    play_move.apply_move(game_id=game.pk, user=ann, move="deal", ply=0)
     token = account_services.token_create(user=ann, name="spare")[0]
     url = path.format(game=game.pk, token=token.pk, today=clock.today().isoformat())
     client, csrf = csrf_session(ann)

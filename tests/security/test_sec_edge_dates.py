@@ -18,8 +18,8 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 
 from api import consumers
+from core import clock
 from devtools.accounts import PASSWORD
-from games import clock
 from games.engine import VARIANTS
 from games.models import Deal, Game
 from patience_site.asgi import application

@@ -14,7 +14,7 @@ that moment, read from the full snapshot in the database.
 
 After the player's own game has ended the day is still on: the deal stays
 hidden (no seed, deck, par line or stock card) until midnight, when the clock
-(``games.clock.now``) is moved on and everything is published.
+(``core.clock.now``) is moved on and everything is published.
 """
 
 from __future__ import annotations

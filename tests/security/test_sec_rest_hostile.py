@@ -313,7 +313,7 @@ def test_a_replay_step_of_unicode_digits_is_400(world):
     """``"²".isdigit()`` is true but ``int("²")`` fails: such a step must be a 400."""
     from datetime import timedelta
 
-    from games import clock
+    from core import clock
     from games.services import dailies as daily_services
 
     daily_services.dailies_create(first=clock.today() - timedelta(days=1), days=2)
@@ -356,7 +356,7 @@ HOSTILE_CURSORS = [
 def test_hostile_cursors_are_refused_or_a_page_never_server_errors(world, url, cursor):
     from datetime import timedelta
 
-    from games import clock
+    from core import clock
     from games.services import dailies as daily_services
 
     daily_services.dailies_create(first=clock.today() - timedelta(days=1), days=2)
@@ -388,7 +388,7 @@ def test_hostile_cursors_are_refused_or_a_page_never_server_errors(world, url, c
 def test_huge_numbers_are_refused_or_past_the_end_never_server_errors(world, url, query):
     from datetime import timedelta
 
-    from games import clock
+    from core import clock
     from games.services import dailies as daily_services
 
     daily_services.dailies_create(first=clock.today() - timedelta(days=1), days=2)

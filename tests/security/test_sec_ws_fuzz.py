@@ -22,8 +22,8 @@ from django.contrib.auth import get_user_model
 
 from accounts import services as account_services
 from api import consumers
+from core import clock
 from devtools.accounts import PASSWORD
-from games import clock
 from games.models import Game
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services

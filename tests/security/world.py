@@ -20,10 +20,11 @@ from drf_spectacular.generators import SchemaGenerator
 from accounts import services as account_services
 from accounts.models import ApiToken
 from api import shapes
+from core import clock
 from devtools.accounts import PASSWORD
-from games import clock
 from games.engine import VARIANTS
 from games.models import Game, Move, Race
+from games.play import finish
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.services import races as race_services
@@ -71,7 +72,7 @@ class World:
         daily_services.dailies_create(first=yesterday, days=2)
         self.live = game_services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
         finished = game_services.practice_game_start(user=self.user, variant="bristol", seed=2)
-        game_services.game_resign(game_id=finished.pk, user=self.user)
+        finish.resign(game_id=finished.pk, user=self.user)
         rivals = game_services.practice_game_start(user=self.rival, variant="bristol", seed=3)
         # A result on yesterday's board: the rival's ranked game of that day, resigned then.
         deal = daily_services.daily_create("bristol", yesterday)
@@ -81,7 +82,7 @@ class World:
             mock.patch.object(clock, "shared_now", lambda: then),
         ):
             ranked = game_services.game_create(user=self.rival, deal=deal, ranked=True)
-            game_services.game_resign(game_id=ranked.pk, user=self.rival)
+            finish.resign(game_id=ranked.pk, user=self.rival)
         self.result_id = ranked.result.pk
         over, waiting = self._races()
         self.token, self.key = account_services.token_create(user=self.user, name="fuzz")

@@ -10,7 +10,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from accounts import services as account_services
-from games import clock
+from core import clock
 from games.engine import new_position
 
 pytestmark = pytest.mark.django_db

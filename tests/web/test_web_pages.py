@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from games import clock
+from core import clock
 from games.engine import VARIANTS
 from games.models import Result
 
@@ -80,8 +80,8 @@ def test_home_shows_a_daily_in_progress_with_resume_link(logged_in: Any, player:
 def test_the_calendar_marks_today_once_played_with_german_dates(
     logged_in: Any, player: Any
 ) -> None:
+    from games.play.finish import resign as game_resign
     from games.services.dailies import daily_game_start
-    from games.services.games import game_resign
 
     game, _ = daily_game_start(user=player, variant="bristol", day=clock.today())
     game_resign(game_id=game.id, user=player)
@@ -98,8 +98,8 @@ def test_the_calendar_marks_today_once_played_with_german_dates(
 
 
 def test_home_shows_a_finished_daily_with_its_rank(logged_in: Any, player: Any) -> None:
+    from games.play.finish import resign as game_resign
     from games.services.dailies import daily_game_start
-    from games.services.games import game_resign
 
     game, _ = daily_game_start(user=player, variant="bristol", day=clock.today())
     game_resign(game_id=game.id, user=player)
@@ -305,8 +305,8 @@ def test_day_board_takes_today_as_the_api_does(client: Any) -> None:
 
 
 def test_alltime_board_in_three_orders(client: Any, player: Any) -> None:
+    from games.play.finish import resign as game_resign
     from games.services.dailies import daily_game_start
-    from games.services.games import game_resign
 
     game, _ = daily_game_start(user=player, variant="bristol", day=clock.today())
     game_resign(game_id=game.id, user=player)
@@ -317,8 +317,8 @@ def test_alltime_board_in_three_orders(client: Any, player: Any) -> None:
 
 
 def test_player_statistics(client: Any, player: Any) -> None:
+    from games.play.finish import resign as game_resign
     from games.services.dailies import daily_game_start
-    from games.services.games import game_resign
 
     game, _ = daily_game_start(user=player, variant="mod3", day=clock.today())
     game_resign(game_id=game.id, user=player)

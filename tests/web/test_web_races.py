@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 import time_machine
 
-from games import clock
+from core import clock
 from games.engine import new_position
 from games.selectors import races as race_selectors
 from tests.race_fixtures import ends, game_of, starts
@@ -26,7 +26,7 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en-US,en;q=0.9"}
 @pytest.fixture(autouse=True)
 def race_pool(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A few race deals of Bristol, dealt without the solver (the job's work in production)."""
-    from games import jobs
+    from core import jobs
     from games.services.races import race_pool_fill
 
     settings.RACE_SOLVER_NODES = 0
@@ -204,8 +204,11 @@ def test_the_page_never_carries_an_opponents_cards(client: Any, player: Any, riv
 def test_a_finished_race_offers_standings_and_replays(
     logged_in: Any, player: Any, rival: Any
 ) -> None:
+    from games.services.races import races_tick
+
     race = countdown_race(player, rival)
-    # Past the time limit: showing the race finishes it (its games end out of time).
+    # Past the time limit: the race shows finished (its games out of time) before the job
+    # or its sockets store it; the replays come once it is stored.
     with time_machine.travel(ends(race) + timedelta(seconds=1), tick=False):
         html = page(logged_in, f"/races/{race.code}/", **EN)
         data = initial_race(html)
@@ -213,6 +216,7 @@ def test_a_finished_race_offers_standings_and_replays(
         assert sorted(s["place"] for s in data["standings"]) == [1, 2]
         assert 'id="race-standings"' in html and 'id="btn-race-rematch"' in html
         assert "Out of time" in html  # the player's own game, ended at the limit
+        assert races_tick()[1] == 1
         replay = page(logged_in, f"/races/{race.code}/replay/{rival.username}/", **EN)
     assert f"Replay: {rival.username} in a Bristol race" in replay
     assert f'data-url="/api/v1/races/{race.code}/players/{rival.username}/replay/"' in replay
@@ -237,13 +241,13 @@ def test_the_daily_replay_page_still_points_at_its_result(client: Any) -> None:
 
 def rated_quick_race(player: Any, rival: Any) -> Any:
     """A quick Bristol race of two, finished at its time limit (so it is rated)."""
-    from games.services.races import race_quick_join, race_settle
+    from games.services.races import race_finish, race_quick_join
 
     race, _ = race_quick_join(user=player, variant="bristol")
     race_quick_join(user=rival, variant="bristol")
     race.refresh_from_db()
     with time_machine.travel(ends(race) + timedelta(seconds=1), tick=False):
-        return race_settle(code=race.code)
+        return race_finish(race_id=race.pk)
 
 
 def test_the_race_board_of_a_family_ranks_the_rated_players(

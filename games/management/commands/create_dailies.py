@@ -11,14 +11,14 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games import clock
+from core import clock
+from core.errors import ServiceError
+from core.redis_guard import RedisUnavailable
 from games.boards import boards_reconcile
-from games.errors import ServiceError
 from games.models import Deal
-from games.redis_guard import RedisUnavailable
+from games.play.finish import dailies_expire
 from games.services.dailies import dailies_create, daily_replace
 from games.services.fairplay import play_signals_purge
-from games.services.games import games_expire
 
 
 class Command(BaseCommand):
@@ -54,7 +54,7 @@ class Command(BaseCommand):
         for deal in deals:
             self.stdout.write(f"{deal.date} {deal.variant:26} commitment {deal.commitment}")
         self.stdout.write(self.style.SUCCESS(f"{len(deals)} daily deal(s) ready"))
-        ended = games_expire()
+        ended = dailies_expire()
         self.stdout.write(f"{ended} ranked daily game(s) left unfinished ended as expired")
         purged = play_signals_purge()
         self.stdout.write(f"{purged} fair-play signal(s) past their keeping deleted")

@@ -8,8 +8,8 @@ changes: the child is handed to init or a subreaper). A thread that asks is
 portable and, unlike ``PR_SET_PDEATHSIG``, is not tied to the thread that
 started the child. Standard library only: solver workers import it without Django.
 
-Run as ``python -m games.lifeline PARENT_PID SCRIPT ARGS...`` it runs ``SCRIPT``
-as ``__main__`` under that watch (how ``games.jobs`` starts ``manage.py``).
+Run as ``python -m core.lifeline PARENT_PID SCRIPT ARGS...`` it runs ``SCRIPT``
+as ``__main__`` under that watch (how ``core.jobs`` starts ``manage.py``).
 """
 
 from __future__ import annotations

@@ -67,3 +67,12 @@ def day_over(day: date) -> bool:
     decks, pars and replays are public, and its games may have hints."""
     grace = timedelta(seconds=settings.DAILY_REVEAL_GRACE_SECONDS)
     return shared_now() >= day_end(day) + grace
+
+
+def iso(moment: datetime | None) -> str | None:
+    """A moment as the API writes it: ISO 8601 in UTC with ``Z`` (as DRF's field with a
+    UTC default time zone renders it)."""
+    if moment is None:
+        return None
+    text = moment.astimezone(UTC).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text

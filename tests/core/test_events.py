@@ -1,4 +1,4 @@
-"""games.events: group sends after commit, from the worker threads of the socket server."""
+"""core.events: group sends after commit, from the worker threads of the socket server."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ from channels.layers import get_channel_layer
 from channels_redis.core import RedisChannelLayer
 from django.db import transaction
 
-from games import events
+from core import events
+from games import events as game_events
 from games.event_types import RaceRematch
+from games.events import game_group
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -32,11 +34,11 @@ def settings_layer(settings: Any) -> Any:
 
 async def test_a_worker_thread_sends_the_event_after_commit(settings_layer):
     channel = await settings_layer.new_channel()
-    await settings_layer.group_add(events.game_group(7), channel)
+    await settings_layer.group_add(game_group(7), channel)
 
     def move_in_a_worker() -> None:
         with transaction.atomic():
-            events.emit(offered(3), events.game_group(7))
+            events.emit(offered(3), game_group(7))
 
     await sync_to_async(move_in_a_worker, thread_sensitive=False)()
     message = await asyncio.wait_for(settings_layer.receive(channel), 3)
@@ -45,11 +47,11 @@ async def test_a_worker_thread_sends_the_event_after_commit(settings_layer):
 
 async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
     channel = await settings_layer.new_channel()
-    await settings_layer.group_add(events.game_group(8), channel)
+    await settings_layer.group_add(game_group(8), channel)
 
     def rolled_back() -> None:
         with pytest.raises(RuntimeError), transaction.atomic():
-            events.emit(offered(1), events.game_group(8))
+            events.emit(offered(1), game_group(8))
             raise RuntimeError("rolled back")
 
     await sync_to_async(rolled_back, thread_sensitive=False)()
@@ -64,30 +66,11 @@ async def test_a_failed_send_is_logged_not_raised(settings_layer, monkeypatch, c
     monkeypatch.setattr(settings_layer, "group_send", broken)
 
     def send() -> None:
-        events.race_rematch(code="race1", rematch="next1")
+        game_events.race_rematch(code="race1", rematch="next1")
 
-    with caplog.at_level(logging.ERROR, logger="games.events"):
+    with caplog.at_level(logging.ERROR, logger="core.events"):
         await sync_to_async(send, thread_sensitive=False)()
     assert "could not send race.rematch" in caplog.text
-
-
-async def test_subscribers_get_the_event_at_once_inside_the_transaction(
-    settings_layer, monkeypatch
-):
-    monkeypatch.setattr(events, "_subscribers", events.defaultdict(list))
-    got: list[tuple[RaceRematch, bool]] = []
-    events.subscribe(
-        RaceRematch, lambda e: got.append((e, transaction.get_connection().in_atomic_block))
-    )
-
-    def rolled_back() -> None:
-        with pytest.raises(RuntimeError), transaction.atomic():
-            events.emit(offered(2), events.game_group(9))
-            raise RuntimeError("rolled back")
-
-    await sync_to_async(rolled_back, thread_sensitive=False)()
-    # Its work rolls back with the transaction; the channel layer never hears of it.
-    assert got == [(offered(2), True)]
 
 
 @pytest.fixture
@@ -134,7 +117,7 @@ async def test_a_failed_send_to_redis_is_logged_when_it_happens(redis_layer, mon
         raise ConnectionError("redis is down")
 
     monkeypatch.setattr(redis_layer, "group_send", broken)
-    with caplog.at_level(logging.ERROR, logger="games.events"):
+    with caplog.at_level(logging.ERROR, logger="core.events"):
         await sync_to_async(events._group_send, thread_sensitive=False)(
             redis_layer, "game.2", {"type": "game.moved"}
         )

@@ -4,7 +4,7 @@ Counters and histograms are counted where the thing happens, once: a move in the
 service (``games.services.games.game_apply_move``, whatever the door), a socket in the
 ASGI wrapper of every socket, an HTTP answer in the site's middleware. States (the hint
 pool, the Redis breaker, the connection pool, the race pool, today's dailies) are read
-when Prometheus scrapes (:func:`state_refresh`).
+when Prometheus scrapes (``games.gauges.gauges_refresh``).
 
 Under gunicorn (several worker processes) ``PROMETHEUS_MULTIPROC_DIR`` names a directory
 that the workers write their values to, and a scrape of any worker adds them up
@@ -15,12 +15,10 @@ pool) is that worker's as of its last scrape: each worker answers scrapes in tur
 
 from __future__ import annotations
 
-import logging
 import os
 import time
 from functools import cache
 
-from django.db import DatabaseError
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
     REGISTRY,
@@ -31,12 +29,6 @@ from prometheus_client import (
     generate_latest,
     multiprocess,
 )
-
-from games import hints, redis_guard
-from games.db import pool_stats
-from games.selectors import health, races
-
-logger = logging.getLogger(__name__)
 
 MOVES = Counter(
     "patience_moves",
@@ -139,35 +131,9 @@ def http_response_count(route: str, status: int) -> None:
     _responses(route, f"{status // 100}xx").inc()
 
 
-def state_refresh() -> None:
-    """Read the states a scrape reports: this process's, then the cluster's (database)."""
-    pool = hints.pool_state()
-    HINT_WORKERS.set(pool["workers"])
-    HINTS_IN_FLIGHT.set(pool["in_flight"])
-    HINT_POOL_BROKEN.set(int(bool(pool["broken"])))
-    HINT_POOL_RESTARTS.set(pool["restarts"])
-    REDIS_BREAKER_OPEN.set(int(redis_guard.breaker_state() == "open"))
-    for state, value in pool_stats().items():
-        DB_POOL.labels(state).set(value)
-    try:
-        pools = races.race_pool_sizes()
-        dailies_dealt = not health.dailies_missing()
-        last = health.daily_last_dealt()
-    except DatabaseError:  # a scrape answers most when the database is away
-        logger.warning("metrics: the database states could not be read", exc_info=True)
-        DATABASE_UP.set(0)
-        return
-    DATABASE_UP.set(1)
-    for variant, size in pools.items():
-        RACE_POOL.labels(variant).set(size)
-    DAILIES_READY.set(int(dailies_dealt))
-    if last is not None:
-        DAILY_LAST_DEALT.set(last.timestamp())
-
-
 def exposition() -> tuple[bytes, str]:
-    """The scrape's text and content type: every worker's values under gunicorn."""
-    state_refresh()
+    """The scrape's text and content type: every worker's values under gunicorn (the
+    states are read first by the caller: ``games.gauges.gauges_refresh``)."""
     if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):
         registry = CollectorRegistry()
         multiprocess.MultiProcessCollector(registry)

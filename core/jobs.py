@@ -1,7 +1,7 @@
 """Background jobs a server process starts: ``manage.py`` commands in processes of their own.
 
 A request never waits for them (the solver runs there, never on a request thread).
-A job ends with the server process that started it (``games.lifeline``), so a
+A job ends with the server process that started it (``core.lifeline``), so a
 killed server leaves no orphan; a job that died is started again by the next
 request that needs it.
 """
@@ -26,7 +26,7 @@ def manage_command(*args: str) -> subprocess.Popen:
     """``manage.py *args`` in a background process of its own: it outlives a request, not
     this server process."""
     manage = str(settings.BASE_DIR / "manage.py")
-    lifeline = ["-m", "games.lifeline", str(os.getpid())]
+    lifeline = ["-m", "core.lifeline", str(os.getpid())]
     return subprocess.Popen(
         [sys.executable, *lifeline, manage, *args],
         stdin=subprocess.DEVNULL,
