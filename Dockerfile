@@ -16,6 +16,7 @@ COPY pyproject.toml README.md ./
 COPY manage.py ./
 COPY patience_site ./patience_site
 COPY accounts ./accounts
+COPY core ./core
 COPY games ./games
 COPY api ./api
 COPY web ./web

@@ -346,7 +346,7 @@ class GameConsumer(_Consumer):
         # Join before reading, so no change between the read and the join is missed.
         await self.join(game_group(self.game_id))
         try:
-            frame, race, start = await self.db(self._opened)
+            frame, race, moments = await self.db(self._opened)
             if race is not None:  # a race's game: its moves come to the race's group
                 await self.join(race_group(race))
                 frame = await self.db(self._current, "connect")
@@ -355,7 +355,7 @@ class GameConsumer(_Consumer):
             return
         self.ready = True
         await self._send(frame)
-        self.wake_at([start])
+        self.wake_at(moments)
 
     async def disconnect(self, code: int) -> None:
         await super().disconnect(code)
@@ -426,11 +426,13 @@ class GameConsumer(_Consumer):
             self.wake_at([_instant(message["starts_at"])])
 
     async def woken(self) -> bool:
-        """At the race's start: the dealt state, once the shared clock shows it."""
-        frame, dealt = await self.db(self._at_start)
-        if dealt:
+        """At a race's start: the dealt state, once the shared clock shows it. At a ranked
+        daily's day's end: the game ended as expired (stored by this timer, as the job
+        would; its event brings the state)."""
+        frame, reached = await self.db(self._at_moment)
+        if frame is not None:
             await self._send(frame)
-        return dealt
+        return reached
 
     async def race_rematch(self, event: dict[str, Any]) -> None:
         """Group event of a race game's race: for its race sockets only."""
@@ -485,17 +487,28 @@ class GameConsumer(_Consumer):
     def _shown(self) -> Any:
         return game_selectors.game_shown(game_id=self.game_id, user=self.user)
 
-    def _opened(self) -> tuple[Frame, str | None, datetime | None]:
-        """The state on connect and, for a race's game, its race's code and its start."""
+    def _opened(self) -> tuple[Frame, str | None, list[datetime | None]]:
+        """The state on connect; for a race's game its race's code; the moments to wake
+        at: a race's start (its game is timed from it), a ranked daily's day's end."""
         game = self._shown()
         race = race_selectors.race_code_of(game)
-        start = game.started_at if race is not None else None  # timed from the race's start
-        return self._state(game, cause="connect"), race, start
+        moments: list[datetime | None] = []
+        if game.status == "playing":
+            moments.append(game.started_at if race is not None else None)
+            moments.append(None if race is not None else game_selectors.game_end_due(game))
+        return self._state(game, cause="connect"), race, moments
 
-    def _at_start(self) -> tuple[Frame, bool]:
-        """The state at a race's start, and whether the shared clock has reached it."""
-        game = self._shown()
-        return self._state(game, cause="changed"), clock.shared_now() >= game.started_at
+    def _at_moment(self) -> tuple[Frame | None, bool]:
+        """At a moment of ``_opened``: a race's start (its state, once the shared clock
+        has reached it) or a ranked daily's day's end (the game ended, if still playing)."""
+        game = game_selectors.game_for_player(game_id=self.game_id, user=self.user)
+        if game.deal.kind == "race":
+            return self._state(game, cause="changed"), clock.shared_now() >= game.started_at
+        if game.status == "playing":
+            if not finish.day_over_unfinished(game):
+                return None, False  # the shared clock has not reached the day's end yet
+            finish.day_expire(game)
+        return None, True
 
     def _current_or_error(self, cause: str) -> Frame:
         try:
@@ -663,11 +676,18 @@ class RaceConsumer(_Consumer):
         """Group event: the roster or status changed (maybe in another process); not sent
         again when this socket's wake-up just showed it (a race it finished at its limit)."""
         if self.ready:
-            text, self.status, moments = await self.db(self._race)
+            frame = events.race_frame(message, self._you(message["games"]))
+            text, self.status, moments = self._sent(frame)
             if self.status != self.woke_to:
                 await self.send(text_data=text)
             self.woke_to = None
             self.wake_at(moments)
+
+    def _you(self, games: list[list[int | None]]) -> dict[str, int | None] | None:
+        """The listener's own game in a race's ``games`` (player, game) pairs, if any."""
+        user = self.scope.get("user")
+        viewer = user.pk if user is not None and user.is_authenticated else None
+        return next(({"game": game} for player, game in games if player == viewer), None)
 
     async def woken(self) -> bool:
         """At the race's start or time limit: the race, once its status shows it (running;
@@ -699,12 +719,19 @@ class RaceConsumer(_Consumer):
         return self._race()
 
     def _race(self) -> tuple[str, str, list[datetime | None]]:
-        """The race's frame, its status, and the moments to wake at (start, time limit)."""
-        race = race_selectors.race_by_code(self.code)
-        view = shapes.race(race, self.scope.get("user"))
+        """The race as read now: its frame's text, status and moments (``_sent``)."""
+        view = shapes.race(race_selectors.race_by_code(self.code), self.scope.get("user"))
         kind = "race.finished" if view["status"] == "finished" else "race.state"
-        moments = [race.starts_at, race.ends_at] if view["status"] != "finished" else []
-        return _dumps({"type": kind, "race": view}), view["status"], moments
+        return self._sent({"type": kind, "race": view})
+
+    @staticmethod
+    def _sent(frame: dict[str, Any]) -> tuple[str, str, list[datetime | None]]:
+        """A race frame's text, its status, and the moments to wake at (its start and
+        time limit, while it is not finished)."""
+        race = frame["race"]
+        status = race["status"]
+        moments = [] if status == "finished" else [race["starts_at"], race["ends_at"]]
+        return _dumps(frame), status, [_instant(m) for m in moments]
 
 
 class NotFoundConsumer(AsyncWebsocketConsumer):

@@ -36,6 +36,13 @@ def progress_frame(message: dict[str, Any]) -> dict[str, Any] | None:
     return None if progress is None else {"type": "race.progress", "player": progress}
 
 
+def race_frame(message: dict[str, Any], you: dict[str, Any] | None) -> dict[str, Any]:
+    """A race socket's frame of a ``race.changed``: the race as its listener sees it
+    (``you``: the listener's own game, if in the race)."""
+    race = {**message["race"], "you": you}
+    return {"type": "race.finished" if race["status"] == "finished" else "race.state", "race": race}
+
+
 def rematch_frame(message: dict[str, Any]) -> dict[str, Any]:
     """A race socket's frame of a ``race.rematch``."""
     return {"type": "race.rematch", "code": message["rematch"]}
@@ -60,7 +67,7 @@ def _game_moved_frames(message: dict[str, Any]) -> list[Frame]:
 #: Every message type's frames, by the channel that sends them (none: a socket acts on it).
 FRAMES: dict[str, Callable[[Any], list[Frame]]] = {
     GameMoved.TYPE: _game_moved_frames,
-    event_types.RaceChanged.TYPE: lambda message: [],
+    event_types.RaceChanged.TYPE: lambda message: [("race", race_frame(message, None))],
     event_types.RaceRematch.TYPE: lambda message: [("race", rematch_frame(message))],
     BoardResult.TYPE: lambda message: [("dailyBoard", board_frame(message))],
     AuthRevoked.TYPE: lambda message: [],

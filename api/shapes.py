@@ -26,10 +26,9 @@ services hand over model instances and plain values; the views below
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Iterable
-from dataclasses import astuple, dataclass
-from datetime import UTC, date, datetime
+from dataclasses import dataclass
+from datetime import UTC, date
 from decimal import Decimal
 from functools import cache, cached_property
 from typing import TYPE_CHECKING, Any, Protocol
@@ -44,11 +43,12 @@ from games.engine import (
     deck_order,
     get_variant,
 )
-from games.models import EXPIRED, Deal, Game, PlayerStats, Race, RaceEntry, RaceRating
+from games.models import Deal, Game, PlayerStats, Race, RaceRating
 from games.play import state
 from games.selectors import races as race_selectors
 from games.selectors.boards import current_streak
 from games.selectors.dailies import ResultReplay
+from games.selectors.race_state import race_state
 
 if TYPE_CHECKING:
     from games.play.move import MoveResult
@@ -570,25 +570,6 @@ class ProgressSerializer(serializers.Serializer):
     time_ms = serializers.IntegerField(allow_null=True, help_text="From the start to the end.")
 
 
-@dataclass(frozen=True)
-class StandingView(state.Progress):
-    """A racer's place in a finished race, with their rating change (quick races)."""
-
-    place: int | None = None
-    rating: dict[str, float] | None = None
-
-
-def _standing(entry: RaceEntry, place: int | None) -> StandingView:
-    rating = None
-    if entry.rating_after is not None:
-        rating = {
-            "before": round(entry.rating_before or 0.0, 2),
-            "after": round(entry.rating_after, 2),
-        }
-    shown = state.progress(entry.player, entry.game)
-    return StandingView(*astuple(shown), place=place, rating=rating)
-
-
 class RatingChangeSerializer(serializers.Serializer):
     before = serializers.FloatField()
     after = serializers.FloatField()
@@ -605,93 +586,17 @@ class YouSerializer(serializers.Serializer):
     )
 
 
-@dataclass(frozen=True)
-class RaceView:
-    """A race as every client sees it, at ``server_time`` on the shared clock.
-
-    Progress and standings are counts only, so the one view goes to every player
-    and spectator while the race runs; ``you`` names the viewer's own game.
-    """
-
-    race: Race
-    entries: list[RaceEntry]
-    viewer_id: int | None
-    server_time: datetime
-    max_players = race_selectors.MAX_PLAYERS
-    min_players = race_selectors.MIN_PLAYERS
-
-    @cached_property
-    def overdue(self) -> bool:
-        """Past its time limit and not stored as finished yet (the race's sockets and the
-        job store it): shown finished, with the standings it will store."""
-        return race_selectors.race_overdue(self.race, self.server_time)
-
-    @property
-    def status(self) -> str:
-        if self.overdue:
-            return Race.Status.FINISHED
-        return race_selectors.race_status(self.race, self.server_time)
-
-    def _game(self, entry: RaceEntry) -> Game | None:
-        """A racer's game as shown: one still playing past the limit ends there, expired."""
-        game = entry.game
-        if game is None or not self.overdue or game.status != Status.PLAYING:
-            return game
-        shown = copy.copy(game)
-        shown.status, shown.finished_at = EXPIRED, self.race.ends_at
-        return shown
-
-    @property
-    def time_limit_seconds(self) -> int:
-        return race_selectors.time_limit(self.race.variant)
-
-    @property
-    def rematch(self) -> str | None:
-        return None if self.race.rematch is None else self.race.rematch.code
-
-    @property
-    def players(self) -> list[state.Progress]:
-        started = self.status in (Race.Status.RUNNING, Race.Status.FINISHED)
-        return [state.progress(e.player, self._game(e) if started else None) for e in self.entries]
-
-    @property
-    def you(self) -> dict[str, int | None] | None:
-        for e in self.entries:
-            if self.viewer_id is not None and e.player_id == self.viewer_id:
-                return {"game": e.game_id}
-        return None
-
-    @property
-    def unrated(self) -> str | None:
-        if self.race.status != Race.Status.FINISHED or self.race.rated:
-            return None
-        return self.race.unrated or None
-
-    @property
-    def standings(self) -> list[StandingView] | None:
-        if self.overdue:  # the places the race will store (``race_finish``), no rating yet
-            shown = [copy.copy(e) for e in self.entries]
-            for e in shown:
-                e.game = self._game(e)
-            ranked = sorted(shown, key=race_selectors.standing_key)
-            return [_standing(e, place) for place, e in enumerate(ranked, start=1)]
-        if self.race.status != Race.Status.FINISHED:
-            return None
-        ranked = sorted(self.entries, key=lambda e: e.place or 0)
-        return [_standing(e, e.place) for e in ranked]
-
-
 class RaceSerializer(serializers.Serializer):
-    code = serializers.CharField(source="race.code")
-    variant = serializers.CharField(source="race.variant")
-    kind = serializers.ChoiceField(choices=Race.Kind.choices, source="race.kind")
+    code = serializers.CharField()
+    variant = serializers.CharField()
+    kind = serializers.ChoiceField(choices=Race.Kind.choices)
     status = serializers.ChoiceField(choices=Race.Status.choices)
-    creator = serializers.CharField(source="race.creator.get_username")
+    creator = serializers.CharField()
     max_players = serializers.IntegerField()
     min_players = serializers.IntegerField()
     time_limit_seconds = serializers.IntegerField()
-    starts_at = _instant(allow_null=True, source="race.starts_at")
-    ends_at = _instant(allow_null=True, source="race.ends_at")
+    starts_at = _instant(allow_null=True)
+    ends_at = _instant(allow_null=True)
     server_time = _instant(help_text="Now, on the clock the race runs on.")
     rematch = serializers.CharField(allow_null=True, help_text="Code of the rematch, if any.")
     players = ProgressSerializer(many=True)
@@ -706,20 +611,19 @@ class RaceSerializer(serializers.Serializer):
     )
 
 
-def _race_view(race: Race, viewer: AbstractBaseUser | AnonymousUser | None) -> RaceView:
-    viewer_id = viewer.pk if viewer is not None and viewer.is_authenticated else None
-    entries = race_selectors.race_entries(race)
-    return RaceView(race, entries, viewer_id, clock.shared_now())
+def _viewer_id(viewer: AbstractBaseUser | AnonymousUser | None) -> int | None:
+    return viewer.pk if viewer is not None and viewer.is_authenticated else None
 
 
 def race(race: Race, viewer: AbstractBaseUser | AnonymousUser | None) -> dict[str, Any]:
     """A race as ``viewer`` sees it: the same for all, but ``you``."""
-    return _render(RaceSerializer, _race_view(race, viewer))
+    return race_state(race).as_json(_viewer_id(viewer))
 
 
 def races(races: Iterable[Race], viewer: AbstractBaseUser | AnonymousUser | None) -> list[Any]:
     """Races (the lobby) as ``viewer`` sees them."""
-    return _render(RaceSerializer, [_race_view(r, viewer) for r in races], many=True)
+    viewer_id = _viewer_id(viewer)
+    return [race_state(r).as_json(viewer_id) for r in races]
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from core.events import Event
 
 if TYPE_CHECKING:
     from games.play.state import GameState, Progress
+    from games.selectors.race_state import RaceState
 
 
 @dataclass(frozen=True)
@@ -46,15 +47,24 @@ class GameMoved(Event):
 
 @dataclass(frozen=True)
 class RaceChanged(Event):
-    """A race's roster or status changed; its sockets read it again (the race frame names
-    the listener, ``you``). ``starts_at`` and ``ends_at`` (ISO 8601, or None) let a socket
-    wake at the start and at the time limit without any job (``api.consumers``)."""
+    """A race's roster or status changed: the race as everyone sees it, so its sockets
+    forward it without a read (each adds its listener's ``you`` from ``games``, which no
+    frame shows), and its start and time limit (ISO 8601, or None), for the sockets to
+    wake at without any job (``api.consumers``)."""
 
     TYPE: ClassVar[str] = "race.changed"
 
-    code: str
-    starts_at: str | None = None
-    ends_at: str | None = None
+    state: RaceState
+
+    def body(self) -> dict[str, Any]:
+        state = self.state
+        return {
+            "code": state.code,
+            "starts_at": clock.iso(state.starts_at),
+            "ends_at": clock.iso(state.ends_at),
+            "race": state.as_json(),
+            "games": [list(pair) for pair in state.games],
+        }
 
 
 @dataclass(frozen=True)

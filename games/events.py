@@ -9,12 +9,13 @@ the race's sockets) and ``daily_group`` for a day's board.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
-from core import clock
 from core import events as core_events
 from games.event_types import BoardResult, GameMoved, RaceChanged, RaceRematch
+from games.selectors.race_state import race_state
+from games.selectors.races import race_by_code
 
 
 def game_group(game_id: int) -> str:
@@ -64,11 +65,10 @@ def result_entered(*, variant: str, day: date, line: dict[str, Any]) -> None:
     )
 
 
-def race_changed(*, code: str, starts_at: datetime | None, ends_at: datetime | None) -> None:
-    """After commit: a race's roster or status changed (listeners read it again); its start
-    and time limit, for the sockets to wake at."""
-    changed = RaceChanged(code=code, starts_at=clock.iso(starts_at), ends_at=clock.iso(ends_at))
-    core_events.emit(changed, race_group(code))
+def race_changed(*, code: str) -> None:
+    """After commit: a race's roster or status changed; the race as everyone sees it now
+    (read inside the change's transaction), so its sockets need not read it again."""
+    core_events.emit(RaceChanged(race_state(race_by_code(code))), race_group(code))
 
 
 def race_rematch(*, code: str, rematch: str) -> None:

@@ -12,5 +12,5 @@ python manage.py create_dailies --days 2
 # The races' job (fills the race-deal pool, starts and ends races on time, as compose's
 # `races` service does), niced, under a lifeline to this shell's PID, which daphne takes
 # over below: it ends with the server.
-python -m games.lifeline $$ manage.py races --loop 1 &
+python -m core.lifeline $$ manage.py races --loop 1 &
 exec daphne -b "${HOST:-127.0.0.1}" -p "${PORT:-8000}" patience_site.asgi:application

@@ -361,12 +361,13 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
     """One event of each type (``games.event_types``), the game's from a real move and a
     resignation as the move command emits them, the other as its race would be."""
     from dataclasses import replace
-    from datetime import UTC, date, datetime
+    from datetime import UTC, date, datetime, timedelta
 
     from accounts.events import AuthRevoked
     from games.event_types import BoardResult, RaceChanged, RaceRematch
     from games.play import state
     from games.selectors.games import game_position
+    from games.selectors.race_state import RaceState
     from games.services import games as game_services
 
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
@@ -390,7 +391,26 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
         moved,
         # as a race's game's: its player's progress too
         replace(resigned, race_id=1, race="k2m9x0qa7b", progress=progress),
-        RaceChanged(code="k2m9x0qa7b", starts_at=start.isoformat(), ends_at=None),
+        RaceChanged(
+            RaceState(
+                code="k2m9x0qa7b",
+                variant="bristol",
+                kind="quick",
+                status="countdown",
+                creator=user.username,
+                max_players=8,
+                min_players=2,
+                time_limit_seconds=300,
+                starts_at=start,
+                ends_at=start + timedelta(minutes=5),
+                server_time=start,
+                rematch=None,
+                players=(state.progress(user, None),),
+                standings=None,
+                unrated=None,
+                games=((user.pk, None),),
+            )
+        ),
         RaceRematch(code="k2m9x0qa7b", rematch="p3n8w1rb6c"),
         BoardResult(variant="bristol", day=date(2026, 12, 1), line=line),
         AuthRevoked(reason="token revoked"),

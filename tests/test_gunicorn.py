@@ -14,12 +14,12 @@ from patience_site import gunicorn
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 WORKER = (
-    "import os, sys, django; django.setup(); from games import metrics; "
+    "import os, sys, django; django.setup(); from core import metrics; "
     "metrics.http_response_count('api/v1/x/', 200); metrics.OPEN_SOCKETS.labels('game').inc(); "
     "print(os.getpid())"
 )
 SCRAPE = (
-    "import django; django.setup(); from games import metrics; "
+    "import django; django.setup(); from core import metrics; "
     "print(metrics.exposition()[0].decode())"
 )
 

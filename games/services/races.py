@@ -285,7 +285,7 @@ def _joined(race: Race, now: datetime) -> None:
             _countdown(race, soon)
         else:
             _games_deal(race)
-    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
+    events.race_changed(code=race.code)
 
 
 def _locked(code: str) -> Race:
@@ -331,7 +331,7 @@ def race_quick_join(*, user: User, variant: str) -> tuple[Race, bool]:
             _joined(race, now)
             return race, False
     race = _race_new(user=user, variant=key, kind=Race.Kind.QUICK, now=now)
-    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
+    events.race_changed(code=race.code)
     return race, True
 
 
@@ -382,7 +382,7 @@ def race_leave(*, user: User, code: str) -> Race:
     if left and race.creator_id == user.pk:
         race.creator_id = left[0].player_id
     race.save(update_fields=["status", "starts_at", "ends_at", "finished_at", "creator", "deal"])
-    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
+    events.race_changed(code=race.code)
     return race
 
 
@@ -399,7 +399,7 @@ def race_start(*, user: User, code: str) -> Race:
     if race.entries.count() < MIN_PLAYERS:
         raise TooFewPlayers(f"a race starts with at least {MIN_PLAYERS} players")
     _countdown(race, clock.shared_now() + timedelta(seconds=COUNTDOWN_SECONDS))
-    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
+    events.race_changed(code=race.code)
     return race
 
 
@@ -599,7 +599,7 @@ def race_rating_void(*, race_id: int) -> Race:
     entries.update(mu_change=None, sigma_change=None, rating_before=None, rating_after=None)
     race.rated, race.unrated = False, Race.Unrated.VOIDED
     race.save(update_fields=["rated", "unrated"])
-    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
+    events.race_changed(code=race.code)
     return race
 
 
@@ -631,7 +631,7 @@ def race_finish(*, race_id: int) -> Race:
         private = race.kind == Race.Kind.PRIVATE
         race.unrated = Race.Unrated.PRIVATE if private else Race.Unrated.UNCONTESTED
         race.save(update_fields=["unrated"])
-    events.race_changed(code=race.code, starts_at=race.starts_at, ends_at=race.ends_at)
+    events.race_changed(code=race.code)
     return race
 
 
@@ -641,12 +641,12 @@ def races_tick() -> tuple[int, int]:
     now = clock.shared_now()
     started = 0
     counted_down = Race.objects.filter(status=Race.Status.COUNTDOWN, starts_at__lte=now)
-    for code, starts_at, ends_at in counted_down.values_list("code", "starts_at", "ends_at"):
+    for code in counted_down.values_list("code", flat=True):
         with transaction.atomic():
             started += Race.objects.filter(code=code, status=Race.Status.COUNTDOWN).update(
                 status=Race.Status.RUNNING
             )
-            events.race_changed(code=code, starts_at=starts_at, ends_at=ends_at)
+            events.race_changed(code=code)
     finished = 0
     due = Race.objects.filter(
         status__in=(Race.Status.COUNTDOWN, Race.Status.RUNNING), ends_at__lte=now

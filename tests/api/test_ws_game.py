@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 import pytest
@@ -611,3 +612,38 @@ async def test_a_whole_game_over_the_socket_stays_consistent(sock, game):
     g = await database_sync_to_async(fresh)(game.pk)
     assert g.ply == ply
     assert await database_sync_to_async(game_selectors.game_verify)(g) is None
+
+
+# -- a ranked daily at its day's end --------------------------------------------------------
+
+
+async def test_a_ranked_dailys_socket_ends_it_at_the_days_end(
+    player: Any, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The socket of a ranked daily wakes at the day's end and stores the game's end
+    (expired, with its result), as the hourly job would: no read has to."""
+    from core import clock
+    from games.models import Result
+    from games.services import dailies as daily_services
+    from tests.daily_fixtures import DAY, FakeClock
+
+    fake = FakeClock(clock.day_end(DAY) - timedelta(seconds=0.3))
+    monkeypatch.setattr(clock, "now", fake)
+    monkeypatch.setattr(clock, "shared_now", fake)
+
+    @database_sync_to_async
+    def start() -> Game:
+        daily_services.dailies_create(first=DAY, days=1)
+        game, _ = daily_services.daily_game_start(user=player, variant="bristol", day=DAY)
+        return game
+
+    game = await start()
+    s = Socket(path(game), token_headers(key))
+    assert (await s.open())["state"]["status"] == "playing"
+    fake.advance(seconds=1)  # the day is over; the socket's timer is due
+    ended = await s.recv(timeout=5)
+    assert (ended["cause"], ended["state"]["status"]) == ("changed", "expired")
+    stored = await database_sync_to_async(fresh)(game.pk)
+    assert stored.status == "expired" and stored.finished_at == clock.day_end(DAY)
+    assert await database_sync_to_async(Result.objects.filter(game=stored).exists)()
+    await s.close()
