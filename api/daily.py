@@ -16,6 +16,7 @@ from rest_framework.views import APIView
 from accounts import selectors as account_selectors
 from api import shapes
 from api.authentication import signed_in_user
+from api.openapi import errors
 from api.pagination import CursorPage, page_parameters, paginator_of
 from api.shapes import (
     AlltimeEntrySerializer,
@@ -26,7 +27,6 @@ from api.shapes import (
     PlayerRecordSerializer,
     ReplaySerializer,
 )
-from api.views import errors
 from core import clock
 from core.errors import InvalidInput
 from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse

@@ -18,9 +18,9 @@ from rest_framework.views import APIView
 from api import shapes
 from api.authentication import signed_in_user
 from api.daily import query
+from api.openapi import errors
 from api.pagination import paginator_of
 from api.shapes import RaceReplaySerializer, RaceSerializer, RatingLineSerializer
-from api.views import errors
 from games.engine import VARIANTS
 from games.models import Race
 from games.selectors import races as race_selectors

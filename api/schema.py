@@ -1,6 +1,6 @@
 """OpenAPI generation: every operation documents every error status it can answer.
 
-The views document the errors of their own logic (``api.views.errors``); this
+The views document the errors of their own logic (``api.openapi.errors``); this
 adds the ones DRF and Django give around them, which any client can meet:
 
 - 401 where credentials are read: a bad or revoked token is refused even on a
@@ -34,7 +34,7 @@ class AutoSchema(SpectacularAutoSchema):
 
     def _get_response_bodies(self, direction: Any = "response") -> dict[str, Any]:
         # Not get_response_serializers(): @extend_schema(responses=...) replaces that one.
-        from api.views import errors  # api.views uses this class through the settings
+        from api.openapi import errors  # the views use this class through the settings
 
         responses = super()._get_response_bodies(direction)
         for code, response in errors(*self.implicit_errors()).items():

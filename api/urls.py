@@ -3,15 +3,15 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api import daily, index, races, views
+from api import accounts, daily, games, health, index, races
 from api.asyncapi import AsyncApiView
 from api.errors import NotFoundView
 
 urlpatterns = [
     path("", index.IndexView.as_view(), name="index"),
-    path("health/", views.HealthView.as_view(), name="health"),
-    path("health/live/", views.LiveView.as_view(), name="health-live"),
-    path("health/ready/", views.ReadyView.as_view(), name="health-ready"),
+    path("health/", health.HealthView.as_view(), name="health"),
+    path("health/live/", health.LiveView.as_view(), name="health-live"),
+    path("health/ready/", health.ReadyView.as_view(), name="health-ready"),
     path("schema/", SpectacularAPIView.as_view(), name="schema"),
     path("docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path(
@@ -20,22 +20,22 @@ urlpatterns = [
         name="redoc",
     ),
     path("asyncapi/", AsyncApiView.as_view(), name="asyncapi"),
-    path("auth/csrf/", views.CsrfView.as_view(), name="csrf"),
-    path("auth/register/", views.RegisterView.as_view(), name="register"),
-    path("auth/login/", views.LoginView.as_view(), name="login"),
-    path("auth/guest/", views.GuestView.as_view(), name="guest"),
-    path("auth/token/", views.TokenLoginView.as_view(), name="token-login"),
-    path("auth/logout/", views.LogoutView.as_view(), name="logout"),
-    path("auth/me/", views.MeView.as_view(), name="me"),
-    path("auth/tokens/", views.TokenListView.as_view(), name="tokens"),
-    path("auth/tokens/<int:token_id>/", views.TokenDetailView.as_view(), name="token-detail"),
-    path("variants/", views.VariantListView.as_view(), name="variants"),
-    path("games/", views.GameListView.as_view(), name="games"),
-    path("games/<int:game_id>/", views.GameDetailView.as_view(), name="game-detail"),
-    path("games/<int:game_id>/moves/", views.GameMovesView.as_view(), name="game-moves"),
-    path("games/<int:game_id>/undo/", views.GameUndoView.as_view(), name="game-undo"),
-    path("games/<int:game_id>/hint/", views.GameHintView.as_view(), name="game-hint"),
-    path("games/<int:game_id>/resign/", views.GameResignView.as_view(), name="game-resign"),
+    path("auth/csrf/", accounts.CsrfView.as_view(), name="csrf"),
+    path("auth/register/", accounts.RegisterView.as_view(), name="register"),
+    path("auth/login/", accounts.LoginView.as_view(), name="login"),
+    path("auth/guest/", accounts.GuestView.as_view(), name="guest"),
+    path("auth/token/", accounts.TokenLoginView.as_view(), name="token-login"),
+    path("auth/logout/", accounts.LogoutView.as_view(), name="logout"),
+    path("auth/me/", accounts.MeView.as_view(), name="me"),
+    path("auth/tokens/", accounts.TokenListView.as_view(), name="tokens"),
+    path("auth/tokens/<int:token_id>/", accounts.TokenDetailView.as_view(), name="token-detail"),
+    path("variants/", games.VariantListView.as_view(), name="variants"),
+    path("games/", games.GameListView.as_view(), name="games"),
+    path("games/<int:game_id>/", games.GameDetailView.as_view(), name="game-detail"),
+    path("games/<int:game_id>/moves/", games.GameMovesView.as_view(), name="game-moves"),
+    path("games/<int:game_id>/undo/", games.GameUndoView.as_view(), name="game-undo"),
+    path("games/<int:game_id>/hint/", games.GameHintView.as_view(), name="game-hint"),
+    path("games/<int:game_id>/resign/", games.GameResignView.as_view(), name="game-resign"),
     path("daily/", daily.DailyTodayView.as_view(), name="daily-today"),
     path("daily/<str:variant>/<str:day>/", daily.DailyDetailView.as_view(), name="daily-detail"),
     path("daily/<str:variant>/<str:day>/play/", daily.DailyPlayView.as_view(), name="daily-play"),
