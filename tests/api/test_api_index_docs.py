@@ -62,7 +62,7 @@ def test_every_description_is_a_whole_sentence(client):
     cut = [d["description"] for d in described if not d["description"].endswith((".", "!", "?"))]
     assert not cut, cut
     links = {link["name"]: link["description"] for link in body["links"]}
-    assert links["health"].endswith("(``health/live/`` and ``health/ready/`` tell the two cases apart).")
+    assert links["health"].endswith("``health/ready/`` tell the two cases apart).")
     assert links["health-live"] == "Liveness probe: the process answers."
 
 
