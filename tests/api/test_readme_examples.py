@@ -183,8 +183,6 @@ def test_the_python_game_ends_as_it_says(docs_server, robot_token, tmp_path):
 PATH = re.compile(r"(?<![\w/.:<{-])([\w.-]+/[\w./-]*)")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 NOT_COMMITTED = {"test-artifacts/"}
-#: Replaced by gunicorn and daphne in issue 13; the figures of before still name them.
-REMOVED = {"api/http.py", "api/threads.py"}
 
 
 def anchors(page: Path) -> set[str]:
@@ -200,7 +198,7 @@ def test_every_path_and_link_the_page_names_exists(page):
     top = {p.name for p in REPO.iterdir()}
     missing = []
     for path in (p.rstrip(".") for p in PATH.findall(text)):
-        if path in NOT_COMMITTED | REMOVED or path.split("/")[0] not in top:
+        if path in NOT_COMMITTED or path.split("/")[0] not in top:
             continue
         if not (REPO / path).exists():
             missing.append(path)
