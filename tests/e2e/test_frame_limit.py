@@ -2,36 +2,26 @@
 
 daphne refuses such a frame before any consumer sees it; the close code comes from
 the protocol options ``patience_site.asgi`` sets, so only a real daphne process
-shows it. The server runs on a SQLite file of its own.
+shows it (here the shared server A, on the pinned day, whose dailies are dealt).
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from devtools.servers import deal_dailies, migrate, server_env
-from tests.pinned_clock import PINNED_DAY, pinned_clock_env
+from tests.pinned_clock import PINNED_DAY
 
 pytestmark = pytest.mark.e2e
 
 MIB = 1024 * 1024
 
 
-def test_a_frame_over_one_mib_closes_the_socket_with_1009(tmp_path: Path, daphne) -> None:
-    env = server_env(
-        database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}",
-        redis_url=None,
-        extra={**pinned_clock_env(), "DAILY_SOLVER_NODES": "0"},
-    )
-    migrate(env)
-    deal_dailies(env)
-    server = daphne(env).start()
-    url = f"{server.url.replace('http', 'ws', 1)}/ws/v1/daily/bristol/{PINNED_DAY}/"
+def test_a_frame_over_one_mib_closes_the_socket_with_1009(servers: list[str]) -> None:
+    url = f"{servers[0].replace('http', 'ws', 1)}/ws/v1/daily/bristol/{PINNED_DAY}/"
     with connect(url, max_size=None, proxy=None, open_timeout=15) as socket:
         assert json.loads(socket.recv(timeout=15))["type"] == "board"
         socket.send(json.dumps({"type": "resync", "pad": "x" * MIB}))
