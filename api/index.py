@@ -2,8 +2,8 @@
 
 It is read from the URL routes themselves (REST and WebSocket), so it lists
 every part there is and no other: each route's name, its address (path
-parameters as ``{name}``, URI-template style), its methods and the first line
-of its view's docstring.
+parameters as ``{name}``, URI-template style), its methods and the first
+sentence of its view's docstring (a sentence may run over several lines).
 """
 
 from __future__ import annotations
@@ -55,8 +55,15 @@ def _template(route: str) -> str:
     return re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
 
 
+#: A sentence: up to the first ".", "!" or "?" followed by a space or the end.
+_SENTENCE = re.compile(r"(.+?[.!?])(?=\s|$)")
+
+
 def _summary(view: Any) -> str:
-    return (view.__doc__ or "").strip().splitlines()[0] if view.__doc__ else ""
+    """The first sentence of a docstring, whose lines are wrapped: joined, it is whole."""
+    paragraph = " ".join((view.__doc__ or "").strip().split("\n\n")[0].split())
+    found = _SENTENCE.match(paragraph)
+    return found.group(1) if found else paragraph
 
 
 def _routes(patterns: list[Any]) -> list[tuple[URLPattern, str]]:

@@ -14,10 +14,17 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "patience_site.settings")
 django_asgi_app = get_asgi_application()
 
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
+from daphne.ws_protocol import WebSocketProtocol  # noqa: E402
 
 from api.routing import websocket_urlpatterns  # noqa: E402
 from api.ws_auth import WebSocketAuthStack  # noqa: E402
 from patience_site.observability import SocketSessions  # noqa: E402
+
+# daphne refuses a frame over 1 MiB (--websocket-max-message-size), and autobahn under it
+# then drops the TCP connection unless told otherwise: the client sees 1006, no reason.
+# An option set on the protocol class wins over the factory's (autobahn reads the class
+# first), so a socket sent too much gets the close frame 1009 that docs/api.md promises.
+WebSocketProtocol.failByDrop = False
 
 application = ProtocolTypeRouter(
     {

@@ -6,6 +6,7 @@ import asyncio
 import os
 import uuid
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -267,11 +268,10 @@ def race_pool_jobs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return started
 
 
-@pytest.fixture(scope="session")
-def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """Environment of the server process: a fresh SQLite file, no Redis (one process), and
-    the clock pinned (today's deals differ from day to day)."""
-    tmp = tmp_path_factory.mktemp("browser-server")
+def fresh_server_env(tmp: Path, **extra: str) -> dict[str, str]:
+    """Environment of a server process as ``scripts/serve.sh`` runs on a fresh machine: a new
+    SQLite file in ``tmp`` (migrated, the dailies dealt), no Redis (one process), default
+    settings (``extra`` adds some), and the clock pinned (today's deals differ by day)."""
     env = {k: v for k, v in os.environ.items() if k not in {"REDIS_URL", "DATABASE_URL"}}
     env.update(
         DATABASE_URL=f"sqlite:///{tmp / 'db.sqlite3'}",
@@ -280,25 +280,38 @@ def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         PYTHONUNBUFFERED="1",
         PATIENCE_TEST_TMP=str(tmp),
         **pinned_clock_env(),
+        **extra,
     )
     migrate(env, timeout=180)
     deal_dailies(env, timeout=180)  # by the job, as in production (requests never deal them)
     return env
 
 
-@pytest.fixture(scope="session")
-def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
-    """Base URL of daphne serving the project against that database: a real server in a
-    subprocess, so WebSockets work exactly as in production (one process, in-memory
-    channel layer). For the browser tests and the docs' examples."""
-    tmp = Path(server_env["PATIENCE_TEST_TMP"])
-    with open(tmp / "daphne.log", "w") as log:
-        proc, base = start_daphne(server_env, log)
+@contextmanager
+def serving(env: dict[str, str]) -> Iterator[str]:
+    """Base URL of a daphne process on ``env`` (``fresh_server_env``) while in the block."""
+    with open(Path(env["PATIENCE_TEST_TMP"]) / "daphne.log", "w") as log:
+        proc, base = start_daphne(env, log)
         try:
             wait_until_up(proc, base)
             yield base
         finally:
             stop([proc])
+
+
+@pytest.fixture(scope="session")
+def server_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment of the browser tests' server process (``fresh_server_env``)."""
+    return fresh_server_env(tmp_path_factory.mktemp("browser-server"))
+
+
+@pytest.fixture(scope="session")
+def live_server_url(server_env: dict[str, str]) -> Iterator[str]:
+    """Base URL of daphne serving the project against that database: a real server in a
+    subprocess, so WebSockets work exactly as in production (one process, in-memory
+    channel layer). For the browser tests."""
+    with serving(server_env) as base:
+        yield base
 
 
 @pytest.fixture(autouse=True)

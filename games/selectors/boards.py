@@ -178,7 +178,12 @@ ALLTIME_ORDER = ("-board_key",)
 
 def alltime_board(*, variant: str, order: str) -> QuerySet[PlayerStats]:
     """A variant's all-time board by days won, best streak or current streak
-    (``ALLTIME_ORDER``): page it, then ``alltime_ranked``."""
+    (``ALLTIME_ORDER``): page it, then ``alltime_ranked``.
+
+    A board lists the players with something to rank by, at least one day won (a live
+    streak for the current-streak board): ranking everyone who ever played would fill it
+    with ties at zero. A player's own record (``stats_of_player``) shows every variant
+    played, won or not; docs/daily.md says so to readers of the boards."""
     qs = PlayerStats.objects.filter(variant=variant).select_related("player")
     if order == "days_won":
         qs = qs.filter(won__gt=0)

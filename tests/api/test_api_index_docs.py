@@ -55,6 +55,17 @@ def test_the_index_lists_the_sockets(client):
     assert secure[0]["href"].startswith("wss://")
 
 
+def test_every_description_is_a_whole_sentence(client):
+    """A docstring's first sentence, however its lines are wrapped, never a cut line."""
+    body = client.get("/api/v1/").json()
+    described = [*body["links"], *body["sockets"]]
+    cut = [d["description"] for d in described if not d["description"].endswith((".", "!", "?"))]
+    assert not cut, cut
+    links = {link["name"]: link["description"] for link in body["links"]}
+    assert links["health"].endswith("``health/ready/`` tell the two cases apart).")
+    assert links["health-live"] == "Liveness probe: the process answers."
+
+
 @pytest.mark.parametrize("path", ["/api/v1/docs/", "/api/v1/redoc/"])
 def test_the_docs_pages_load_everything_from_this_server(client, path):
     response = client.get(path)

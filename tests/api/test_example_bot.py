@@ -8,6 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
+from django.contrib.auth import get_user_model
 
 from games.models import Game
 from patience_site.wsgi import application
@@ -29,14 +30,17 @@ def bot(repo_root: Any) -> Any:
     return load_bot(repo_root)
 
 
-@pytest.fixture
-def http(user: Any) -> Iterator[httpx.Client]:
-    from accounts.services import token_create
+LOGIN = {"username": "robot", "password": "correct-horse-battery-staple-42"}
 
-    _, key = token_create(user=user, name="bot")
+
+@pytest.fixture
+def http(bot: Any) -> Iterator[httpx.Client]:
+    """A client of the in-process server, signed in as the bot signs in on a fresh server:
+    there is no account yet, so ``sign_in`` registers one."""
     transport = httpx.WSGITransport(app=application)
-    headers = {"Authorization": f"Token {key}"}
-    with httpx.Client(transport=transport, base_url="http://testserver", headers=headers) as c:
+    with httpx.Client(transport=transport, base_url="http://testserver") as c:
+        assert not get_user_model().objects.exists()  # an empty database, no fixture account
+        c.headers["Authorization"] = f"Token {bot.sign_in(c, **LOGIN)}"
         yield c
 
 
@@ -69,3 +73,46 @@ def test_the_command_line_needs_a_token(bot, monkeypatch, capsys):
         bot.main(["--variant", "bristol"])
     assert exc.value.code == 2
     assert "PATIENCE_TOKEN" in capsys.readouterr().err
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_bot_signs_in_again_with_a_new_token_and_no_second_account(bot, http):
+    transport = httpx.WSGITransport(app=application)
+    with httpx.Client(transport=transport, base_url="http://testserver") as again:
+        key = bot.sign_in(again, **LOGIN)
+    assert key and key != http.headers["Authorization"].removeprefix("Token ")
+    assert list(get_user_model().objects.values_list("username", flat=True)) == ["robot"]
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_bot_stops_on_a_wrong_password(bot, http):
+    transport = httpx.WSGITransport(app=application)
+    with (
+        httpx.Client(transport=transport, base_url="http://testserver") as other,
+        pytest.raises(bot.ApiError) as refused,
+    ):
+        bot.sign_in(other, "robot", "not-the-password-of-robot")
+    assert refused.value.status == 400 and refused.value.code == "validation_error"
+
+
+@pytest.mark.parametrize("status", [429, 503])
+def test_the_bot_waits_as_retry_after_says_and_sends_again(bot, monkeypatch, status):
+    answers = iter(
+        [
+            httpx.Response(status, headers={"Retry-After": "7"}, json={"error": {"code": "x"}}),
+            httpx.Response(status, headers={"Retry-After": "2"}, json={"error": {"code": "x"}}),
+            httpx.Response(200, json={"ok": True}),
+        ]
+    )
+    sent: list[str] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.path)
+        return next(answers)
+
+    slept: list[float] = []
+    monkeypatch.setattr(bot.time, "sleep", slept.append)
+    with httpx.Client(transport=httpx.MockTransport(answer), base_url="http://x") as c:
+        assert bot.call(c, "GET", "games/") == {"ok": True}
+    assert slept == [7.0, 2.0]
+    assert sent == ["/api/v1/games/"] * 3

@@ -16,6 +16,7 @@ import pytest
 
 from devtools import backups
 from devtools.servers import pg_admin, server_env, with_database
+from tests.e2e.conftest import POSTGRES_HOW
 
 TOOLS = ("pg_dump", "pg_restore", "psql")
 
@@ -28,7 +29,7 @@ def pg_server() -> str:
 
     url = os.environ.get("DATABASE_URL", "")
     if not url.startswith(("postgres://", "postgresql://")):
-        pytest.skip("the restore test needs DATABASE_URL to name a PostgreSQL server")
+        pytest.skip(f"needs PostgreSQL (pg_dump and pg_restore): {POSTGRES_HOW}")
     if missing := [tool for tool in TOOLS if shutil.which(tool) is None]:
         pytest.skip(f"the restore test needs {', '.join(missing)}")
     try:

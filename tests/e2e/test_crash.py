@@ -1,8 +1,8 @@
 """A server killed with SIGKILL in the middle of a load loses no acknowledged move.
 
-One daphne process on a database of its own (PostgreSQL, Redis for the channel
-layer and the boards). Players of ``bench/load.py`` play over REST and
-WebSocket as fast as the server answers, half of them today's ranked daily
+One daphne process on a database of its own (PostgreSQL, or a SQLite file; Redis for
+the channel layer and the boards when the run has one). Players of ``bench/load.py``
+play over REST and WebSocket as fast as the server answers, half of them today's ranked daily
 first, resigning every game at 40 moves (so games start and end all along), and
 record every move the server acknowledged (its answer with the next ply).
 Halfway, the server process gets SIGKILL while requests are in flight, and a
@@ -30,6 +30,7 @@ import pytest
 
 from bench.load import Config, Deadline, Stats, make_players, run_players
 from devtools.servers import server_env
+from tests.e2e.conftest import database_rows, redis_prefix
 from tests.e2e.helpers import games_verified
 from tests.pinned_clock import PINNED_DAY
 
@@ -43,9 +44,6 @@ AFTER_RESTART_S = 8.0  # a cold server under a loaded machine needs a few second
 def test_a_server_killed_under_load_loses_no_acknowledged_move(
     e2e_urls, fresh_database, e2e_player, daphne, pinned_clock
 ):
-    import psycopg
-    import redis
-
     database_url = fresh_database("crash")
     _, redis_url = e2e_urls
     env = server_env(database_url=database_url, redis_url=redis_url) | pinned_clock
@@ -88,16 +86,14 @@ def test_a_server_killed_under_load_loses_no_acknowledged_move(
     acks = [a for p in players for a in p.acks]
     keys = [(a.game, a.ply) for a in acks]
     assert len(keys) == len(set(keys)), "a ply acknowledged twice"
-    with psycopg.connect(database_url) as conn:
-        stored = {
-            (game, ply): notation
-            for game, ply, notation in conn.execute("SELECT game_id, ply, notation FROM games_move")
-        }
-        ranked_ends = conn.execute(
-            "SELECT g.id, g.deal_id, count(r.id), max(r.sort_key) FROM games_game g "
-            "LEFT JOIN games_result r ON r.game_id = g.id "
-            "WHERE g.ranked AND g.status <> 'playing' GROUP BY g.id, g.deal_id"
-        ).fetchall()
+    moves = database_rows(database_url, "SELECT game_id, ply, notation FROM games_move")
+    stored = {(game, ply): notation for game, ply, notation in moves}
+    ranked_ends = database_rows(
+        database_url,
+        "SELECT g.id, g.deal_id, count(r.id), max(r.sort_key) FROM games_game g "
+        "LEFT JOIN games_result r ON r.game_id = g.id "
+        "WHERE g.ranked AND g.status <> 'playing' GROUP BY g.id, g.deal_id",
+    )
     missing = [a for a in acks if stored.get((a.game, a.ply)) != a.notation]
     assert not missing, missing[:5]
     # A resent move was answered at the next ply: applied once, before the crash or after.
@@ -113,11 +109,14 @@ def test_a_server_killed_under_load_loses_no_acknowledged_move(
     # One result per ended ranked game; an acknowledged end is on the board's mirror.
     assert all(n == 1 for _, _, n, _ in ranked_ends), ranked_ends
     acked_ends = {a.game for a in acks if a.status != "playing"}
-    mirror = redis.Redis.from_url(redis_url)
-    prefix = f"patience:{database_url.rsplit('/', 1)[1]}:board"
-    for game, deal, _, key in ranked_ends:
-        if game in acked_ends and mirror.exists(f"{prefix}:{deal}"):
-            assert mirror.zscore(f"{prefix}:{deal}", key) is not None, (game, key)
+    if redis_url:  # without Redis the boards are read from the database alone
+        import redis
+
+        mirror = redis.Redis.from_url(redis_url)
+        prefix = f"{redis_prefix(database_url)}:board"
+        for game, deal, _, key in ranked_ends:
+            if game in acked_ends and mirror.exists(f"{prefix}:{deal}"):
+                assert mirror.zscore(f"{prefix}:{deal}", key) is not None, (game, key)
 
     # Every player went on after the restart, in the game it was playing at the kill.
     for p in players:

@@ -28,9 +28,9 @@ WRITES = 15
 
 
 def test_dead_pooled_connections_cost_one_write_at_most(
-    e2e_urls, fresh_database, e2e_env, e2e_player, tmp_path: Path
+    postgres_url, fresh_database, e2e_env, e2e_player, tmp_path: Path
 ) -> None:
-    base_url, _ = e2e_urls
+    base_url = postgres_url  # psycopg's pool and PostgreSQL's backends are the subject
     database_url = fresh_database("pool")
     env = {**e2e_env, "DATABASE_URL": database_url, "DEBUG": "False", "SECRET_KEY": "x" * 50}
     env |= {"DAILY_SECRET": "pool-test", "SECURE_SSL_REDIRECT": "False"}

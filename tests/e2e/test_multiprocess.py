@@ -1,4 +1,4 @@
-"""Two daphne processes, one PostgreSQL and one Redis: the service works as several processes.
+"""Two daphne processes, one database and one Redis: the service works as several processes.
 
 - A listener of a day's board on process A sees the result of a ranked daily
   game finished through process B (events cross processes through Redis, after
@@ -57,7 +57,9 @@ def answer_to(ws: ClientConnection, cause: str) -> dict[str, Any]:
         assert message["cause"] == "changed", message
 
 
-def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_other(servers):
+def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_other(
+    servers, e2e_redis_url
+):
     a, b = servers
     today = PINNED_DAY.isoformat()
     with open_socket(a, f"/ws/v1/daily/bristol/{today}/") as listener:
@@ -88,7 +90,7 @@ def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_othe
         assert board["me"]["result_id"] == result["result_id"]
 
 
-def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers):
+def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers, e2e_redis_url):
     """The sockets of a game greet each other across processes: a move on either is
     pushed to the other, and each mover gets just its answer."""
     a, b = servers

@@ -97,7 +97,7 @@ def reach_in(base: str, code: str, player: str) -> int:
 
 
 def test_three_players_on_two_processes_race_to_the_end(
-    servers, e2e_env, e2e_player, stack
+    servers, e2e_env, e2e_player, stack, e2e_redis_url
 ) -> None:
     a, b = servers
     fill = (

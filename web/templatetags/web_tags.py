@@ -19,15 +19,23 @@ def variant_label(key: str) -> str:
     return variant_name(key)
 
 
-@register.filter
-def duration(ms: int | None) -> str:
-    """Milliseconds as h:mm:ss or m:ss."""
-    if ms is None:
-        return ""
-    seconds = int(ms) // 1000
+def _clock(seconds: int) -> str:
     h, rest = divmod(seconds, 3600)
     m, s = divmod(rest, 60)
     return f"{h}:{m:02d}:{s:02d}" if h else f"{m}:{s:02d}"
+
+
+@register.filter
+def duration(ms: int | None) -> str:
+    """Milliseconds (a game's ``elapsed_ms``, a result's ``time_ms``) as h:mm:ss or m:ss."""
+    return "" if ms is None else _clock(int(ms) // 1000)
+
+
+@register.filter
+def countdown(seconds: int | None) -> str:
+    """Whole seconds (``core.clock.seconds_left``) as h:mm:ss or m:ss: what the page shows
+    before its script takes over the countdown, so it must be right on its own."""
+    return "" if seconds is None else _clock(int(seconds))
 
 
 @register.filter
