@@ -10,8 +10,10 @@ a documented field that is not rendered (every field is required).
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
+import pkgutil
 import re
 from dataclasses import replace
 from datetime import timedelta
@@ -52,11 +54,16 @@ def components() -> dict[str, Any]:
 
 
 def shape_names() -> set[str]:
-    """The component names of every serializer in ``api.shapes``."""
+    """The component names of every serializer of ``api.shapes``'s modules."""
+    modules = [
+        importlib.import_module(f"{shapes.__name__}.{info.name}")
+        for info in pkgutil.iter_modules(shapes.__path__)
+    ]
     return {
         cls.__name__.removesuffix("Serializer")
-        for _, cls in inspect.getmembers(shapes, inspect.isclass)
-        if issubclass(cls, serializers.Serializer) and cls.__module__ == shapes.__name__
+        for module in modules
+        for _, cls in inspect.getmembers(module, inspect.isclass)
+        if issubclass(cls, serializers.Serializer) and cls.__module__ == module.__name__
     }
 
 
@@ -242,3 +249,16 @@ def test_the_race_cases_cover_every_status_and_show_counts_only(rendered):
     # Counts only: no pile, position, log or deal in any race, while it runs or after.
     text = json.dumps(races)
     assert not {"piles", "position", "deal", "seed"} & set(re.findall(r'"(\w+)":', text))
+
+
+def test_a_game_states_json_is_what_its_serializer_documents(user: Any) -> None:
+    """``GameState.as_json`` is what every door sends; the serializer documents it (and
+    renders it identically), so the schema and the served shape cannot drift apart."""
+    from api.shapes.fields import render
+    from games.play import state as game_state
+
+    playing = game_services.practice_game_start(user=user, variant="picture-gallery", seed=8)
+    ended = finish.resign(game_id=playing.pk, user=user).game
+    for game in (playing, ended):
+        value = game_state.game_state(game)
+        assert render(shapes.GameStateSerializer, value) == value.as_json()
