@@ -66,7 +66,7 @@ def fill(size: int) -> None:
     """A pool of exactly ``size`` uncertified Bristol deals (what earlier attacks left goes)."""
     from django.test import override_settings
 
-    from games.services.races import _pool, race_pool_fill
+    from games.services.race_pool import _pool, race_pool_fill
 
     _pool("bristol").delete()
     with override_settings(RACE_POOL_SIZE=size, RACE_SOLVER_NODES=0):
@@ -208,10 +208,11 @@ def ties() -> list[str]:
 
 def drain() -> list[str]:
     from core.errors import ServiceError
+    from games.services import race_pool
     from games.services import races as race_services
 
     fill(10)
-    pool = race_services._pool("bristol")
+    pool = race_pool._pool("bristol")
     before = pool.count()
     drainer, other = users("drain", 1)[0], users("other", 1)[0]
     opened, refused = 0, Counter[str]()

@@ -76,7 +76,7 @@ django.setup()
 from django.contrib.auth import get_user_model
 from django.test import override_settings
 from accounts.services import token_create
-from games.services.races import race_pool_fill
+from games.services.race_pool import race_pool_fill
 with override_settings(RACE_POOL_SIZE=int(sys.argv[1]), RACE_SOLVER_NODES=0):
     race_pool_fill(variants=["bristol"])
 keys = []

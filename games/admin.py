@@ -21,7 +21,7 @@ from games.models import (
 )
 from games.selectors.games import game_verify
 from games.services.dailies import daily_replace_start
-from games.services.races import race_rating_void
+from games.services.race_ratings import race_rating_void
 from games.services.results import result_disqualify, result_review, results_remove_for_player
 
 

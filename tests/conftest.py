@@ -347,11 +347,11 @@ def socket_frames_seen(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]
 def every_race_rated(monkeypatch: pytest.MonkeyPatch) -> None:
     """The fair-play rules of ratings off (tests/games/test_race_ratings.py tests them): any
     quick race of two players with games is rated, for tests of how ratings are shown."""
-    from games.services import races
+    from games.services import race_ratings
 
-    monkeypatch.setattr(races, "CONTESTED_MIN_MOVES", 0)
-    monkeypatch.setattr(races, "CONTESTED_MIN_SECONDS", 0)
-    monkeypatch.setattr(races, "RATED_AFTER_RACES", 0)
+    monkeypatch.setattr(race_ratings, "CONTESTED_MIN_MOVES", 0)
+    monkeypatch.setattr(race_ratings, "CONTESTED_MIN_SECONDS", 0)
+    monkeypatch.setattr(race_ratings, "RATED_AFTER_RACES", 0)
 
 
 @pytest.fixture

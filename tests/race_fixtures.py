@@ -15,7 +15,7 @@ def pool(
     settings: Any, variant: str = "bristol", size: int = 3, *, certified: bool = False
 ) -> None:
     """Fill the race pool of ``variant`` (certified deals carry their winning line)."""
-    from games.services.races import race_pool_fill
+    from games.services.race_pool import race_pool_fill
 
     settings.RACE_POOL_SIZE = size
     settings.RACE_SOLVER_NODES = 50_000 if certified else 0
@@ -75,7 +75,7 @@ def won_after(deal: Deal) -> bool:
 
 def established(players: list[Any], family: str = "bristol") -> None:
     """Give the players the raced races an account needs before its races are rated."""
-    from games.services.races import RATED_AFTER_RACES
+    from games.services.race_ratings import RATED_AFTER_RACES
 
     for p in players:
         RaceRating.objects.update_or_create(

@@ -36,7 +36,7 @@ from games.services import races as race_services
 
 settings.RACE_SOLVER_NODES = 0
 settings.RACE_POOL_SIZE = settings.RACE_POOL_SIZE + 1
-race_services.race_pool_fill(variants=["bristol"])
+race_pool.race_pool_fill(variants=["bristol"])
 users = get_user_model().objects
 ada = users.get(username={username!r})
 grace = users.create_user(username={username!r} + "g", password=PASSWORD)
@@ -60,6 +60,7 @@ from django.contrib.auth import get_user_model
 from devtools.accounts import PASSWORD
 from games.services import races as race_services
 from games.play import finish
+from games.services import race_pool
 
 users = get_user_model().objects
 ada = users.get(username={username!r})

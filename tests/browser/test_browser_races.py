@@ -26,7 +26,7 @@ KEYS = {f"t{i}": str(i) for i in range(1, 9)} | {"r1": "q", "r2": "w", "r3": "e"
 #: test here); more than the server's pool size, so no race starts the job.
 POOL_FILL = """
 from django.conf import settings
-from games.services.races import race_pool_fill
+from games.services.race_pool import race_pool_fill
 settings.RACE_SOLVER_NODES = 0
 settings.RACE_POOL_SIZE = settings.RACE_POOL_SIZE + 4
 print(race_pool_fill(variants=["bristol"]))

@@ -102,7 +102,7 @@ def test_three_players_on_two_processes_race_to_the_end(
     a, b = servers
     fill = (
         "from django.test import override_settings\n"
-        "from games.services.races import race_pool_fill\n"
+        "from games.services.race_pool import race_pool_fill\n"
         "with override_settings(RACE_POOL_SIZE=1):\n"
         "    print(race_pool_fill(variants=['bristol']))"
     )

@@ -17,15 +17,16 @@ from django.db import connection, connections
 from core.errors import RaceLimit
 from games.management.commands import races as races_command
 from games.models import Race
+from games.services import race_pool
 from games.services import races as race_services
-from games.services.races import race_pool_fill
+from games.services.race_pool import race_pool_fill
 from tests.race_fixtures import pool
 
 pytestmark = pytest.mark.django_db
 
 
 def pool_size(variant: str = "bristol") -> int:
-    return race_services._pool(variant).count()
+    return race_pool._pool(variant).count()
 
 
 def test_a_race_nobody_raced_gives_its_deal_back(settings, make_user, race_pool_jobs) -> None:
@@ -72,7 +73,7 @@ def test_the_pool_is_filled_once_per_cluster(settings) -> None:
         finally:
             connections.close_all()
 
-    with race_services._pool_fill_lock() as got:
+    with race_pool._pool_fill_lock() as got:
         assert got
         thread = threading.Thread(target=other_process)
         thread.start()

@@ -12,12 +12,13 @@ from django.urls import reverse
 from games.models import Race, RaceEntry, RaceRating
 from games.play import finish
 from games.selectors import races as race_selectors
+from games.services import race_ratings
 from games.services import races as race_services
 from tests.race_fixtures import at, established, game_of, play, pool, starts
 
 pytestmark = pytest.mark.django_db
 
-PLAYED = timedelta(seconds=race_services.CONTESTED_MIN_SECONDS + 5)
+PLAYED = timedelta(seconds=race_ratings.CONTESTED_MIN_SECONDS + 5)
 
 
 @pytest.fixture
@@ -64,7 +65,7 @@ def test_a_race_that_only_one_player_raced_is_void(settings, farm) -> None:
     established(farm[:2])
     race = full_race(settings, farm[:2])
     with at(starts(race) + timedelta(seconds=1)):
-        play(race, farm[0], race_services.CONTESTED_MIN_MOVES)
+        play(race, farm[0], race_ratings.CONTESTED_MIN_MOVES)
     race = resign_all(race, farm[:2], PLAYED)
     assert race.unrated == Race.Unrated.UNCONTESTED
     assert RaceEntry.objects.get(race=race, player=farm[0]).contested
@@ -74,19 +75,19 @@ def test_a_race_that_only_one_player_raced_is_void(settings, farm) -> None:
 def test_new_accounts_race_unrated_until_they_have_raced_enough(settings, farm) -> None:
     """Fresh accounts that race for real count their races but change no rating, and
     beating them is worth nothing, until each has raced ``RATED_AFTER_RACES`` races."""
-    for n in range(race_services.RATED_AFTER_RACES):
+    for n in range(race_ratings.RATED_AFTER_RACES):
         race = full_race(settings, farm[:2])
         with at(starts(race) + timedelta(seconds=1)):
             for a in farm[:2]:
-                play(race, a, race_services.CONTESTED_MIN_MOVES)
+                play(race, a, race_ratings.CONTESTED_MIN_MOVES)
         race = resign_all(race, farm[:2], PLAYED)
         assert race.unrated == Race.Unrated.PROVISIONAL, n
         assert rating(farm[0]) == 0.0
-    assert RaceRating.objects.get(player=farm[0]).contested == race_services.RATED_AFTER_RACES
+    assert RaceRating.objects.get(player=farm[0]).contested == race_ratings.RATED_AFTER_RACES
     race = full_race(settings, farm[:2])
     with at(starts(race) + timedelta(seconds=1)):
         for a in farm[:2]:
-            play(race, a, race_services.CONTESTED_MIN_MOVES)
+            play(race, a, race_ratings.CONTESTED_MIN_MOVES)
     assert resign_all(race, farm[:2], PLAYED).rated
 
 
@@ -95,14 +96,14 @@ def test_a_quitter_loses_as_last_but_feeds_nobody(settings, farm) -> None:
     race = full_race(settings, farm[:3])
     with at(starts(race) + timedelta(seconds=1)):
         for a in farm[:2]:
-            play(race, a, race_services.CONTESTED_MIN_MOVES)
+            play(race, a, race_ratings.CONTESTED_MIN_MOVES)
     race = resign_all(race, [farm[2], farm[0], farm[1]], PLAYED)
     assert race.rated
     entries = {e.player_id: e for e in race.entries.all()}
     assert [entries[a.pk].contested for a in farm[:3]] == [True, True, False]
     assert rating(farm[2]) < 0.0  # the quitter lost ...
     # ... and the two who raced changed as in a race of two: the quitter gave them nothing.
-    model = race_services._MODEL
+    model = race_ratings._MODEL
     two = model.rate(
         [[model.rating(mu=model.mu, sigma=model.sigma)] for _ in range(2)],
         ranks=[float(entries[farm[0].pk].place or 0), float(entries[farm[1].pk].place or 0)],
@@ -116,11 +117,11 @@ def test_repeated_pairings_count_less_and_then_not_at_all(settings, farm) -> Non
     gain shrinks each race and stops at ``REPEAT_LIMIT`` meetings a day."""
     established(farm[:2])
     gains = []
-    for _ in range(race_services.REPEAT_LIMIT + 2):
+    for _ in range(race_ratings.REPEAT_LIMIT + 2):
         race = full_race(settings, farm[:2])
         with at(starts(race) + timedelta(seconds=1)):
             for a in farm[:2]:
-                play(race, a, race_services.CONTESTED_MIN_MOVES)
+                play(race, a, race_ratings.CONTESTED_MIN_MOVES)
         race = resign_all(race, farm[:2], PLAYED)
         assert race.rated
         winner = race.entries.get(place=1)
@@ -134,7 +135,7 @@ def test_an_admin_voids_a_race_rating(settings, farm, staff_client) -> None:
     race = full_race(settings, farm[:2])
     with at(starts(race) + timedelta(seconds=1)):
         for a in farm[:2]:
-            play(race, a, race_services.CONTESTED_MIN_MOVES)
+            play(race, a, race_ratings.CONTESTED_MIN_MOVES)
     race = resign_all(race, farm[:2], PLAYED)
     assert race.rated and rating(farm[0]) != rating(farm[1])
     changelist = reverse("admin:games_race_changelist")
@@ -147,13 +148,13 @@ def test_an_admin_voids_a_race_rating(settings, farm, staff_client) -> None:
     assert not race.rated and race.unrated == Race.Unrated.VOIDED
     for r in RaceRating.objects.filter(player__in=farm[:2]):
         assert (r.mu, r.sigma, r.races) == (
-            pytest.approx(race_services._MODEL.mu),
-            pytest.approx(race_services._MODEL.sigma),
+            pytest.approx(race_ratings._MODEL.mu),
+            pytest.approx(race_ratings._MODEL.sigma),
             0,
         )
     assert not race_selectors.race_leaderboard(family="bristol").exists()
     assert all(e.rating_after is None for e in race.entries.all())
-    race_services.race_rating_void(race_id=race.pk)  # idempotent
+    race_ratings.race_rating_void(race_id=race.pk)  # idempotent
     assert RaceRating.objects.get(player=farm[0]).races == 0
     for page in ("raceentry", "racerating"):
         assert staff_client.get(reverse(f"admin:games_{page}_changelist")).status_code == 200

@@ -34,6 +34,7 @@ from games.play import finish, state
 from games.play import move as play_move
 from games.selectors import races as race_selectors
 from games.services import games as game_services
+from games.services import race_pool
 from games.services import races as race_services
 from tests.race_fixtures import (
     after_start,
@@ -349,7 +350,7 @@ def test_an_empty_pool_refuses_and_starts_the_job(settings, players, race_pool_j
 @pytest.mark.certified
 def test_the_pool_job_deals_certified_winnable_deals(settings) -> None:
     pool(settings, "bristol", 2, certified=True)
-    deals = list(race_services._pool("bristol"))
+    deals = list(race_pool._pool("bristol"))
     assert len(deals) == 2 and all(won_after(d) for d in deals)
 
 

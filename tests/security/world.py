@@ -27,6 +27,7 @@ from games.models import Game, Move, Race
 from games.play import finish
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games.services import race_pool
 from games.services import races as race_services
 from tests.security.helpers import schema_operations
 
@@ -106,7 +107,7 @@ class World:
         race that the rival joined, waiting to be started."""
         # Every variant has deals ready: an empty pool's 503 would count as a server error.
         with override_settings(RACE_POOL_SIZE=3, RACE_SOLVER_NODES=0):
-            race_services.race_pool_fill()
+            race_pool.race_pool_fill()
         over = race_services.race_create(user=self.rival, variant="bristol")
         race_services.race_join(user=self.user, code=over.code)
         over = race_services.race_start(user=self.rival, code=over.code)

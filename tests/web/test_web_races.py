@@ -27,7 +27,7 @@ EN = {"HTTP_ACCEPT_LANGUAGE": "en-US,en;q=0.9"}
 def race_pool(settings: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """A few race deals of Bristol, dealt without the solver (the job's work in production)."""
     from core import jobs
-    from games.services.races import race_pool_fill
+    from games.services.race_pool import race_pool_fill
 
     settings.RACE_SOLVER_NODES = 0
     settings.RACE_POOL_SIZE = 4

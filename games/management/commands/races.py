@@ -10,7 +10,7 @@ ends that loop after a while (the Kubernetes CronJob starts it again each minute
 It runs at low priority (``os.nice(NICENESS)``): the solver shares the machine with the
 server processes, and a burst of joins that started it in every process once took
 another player's moves from 94 to 268 ms at the 90th percentile. Only one process of
-the cluster deals at a time (``games.services.races.race_pool_fill``); the others find
+the cluster deals at a time (``games.services.race_pool.race_pool_fill``); the others find
 its lock taken and only finish overdue races.
 """
 
@@ -22,7 +22,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from games.services.races import race_pool_fill, races_tick
+from games.services.race_pool import race_pool_fill
+from games.services.races import races_tick
 
 #: How much lower than the server processes the job runs (added to its nice value).
 NICENESS = 10
