@@ -14,6 +14,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from accounts import selectors as account_selectors
+from api import serializers as s
 from api import shapes
 from api.authentication import signed_in_user
 from api.openapi import errors
@@ -28,7 +29,6 @@ from api.shapes import (
     ReplaySerializer,
 )
 from core import clock
-from core.errors import InvalidInput
 from games.inputs import ISO_DAY, TODAY, day_parse, variant_parse
 from games.models import Deal
 from games.selectors import boards as board_selectors
@@ -197,22 +197,13 @@ class DailyReplayView(APIView):
 
     @extend_schema(
         tags=["leaderboards"],
-        parameters=[
-            VARIANT_PARAMETER,
-            DAY_PARAMETER,
-            OpenApiParameter("step", int, required=False),
-        ],
+        parameters=[VARIANT_PARAMETER, DAY_PARAMETER, s.ReplayQuery],
         responses={200: ReplaySerializer, **errors(400, 404, 503)},
     )
     def get(self, request: Request, variant: str, day: str, result_id: int) -> Response:
         deal = daily_selectors.published_deal(variant_parse(variant), day_parse(day))
-        step = request.query_params.get("step")
-        # ASCII digits ("²".isdigit() is true), few of them (int() refuses 4300 and more).
-        if step is not None and not (step.isascii() and step.isdigit() and len(step) <= 9):
-            raise InvalidInput("step must be a whole number")
-        replay = daily_selectors.result_replay(
-            deal=deal, result_id=result_id, step=None if step is None else int(step)
-        )
+        step = query(s.ReplayQuery, request).get("step")
+        replay = daily_selectors.result_replay(deal=deal, result_id=result_id, step=step)
         return Response(shapes.replay(replay))
 
 

@@ -15,6 +15,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api import serializers as s
 from api import shapes
 from api.authentication import signed_in_user
 from api.daily import query
@@ -33,10 +34,6 @@ class RaceInput(serializers.Serializer):
 
 class LobbyQuery(serializers.Serializer):
     variant = serializers.ChoiceField(choices=sorted(VARIANTS), required=False)
-
-
-class ReplayQuery(serializers.Serializer):
-    step = serializers.IntegerField(min_value=0, max_value=10**6, required=False)
 
 
 CODE_PARAMETER = OpenApiParameter(
@@ -198,14 +195,14 @@ class RaceReplayView(APIView):
 
     @extend_schema(
         tags=["races"],
-        parameters=[CODE_PARAMETER, ReplayQuery],
+        parameters=[CODE_PARAMETER, s.ReplayQuery],
         responses={
             200: RaceReplaySerializer,
             **errors(400, 404, 409, conflicts=("race_not_finished",)),
         },
     )
     def get(self, request: Request, code: str, username: str) -> Response:
-        params = query(ReplayQuery, request)
+        params = query(s.ReplayQuery, request)
         race = race_selectors.race_by_code(code)
         replay = race_selectors.race_replay(race=race, username=username, step=params.get("step"))
         return Response(shapes.race_replay(replay))

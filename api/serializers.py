@@ -146,3 +146,9 @@ class MoveLogSerializer(serializers.Serializer):
     ply = serializers.IntegerField()
     move = serializers.CharField(source="notation")
     at = serializers.DateTimeField(source="created_at")
+
+
+class ReplayQuery(serializers.Serializer):
+    """A replay's query: ``step``, the log entries after which to show the position."""
+
+    step = serializers.IntegerField(min_value=0, max_value=10**6, required=False)
