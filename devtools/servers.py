@@ -201,13 +201,13 @@ def start_daphne(
 
 
 def start_gunicorn(
-    env: dict[str, str], log: Any, port: int | None = None, threads: int = 8
+    env: dict[str, str], log: Any, port: int | None = None, threads: int = 8, workers: int = 1
 ) -> tuple[subprocess.Popen, str]:
-    """One gunicorn worker with ``threads`` threads (gthread) running Django's WSGI handler,
-    as the production ``http`` service runs them; returns the master and its URL."""
+    """``workers`` gunicorn workers with ``threads`` threads (gthread) running Django's WSGI
+    handler, as the production ``http`` service runs them; returns the master and its URL."""
     port = port or free_port()
     cmd = [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}"]
-    cmd += ["--worker-class", "gthread", "--workers", "1", "--threads", str(threads)]
+    cmd += ["--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads)]
     return _serve([*cmd, "patience_site.wsgi:application"], env, log, port)
 
 

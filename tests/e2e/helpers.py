@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+from collections import Counter
+from pathlib import Path
+
+import psycopg
+
 from devtools.servers import subprocess_json
 
 _VERIFY = """
@@ -21,3 +27,46 @@ def games_verified(env: dict[str, str], *games: int) -> dict[int, str | None]:
     code = _VERIFY.format(pks=list(games))
     verdicts = subprocess_json("manage.py", "shell", "-c", code, env=env)
     return {int(k): v for k, v in verdicts.items()}
+
+
+def child_pids(parent: int) -> list[int]:
+    """The processes whose parent is ``parent`` (gunicorn's workers), from ``/proc``."""
+    children = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:  # the process ended meanwhile
+            continue
+        if int(fields[1]) == parent:
+            children.append(int(stat.parent.name))
+    return children
+
+
+def _tcp_ports(pid: int) -> set[int]:
+    """Local TCP ports of the sockets process ``pid`` holds open (Linux ``/proc``)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").glob("*"):
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            inodes.add(target[8:-1])
+    ports = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            if fields[9] in inodes:
+                ports.add(int(fields[1].rsplit(":", 1)[1], 16))
+    return ports
+
+
+def backends_by_process(pg: psycopg.Connection, database: str, pids: list[int]) -> Counter[int]:
+    """How many PostgreSQL backends of ``database`` each of ``pids`` holds: the backends'
+    client ports (``pg_stat_activity``) matched with the processes' sockets."""
+    rows = pg.execute(
+        "SELECT client_port FROM pg_stat_activity WHERE datname = %s AND client_port > 0",
+        [database],
+    ).fetchall()
+    owner = {port: pid for pid in pids for port in _tcp_ports(pid)}
+    return Counter(owner[port] for (port,) in rows if port in owner)

@@ -1,16 +1,21 @@
-"""A backend kill costs the requests in flight, not one request per dead pooled connection
-(issue 30: writes answered 503 for minutes after PostgreSQL ended its backends).
+"""The database pool under backend kills: a kill costs the requests in flight, and no
+process ever holds more connections than its bound.
 
-One gunicorn process (8 threads) fills its psycopg pool under concurrent writes;
-PostgreSQL then ends every backend while the server idles, and single writes
-follow one after another. Before, each dead connection the pool handed out
-failed its write (8 of 15); now the first one has the pool check the others.
+- One gunicorn process (8 threads) fills its psycopg pool under concurrent writes;
+  PostgreSQL then ends every backend while the server idles, and single writes
+  follow one after another. Each dead connection the pool handed out used to fail
+  its write (8 of 15); now the first one has the pool check the others.
+- Two gunicorn workers under a steady load of reads while PostgreSQL ends their
+  backends five times a second: each worker's backends (``pg_stat_activity``) never
+  outnumber ``DB_POOL_MAX_SIZE``, and once the load stops each pool shrinks back.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +24,8 @@ import pytest
 import requests
 
 from bench.faults import write_wave
-from devtools.servers import start_gunicorn, stop, wait_until_up
+from devtools.servers import start_gunicorn, stop, wait_until_up, with_database
+from tests.e2e.helpers import backends_by_process, child_pids
 
 pytestmark = pytest.mark.e2e
 
@@ -65,5 +71,106 @@ def test_dead_pooled_connections_cost_one_write_at_most(
                 refused += sum(n for status, n in wave.items() if status != 200)
                 time.sleep(0.3)
             assert refused <= 1, refused
+        finally:
+            stop([server])
+
+
+#: The bound of the test's processes: their threads, so one connection per thread at most.
+THREADS = 4
+LOADERS = 12
+KILL_SECONDS = 6.0
+
+
+def _load(base: str, token: str, game: int, stop: threading.Event, seen: Counter[int]) -> None:
+    """Read a game as fast as answered until ``stop``; count the answers by status."""
+    with requests.Session() as http:
+        http.headers["Authorization"] = f"Token {token}"
+        while not stop.is_set():
+            try:
+                seen[http.get(f"{base}/api/v1/games/{game}/", timeout=30).status_code] += 1
+            except requests.RequestException:
+                seen[0] += 1
+
+
+def _kill(pg: psycopg.Connection, database: str, stop: threading.Event, kills: list[int]) -> None:
+    """End every backend of ``database`` five times a second until ``stop``."""
+    while not stop.wait(0.2):
+        row = pg.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s",
+            [database],
+        ).fetchone()
+        kills.append(row[0] if row else 0)
+
+
+def test_backend_kills_under_load_never_take_a_process_past_its_bound(
+    e2e_urls, fresh_database, e2e_env, e2e_player, tmp_path: Path
+) -> None:
+    base_url, _ = e2e_urls
+    database_url = fresh_database("bound")
+    database = database_url.rsplit("/", 1)[1]
+    env = {**e2e_env, "DATABASE_URL": database_url, "DEBUG": "False", "SECRET_KEY": "x" * 50}
+    env |= {"DAILY_SECRET": "bound-test", "SECURE_SSL_REDIRECT": "False"}
+    env |= {"DB_POOL_MAX_SIZE": str(THREADS), "DB_POOL_MIN_SIZE": "1", "DB_POOL_MAX_IDLE": "1"}
+    with open(tmp_path / "gunicorn.log", "ab") as log:
+        server, base = start_gunicorn(env, log, threads=THREADS, workers=2)
+        try:
+            wait_until_up(server, base)
+            games = []
+            for seed in range(1, LOADERS + 1):
+                token = e2e_player()[1]
+                game = requests.post(
+                    f"{base}/api/v1/games/",
+                    json={"variant": "bristol", "seed": seed},
+                    headers={"Authorization": f"Token {token}"},
+                    timeout=30,
+                )
+                assert game.status_code == 201, game.text
+                games.append((token, game.json()["id"]))
+            workers = child_pids(server.pid)
+            assert len(workers) == 2, workers
+            seen: Counter[int] = Counter()
+            kills: list[int] = []
+            most: Counter[int] = Counter()
+            stop_load, stop_kills = threading.Event(), threading.Event()
+            admin = with_database(base_url, "postgres")
+            with (
+                psycopg.connect(admin, autocommit=True) as killer,
+                psycopg.connect(admin, autocommit=True) as watcher,
+            ):
+                threads = [
+                    threading.Thread(target=_load, args=(base, token, game, stop_load, seen))
+                    for token, game in games
+                ]
+                threads.append(
+                    threading.Thread(target=_kill, args=(killer, database, stop_kills, kills))
+                )
+                for thread in threads:
+                    thread.start()
+                try:
+                    ends = time.monotonic() + KILL_SECONDS
+                    while time.monotonic() < ends:
+                        for pid, n in backends_by_process(watcher, database, workers).items():
+                            most[pid] = max(most[pid], n)
+                        time.sleep(0.02)
+                finally:
+                    stop_kills.set()
+                    stop_load.set()
+                    for thread in threads:
+                        thread.join()
+                print(f"backends at most per worker: {dict(most)}; answers {dict(seen)};")
+                print(f"kills {len(kills)}, backends ended {sum(kills)}")
+                assert sum(kills) >= 2 * len(kills), kills  # the kills met backends
+                assert set(most) == set(workers), most  # both workers were under load
+                assert max(most.values()) <= THREADS, most
+                assert set(seen) <= {200, 503}, seen  # a kill costs a 503, never a 500
+                assert seen[200] > seen[503], seen
+                # Idle again: each pool closes its idle connections down to DB_POOL_MIN_SIZE.
+                deadline = time.monotonic() + 60
+                while time.monotonic() < deadline:
+                    held = backends_by_process(watcher, database, workers)
+                    if max(held.values(), default=0) <= 1:
+                        break
+                    time.sleep(0.5)
+                assert max(held.values(), default=0) <= 1, held
         finally:
             stop([server])
