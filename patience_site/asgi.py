@@ -16,6 +16,7 @@ django_asgi_app = get_asgi_application()
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 
 from api.routing import websocket_urlpatterns  # noqa: E402
+from api.socket_faults import DatabaseGuard  # noqa: E402
 from api.ws_auth import WebSocketAuthStack  # noqa: E402
 from patience_site.observability import SocketSessions  # noqa: E402
 
@@ -24,9 +25,10 @@ application = ProtocolTypeRouter(
         "http": django_asgi_app,
         # Origin check (browsers), session cookie, then API token: see api/ws_auth.py.
         # Django's URLPattern of a consumer, which types-channels cannot see (api/routing.py).
-        # Outermost: the open sockets gauge, a log line a session (patience_site/observability).
+        # Outermost: the open sockets gauge, a log line a session (patience_site/observability);
+        # then a database fault in the handshake closes with 4503 (api/socket_faults.py).
         "websocket": SocketSessions(
-            WebSocketAuthStack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+            DatabaseGuard(WebSocketAuthStack(URLRouter(websocket_urlpatterns)))  # type: ignore[arg-type]
         ),
     }
 )

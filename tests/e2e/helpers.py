@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections import Counter
 from pathlib import Path
 
@@ -70,3 +71,16 @@ def backends_by_process(pg: psycopg.Connection, database: str, pids: list[int]) 
     ).fetchall()
     owner = {port: pid for pid in pids for port in _tcp_ports(pid)}
     return Counter(owner[port] for (port,) in rows if port in owner)
+
+
+def kill_backends(
+    pg: psycopg.Connection, database: str, stop: threading.Event, kills: list[int], every: float
+) -> None:
+    """End every backend of ``database`` (only that database's) each ``every`` seconds until
+    ``stop``; ``kills`` gets how many each round ended."""
+    while not stop.wait(every):
+        row = pg.execute(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s",
+            [database],
+        ).fetchone()
+        kills.append(row[0] if row else 0)

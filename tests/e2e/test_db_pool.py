@@ -25,7 +25,7 @@ import requests
 
 from bench.faults import write_wave
 from devtools.servers import start_gunicorn, stop, wait_until_up, with_database
-from tests.e2e.helpers import backends_by_process, child_pids
+from tests.e2e.helpers import backends_by_process, child_pids, kill_backends
 
 pytestmark = pytest.mark.e2e
 
@@ -92,16 +92,6 @@ def _load(base: str, token: str, game: int, stop: threading.Event, seen: Counter
                 seen[0] += 1
 
 
-def _kill(pg: psycopg.Connection, database: str, stop: threading.Event, kills: list[int]) -> None:
-    """End every backend of ``database`` five times a second until ``stop``."""
-    while not stop.wait(0.2):
-        row = pg.execute(
-            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = %s",
-            [database],
-        ).fetchone()
-        kills.append(row[0] if row else 0)
-
-
 def test_backend_kills_under_load_never_take_a_process_past_its_bound(
     e2e_urls, fresh_database, e2e_env, e2e_player, tmp_path: Path
 ) -> None:
@@ -142,7 +132,9 @@ def test_backend_kills_under_load_never_take_a_process_past_its_bound(
                     for token, game in games
                 ]
                 threads.append(
-                    threading.Thread(target=_kill, args=(killer, database, stop_kills, kills))
+                    threading.Thread(
+                        target=kill_backends, args=(killer, database, stop_kills, kills, 0.2)
+                    )
                 )
                 for thread in threads:
                     thread.start()
