@@ -169,6 +169,8 @@ class LayerWatch:
     def __init__(self) -> None:
         self.loop = asyncio.get_running_loop()
         self.sockets: weakref.WeakSet[Resyncing] = weakref.WeakSet()
+        #: Whether the last round trip failed.
+        self.away = False
         self.task = self.loop.create_task(self._run())
 
     @classmethod
@@ -187,26 +189,48 @@ class LayerWatch:
         layer = get_channel_layer()
         if layer is None or not settings.REDIS_URL:  # in-process layer: it cannot go away
             return
-        channel: str | None = None
-        away = False
-        while True:
-            try:
-                if channel is None:  # kept: a receive subscribes to it again when needed
-                    channel = await layer.new_channel()
-                await layer.send(channel, {"type": "layer.watch"})
-                await asyncio.wait_for(layer.receive(channel), WATCH_TIMEOUT)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                if not away:
-                    logger.warning("the channel layer is away: sockets resync when it is back")
-                away = True
-            else:
-                if away:
-                    away = False
-                    logger.warning(
-                        "the channel layer is back: %d sockets resync", len(self.sockets)
-                    )
-                    for socket in list(self.sockets):
-                        socket.resync_soon(0)
+        echoed = asyncio.Event()
+        receiver: asyncio.Task[None] | None = None
+        try:
+            while True:
+                try:
+                    if receiver is None:
+                        channel = await layer.new_channel()
+                        receiver = self.loop.create_task(_echoes(layer, channel, echoed))
+                    echoed.clear()
+                    await layer.send(channel, {"type": "layer.watch"})
+                    await asyncio.wait_for(echoed.wait(), WATCH_TIMEOUT)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    if not self.away:
+                        logger.warning("the channel layer is away: sockets resync when it is back")
+                    self.away = True
+                else:
+                    if self.away:
+                        self.away = False
+                        logger.warning(
+                            "the channel layer is back: %d sockets resync", len(self.sockets)
+                        )
+                        for socket in list(self.sockets):
+                            socket.resync_soon(0)
+                await asyncio.sleep(WATCH_INTERVAL)
+        finally:
+            if receiver is not None:
+                receiver.cancel()
+
+
+async def _echoes(layer: Any, channel: str, echoed: asyncio.Event) -> None:
+    """Receive the watch's messages for as long as it runs. Never cancelled before that: a
+    receive cancelled by a timeout would leave the channel, and one subscribed again
+    after the layer reconnected may miss its messages."""
+    while True:
+        try:
+            await layer.receive(channel)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # not expected: the messages wait in the layer's queue
+            logger.exception("the channel layer's watch could not receive")
             await asyncio.sleep(WATCH_INTERVAL)
+        else:
+            echoed.set()

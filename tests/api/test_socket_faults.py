@@ -1,17 +1,23 @@
-"""A database fault on a socket answers ``unavailable`` (api/socket_faults.py): the handshake
-and the connect close with 4503, a request gets the error frame, and each sweeps the pool
-as HTTP does. The faults are raised where the database is read; the real thing (backends
-killed under socket connects on PostgreSQL) is tests/e2e/test_socket_faults.py."""
+"""Sockets through faults (api/socket_faults.py).
+
+- A database fault answers ``unavailable``: the handshake and the connect close with 4503,
+  a request gets the error frame, and each sweeps the pool as HTTP does. The faults are
+  raised where the database is read; the real thing (backends killed under socket
+  connects on PostgreSQL) is tests/e2e/test_socket_faults.py.
+- After Redis was away (a redis-server of the test's own, killed and started again), open
+  sockets show what changed meanwhile, whose events were lost.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
-from django.db import OperationalError
+from django.db import OperationalError, connections
 
 from accounts import services as account_services
 from api import errors, socket_faults, ws_auth
@@ -23,6 +29,7 @@ from patience_site.asgi import application
 from tests.helpers import token_headers
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+pytest_plugins = ["tests.own_redis"]
 
 
 @pytest.fixture
@@ -116,3 +123,52 @@ async def test_a_game_request_that_meets_a_fault_is_answered_unavailable(
     )
     assert sweeps == [1]
     await comm.disconnect()
+
+
+# -- Redis away and back -------------------------------------------------------------------
+
+
+async def until(condition: Any, seconds: float = 30.0) -> None:
+    """Wait for ``condition()`` to hold (a state of the server's, not a speed)."""
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "the condition never held"
+        await asyncio.sleep(0.05)
+
+
+async def shown_status(comm: WebsocketCommunicator, status: str) -> dict[str, Any]:
+    """The first state frame showing ``status`` (earlier frames are skipped)."""
+    while True:
+        frame = json.loads(await comm.receive_from(30))
+        if frame["type"] == "state" and frame["state"]["status"] == status:
+            return frame
+
+
+async def test_open_sockets_show_games_resigned_while_redis_was_away(own_redis, user, monkeypatch):
+    monkeypatch.setattr(socket_faults, "WATCH_INTERVAL", 0.1)
+    monkeypatch.setattr(socket_faults, "RESYNC_SPREAD", 0.2)
+    games, sockets = [], []
+    for _ in range(3):
+        game, headers = await game_and_token(user)
+        games.append(game)
+        for _tab in range(2):  # two tabs on each game
+            comm = WebsocketCommunicator(application, f"/ws/v1/games/{game}/", headers)
+            assert (await comm.connect())[0]
+            assert json.loads(await comm.receive_from(5))["state"]["status"] == "playing"
+            sockets.append(comm)
+    watch = socket_faults.LayerWatch.current
+    assert watch is not None and len(watch.sockets) == 6
+    own_redis.kill()
+    await until(lambda: watch.away)
+    for game in games:  # their events are lost: Redis is away
+        await database_sync_to_async(game_services.game_resign)(game_id=game, user=user)
+    own_redis.start()
+    try:
+        for comm in sockets:
+            frame = await shown_status(comm, "resigned")
+            assert frame["cause"] == "changed"
+    finally:
+        for comm in sockets:
+            await comm.disconnect()
+        await database_sync_to_async(connections.close_all)()
+    assert socket_faults.LayerWatch.current is None  # the last socket stopped the watch
