@@ -337,10 +337,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "games.tracing.RequestIdFilter"}},
+    # Every field written with its control characters escaped: a client's %0A in a path
+    # cannot start a line of its own (patience_site/logformat.py).
     "formatters": {
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "text": {
+            "class": "patience_site.logformat.TextFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s",
+        },
         "json": {
-            "()": "pythonjsonlogger.orjson.OrjsonFormatter",
+            "()": "patience_site.logformat.JsonFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },
