@@ -217,6 +217,19 @@ def test_nginx_routes_ws_to_daphne_and_the_rest_to_gunicorn_by_docker_dns():
     assert "proxy_pass http://patience_http;" in rest
 
 
+def test_nginx_drops_idle_upstream_connections_before_gunicorn_does():
+    """Else a request can go out on a connection gunicorn is closing: 502 for a POST."""
+    conf = _nginx_conf()
+    upstream = conf[conf.index("upstream patience_http") :].split("}", 1)[0]
+    nginx_idle = re.search(r"keepalive_timeout (\d+)s;", upstream)
+    assert nginx_idle is not None, "the upstream keeps idle connections for nginx's 60 s"
+    command = _command(_compose()["services"]["http"]).split()
+    gunicorn_idle = (
+        int(command[command.index("--keep-alive") + 1]) if "--keep-alive" in command else 2
+    )
+    assert int(nginx_idle.group(1)) < gunicorn_idle
+
+
 def test_nginx_passes_websocket_upgrades():
     conf = _nginx_conf()
     assert "proxy_http_version 1.1;" in conf
