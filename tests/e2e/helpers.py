@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import psycopg
+import requests
 
-from devtools.servers import subprocess_json
+from devtools.servers import subprocess_json, with_database
 
 _VERIFY = """
 import json
@@ -84,3 +87,70 @@ def kill_backends(
             [database],
         ).fetchone()
         kills.append(row[0] if row else 0)
+
+
+def production_env(env: dict[str, str], database_url: str, **extra: str) -> dict[str, str]:
+    """``env`` (``e2e_env``) as production runs: DEBUG off, on ``database_url``; ``extra``
+    settings on top."""
+    production = {"DEBUG": "False", "SECRET_KEY": "x" * 50, "DAILY_SECRET": "e2e-secret"}
+    return (
+        {**env, "DATABASE_URL": database_url, "SECURE_SSL_REDIRECT": "False"} | production | extra
+    )
+
+
+def new_games(
+    base: str, player: Callable[[], tuple[str, str]], count: int
+) -> list[tuple[str, int]]:
+    """``count`` practice games started over REST at ``base``, each by a pre-made player of
+    its own (``e2e_player``): ``(token, game id)``."""
+    games = []
+    for seed in range(1, count + 1):
+        token = player()[1]
+        game = requests.post(
+            f"{base}/api/v1/games/",
+            json={"variant": "bristol", "seed": seed},
+            headers={"Authorization": f"Token {token}"},
+            timeout=30,
+        )
+        assert game.status_code == 201, game.text
+        games.append((token, game.json()["id"]))
+    return games
+
+
+def under_kills(
+    pg_url: str,
+    database: str,
+    pids: list[int],
+    clients: Sequence[Callable[[threading.Event], None]],
+    *,
+    every: float,
+    seconds: float,
+) -> tuple[Counter[int], list[int]]:
+    """Run ``clients`` (each in a thread, until the event it gets is set) for ``seconds``
+    while every backend of ``database`` is ended each ``every`` seconds; the most backends
+    each of ``pids`` held at once meanwhile, and how many each round of kills ended."""
+    most: Counter[int] = Counter()
+    kills: list[int] = []
+    stop_clients, stop_kills = threading.Event(), threading.Event()
+    admin = with_database(pg_url, "postgres")
+    with (
+        psycopg.connect(admin, autocommit=True) as killer,
+        psycopg.connect(admin, autocommit=True) as watcher,
+    ):
+        threads = [threading.Thread(target=client, args=(stop_clients,)) for client in clients]
+        kill_args = (killer, database, stop_kills, kills, every)
+        threads.append(threading.Thread(target=kill_backends, args=kill_args))
+        for thread in threads:
+            thread.start()
+        try:
+            ends = time.monotonic() + seconds
+            while time.monotonic() < ends:
+                for pid, held in backends_by_process(watcher, database, pids).items():
+                    most[pid] = max(most[pid], held)
+                time.sleep(0.02)
+        finally:
+            stop_kills.set()
+            stop_clients.set()
+            for thread in threads:
+                thread.join()
+    return most, kills

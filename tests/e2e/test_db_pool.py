@@ -16,6 +16,7 @@ import asyncio
 import threading
 import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,13 @@ import requests
 
 from bench.faults import write_wave
 from devtools.servers import start_gunicorn, stop, wait_until_up, with_database
-from tests.e2e.helpers import backends_by_process, child_pids, kill_backends
+from tests.e2e.helpers import (
+    backends_by_process,
+    child_pids,
+    new_games,
+    production_env,
+    under_kills,
+)
 
 pytestmark = pytest.mark.e2e
 
@@ -81,7 +88,7 @@ LOADERS = 12
 KILL_SECONDS = 6.0
 
 
-def _load(base: str, token: str, game: int, stop: threading.Event, seen: Counter[int]) -> None:
+def _load(base: str, token: str, game: int, stop: threading.Event, *, seen: Counter[int]) -> None:
     """Read a game as fast as answered until ``stop``; count the answers by status."""
     with requests.Session() as http:
         http.headers["Authorization"] = f"Token {token}"
@@ -97,72 +104,37 @@ def test_backend_kills_under_load_never_take_a_process_past_its_bound(
 ) -> None:
     base_url, _ = e2e_urls
     database_url = fresh_database("bound")
+    bound = {"DB_POOL_MAX_SIZE": str(THREADS), "DB_POOL_MIN_SIZE": "1", "DB_POOL_MAX_IDLE": "1"}
+    env = production_env(e2e_env, database_url, **bound)
     database = database_url.rsplit("/", 1)[1]
-    env = {**e2e_env, "DATABASE_URL": database_url, "DEBUG": "False", "SECRET_KEY": "x" * 50}
-    env |= {"DAILY_SECRET": "bound-test", "SECURE_SSL_REDIRECT": "False"}
-    env |= {"DB_POOL_MAX_SIZE": str(THREADS), "DB_POOL_MIN_SIZE": "1", "DB_POOL_MAX_IDLE": "1"}
     with open(tmp_path / "gunicorn.log", "ab") as log:
         server, base = start_gunicorn(env, log, threads=THREADS, workers=2)
         try:
             wait_until_up(server, base)
-            games = []
-            for seed in range(1, LOADERS + 1):
-                token = e2e_player()[1]
-                game = requests.post(
-                    f"{base}/api/v1/games/",
-                    json={"variant": "bristol", "seed": seed},
-                    headers={"Authorization": f"Token {token}"},
-                    timeout=30,
-                )
-                assert game.status_code == 201, game.text
-                games.append((token, game.json()["id"]))
+            games = new_games(base, e2e_player, LOADERS)
             workers = child_pids(server.pid)
             assert len(workers) == 2, workers
             seen: Counter[int] = Counter()
-            kills: list[int] = []
-            most: Counter[int] = Counter()
-            stop_load, stop_kills = threading.Event(), threading.Event()
+            clients = [partial(_load, base, token, game, seen=seen) for token, game in games]
+            most, kills = under_kills(
+                base_url, database, workers, clients, every=0.2, seconds=KILL_SECONDS
+            )
+            print(f"backends at most per worker: {dict(most)}; answers {dict(seen)};")
+            print(f"kills {len(kills)}, backends ended {sum(kills)}")
+            assert sum(kills) >= 2 * len(kills), kills  # the kills met backends
+            assert set(most) == set(workers), most  # both workers were under load
+            assert max(most.values()) <= THREADS, most
+            assert set(seen) <= {200, 503}, seen  # a kill costs a 503, never a 500
+            assert seen[200] > seen[503], seen
+            # Idle again: each pool closes its idle connections down to DB_POOL_MIN_SIZE.
             admin = with_database(base_url, "postgres")
-            with (
-                psycopg.connect(admin, autocommit=True) as killer,
-                psycopg.connect(admin, autocommit=True) as watcher,
-            ):
-                threads = [
-                    threading.Thread(target=_load, args=(base, token, game, stop_load, seen))
-                    for token, game in games
-                ]
-                threads.append(
-                    threading.Thread(
-                        target=kill_backends, args=(killer, database, stop_kills, kills, 0.2)
-                    )
-                )
-                for thread in threads:
-                    thread.start()
-                try:
-                    ends = time.monotonic() + KILL_SECONDS
-                    while time.monotonic() < ends:
-                        for pid, n in backends_by_process(watcher, database, workers).items():
-                            most[pid] = max(most[pid], n)
-                        time.sleep(0.02)
-                finally:
-                    stop_kills.set()
-                    stop_load.set()
-                    for thread in threads:
-                        thread.join()
-                print(f"backends at most per worker: {dict(most)}; answers {dict(seen)};")
-                print(f"kills {len(kills)}, backends ended {sum(kills)}")
-                assert sum(kills) >= 2 * len(kills), kills  # the kills met backends
-                assert set(most) == set(workers), most  # both workers were under load
-                assert max(most.values()) <= THREADS, most
-                assert set(seen) <= {200, 503}, seen  # a kill costs a 503, never a 500
-                assert seen[200] > seen[503], seen
-                # Idle again: each pool closes its idle connections down to DB_POOL_MIN_SIZE.
+            with psycopg.connect(admin, autocommit=True) as watcher:
                 deadline = time.monotonic() + 60
                 while time.monotonic() < deadline:
                     held = backends_by_process(watcher, database, workers)
                     if max(held.values(), default=0) <= 1:
                         break
                     time.sleep(0.5)
-                assert max(held.values(), default=0) <= 1, held
+            assert max(held.values(), default=0) <= 1, held
         finally:
             stop([server])

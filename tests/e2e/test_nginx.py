@@ -33,6 +33,7 @@ from devtools.servers import (
     stop,
     wait_until_up,
 )
+from tests.e2e.helpers import production_env
 
 THREADS = 4
 SLOW = 2 * THREADS
@@ -44,13 +45,8 @@ def proxied(fresh_database, e2e_env, daphne, tmp_path: Path) -> Iterator[tuple[s
     daphne process on a fresh database; and their environment."""
     if shutil.which("nginx") is None:
         pytest.skip("nginx is not installed (.ci/run installs Debian's nginx-light)")
-    env = {
-        **e2e_env,
-        "DATABASE_URL": fresh_database(f"nginx_{uuid.uuid4().hex[:6]}"),
-        "DEBUG": "False",
-    }
-    env |= {"SECRET_KEY": "x" * 50, "DAILY_SECRET": "nginx-test", "SECURE_SSL_REDIRECT": "False"}
-    env["NUM_PROXIES"] = "1"  # as compose: one proxy in front
+    database_url = fresh_database(f"nginx_{uuid.uuid4().hex[:6]}")
+    env = production_env(e2e_env, database_url, NUM_PROXIES="1")  # one proxy, as compose
     ws = daphne(env).start()
     with open(tmp_path / "gunicorn.log", "ab") as log:
         http, http_base = start_gunicorn(env, log, threads=THREADS)

@@ -9,17 +9,14 @@ clients at once, while every backend of the test's database is ended ten times a
 from __future__ import annotations
 
 import threading
-import time
 from collections import Counter
+from functools import partial
 from typing import Any
 
-import psycopg
-import requests
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from devtools.servers import with_database
-from tests.e2e.helpers import backends_by_process, kill_backends
+from tests.e2e.helpers import new_games, production_env, under_kills
 
 CLIENTS = 6
 KILL_SECONDS = 5.0
@@ -27,7 +24,7 @@ KILL_SECONDS = 5.0
 ASGI_THREADS = 3
 
 
-def _connects(url: str, token: str, stop: threading.Event, seen: Counter[Any]) -> None:
+def _connects(url: str, token: str, stop: threading.Event, *, seen: Counter[Any]) -> None:
     """Open the socket, read its first frame, close; until ``stop``. Counts each outcome:
     ``state``, a close code, or ``http <status>`` for a handshake refused."""
     while not stop.is_set():
@@ -46,55 +43,21 @@ def test_socket_connects_under_backend_kills_answer_unavailable_at_worst(
 ) -> None:
     base_url, _ = e2e_urls
     database_url = fresh_database("sockets")
-    database = database_url.rsplit("/", 1)[1]
-    env = {**e2e_env, "DATABASE_URL": database_url, "DEBUG": "False", "SECRET_KEY": "x" * 50}
-    env |= {"DAILY_SECRET": "socket-test", "SECURE_SSL_REDIRECT": "False"}
-    env |= {"ASGI_THREADS": str(ASGI_THREADS), "DB_POOL_MAX_SIZE": str(ASGI_THREADS + 1)}
-    server = daphne(env).start()
+    bound = {"ASGI_THREADS": str(ASGI_THREADS), "DB_POOL_MAX_SIZE": str(ASGI_THREADS + 1)}
+    server = daphne(production_env(e2e_env, database_url, **bound)).start()
     assert server.proc is not None
-    sockets = []
-    for seed in range(1, CLIENTS + 1):
-        token = e2e_player()[1]
-        game = requests.post(
-            f"{server.url}/api/v1/games/",
-            json={"variant": "bristol", "seed": seed},
-            headers={"Authorization": f"Token {token}"},
-            timeout=30,
-        )
-        assert game.status_code == 201, game.text
-        sockets.append((f"ws://127.0.0.1:{server.port}/ws/v1/games/{game.json()['id']}/", token))
     seen: Counter[Any] = Counter()
-    kills: list[int] = []
-    most = 0
-    stop_clients, stop_kills = threading.Event(), threading.Event()
-    admin = with_database(base_url, "postgres")
-    with (
-        psycopg.connect(admin, autocommit=True) as killer,
-        psycopg.connect(admin, autocommit=True) as watcher,
-    ):
-        threads = [
-            threading.Thread(target=_connects, args=(url, token, stop_clients, seen))
-            for url, token in sockets
-        ]
-        threads.append(
-            threading.Thread(target=kill_backends, args=(killer, database, stop_kills, kills, 0.1))
-        )
-        for thread in threads:
-            thread.start()
-        try:
-            ends = time.monotonic() + KILL_SECONDS
-            while time.monotonic() < ends:
-                held = backends_by_process(watcher, database, [server.proc.pid])
-                most = max(most, held[server.proc.pid])
-                time.sleep(0.02)
-        finally:
-            stop_kills.set()
-            stop_clients.set()
-            for thread in threads:
-                thread.join()
+    clients = [
+        partial(_connects, f"ws://127.0.0.1:{server.port}/ws/v1/games/{game}/", token, seen=seen)
+        for token, game in new_games(server.url, e2e_player, CLIENTS)
+    ]
+    database = database_url.rsplit("/", 1)[1]
+    most, kills = under_kills(
+        base_url, database, [server.proc.pid], clients, every=0.1, seconds=KILL_SECONDS
+    )
     print(f"connects: {dict(seen)}; backends ended {sum(kills)} in {len(kills)} rounds;")
-    print(f"daphne's backends at most {most}")
+    print(f"daphne's backends at most {most[server.proc.pid]}")
     assert sum(kills) >= len(kills), kills  # the kills met backends
     assert set(seen) <= {"state", 4503}, seen  # never 1011, never an HTTP 500
     assert seen["state"] > 0, seen
-    assert most <= ASGI_THREADS + 1
+    assert most[server.proc.pid] <= ASGI_THREADS + 1
