@@ -101,10 +101,12 @@ class Resyncing(AsyncWebsocketConsumer):
         try:
             await super().dispatch(message)
         except Exception as exc:
-            payload = error_payload(exc) if database_unavailable(exc) else None
-            if payload is None:
-                raise
-            await self._database_failed(message["type"], payload[1])
+            kind = message["type"]
+            if kind == "websocket.disconnect" or not database_unavailable(exc):
+                raise  # a disconnect ends the consumer (StopConsumer) whatever happened
+            payload = error_payload(exc)  # logged, and the pool swept
+            assert payload is not None  # a database fault has its envelope
+            await self._database_failed(kind, payload[1])
 
     async def _database_failed(self, kind: str, body: dict[str, Any]) -> None:
         if kind == "websocket.connect" or not self.ready:
@@ -124,10 +126,14 @@ class Resyncing(AsyncWebsocketConsumer):
         raise NotImplementedError
 
     def watch(self) -> None:
-        """Enrol this (ready) socket for a resync whenever the channel layer comes back."""
-        LayerWatch.of_this_loop().sockets.add(self)
+        """Enrol this (ready) socket for a resync whenever the channel layer comes back
+        (the in-process layer, without ``REDIS_URL``, never goes away)."""
+        if settings.REDIS_URL:
+            LayerWatch.of_this_loop().sockets.add(self)
 
     def unwatch(self) -> None:
+        """The socket is closing: no resync any more."""
+        self.ready = False
         watch = LayerWatch.current
         if watch is not None:
             watch.sockets.discard(self)
@@ -187,7 +193,7 @@ class LayerWatch:
 
     async def _run(self) -> None:
         layer = get_channel_layer()
-        if layer is None or not settings.REDIS_URL:  # in-process layer: it cannot go away
+        if layer is None:
             return
         echoed = asyncio.Event()
         receiver: asyncio.Task[None] | None = None
