@@ -114,6 +114,7 @@ from accounts.events import session_group, token_group
 from api import events, shapes
 from api.daily import board_top
 from api.errors import envelope, error_payload
+from api.socket_faults import Resyncing
 from api.throttling import account_wait
 from core import clock
 from core.errors import DailyNotReady, InvalidInput, NotFound, StalePly
@@ -191,8 +192,9 @@ def _instant(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
-class _Consumer(AsyncWebsocketConsumer):
-    """Shared plumbing: database calls, the frame budget, JSON frames."""
+class _Consumer(Resyncing):
+    """Shared plumbing: database calls, the frame budget, JSON frames (faults and resyncs:
+    ``api.socket_faults``)."""
 
     async def db(self, func: Callable[..., T], *args: Any) -> T:
         """Run ``func`` in a worker thread (see the module docstring)."""
@@ -249,10 +251,6 @@ class _Consumer(AsyncWebsocketConsumer):
             return None
         return await self.db(account_wait, user.pk)
 
-    async def refuse(self, body: dict[str, Any]) -> None:
-        """Answer a frame that was not acted on with this error envelope."""
-        raise NotImplementedError
-
     def wake_at(self, moments: list[datetime | None]) -> None:
         """Call ``woken`` at each of ``moments`` still ahead on this process's clock (a race's
         start and time limit: nothing else marks them); replaces the last schedule."""
@@ -281,6 +279,7 @@ class _Consumer(AsyncWebsocketConsumer):
 
     async def disconnect(self, code: int) -> None:
         self.wake_at([])
+        self.unwatch()
 
     async def join(self, group: str) -> None:
         await self.channel_layer.group_add(group, self.channel_name)
@@ -354,6 +353,7 @@ class GameConsumer(_Consumer):
             await self.close(code=CLOSE_NOT_FOUND, reason="no such game of yours")
             return
         self.ready = True
+        self.watch()
         await self._send(frame)
         self.wake_at(moments)
 
@@ -436,6 +436,13 @@ class GameConsumer(_Consumer):
 
     async def race_rematch(self, event: dict[str, Any]) -> None:
         """Group event of a race game's race: for its race sockets only."""
+
+    async def resync(self) -> None:
+        """The game as stored, cause ``changed``, unless this socket showed it already."""
+        frame = await self.db(self._current, "changed")
+        assert frame[1] is not None  # a state frame
+        if self.ready and self._newer(*frame[1]):
+            await self._send(frame)
 
     async def auth_revoked(self, event: dict[str, Any]) -> None:
         """Group event: the token this socket opened with was revoked, or its session ended."""
@@ -593,6 +600,7 @@ class DailyBoardConsumer(_Consumer):
             await self.close(code=CLOSE_NOT_READY, reason=str(exc)[:100])
             return
         self.ready = True
+        self.watch()
         await self.send(text_data=text)
 
     def _limit(self) -> int:
@@ -617,6 +625,9 @@ class DailyBoardConsumer(_Consumer):
         except _BadMessage as exc:
             await self.send(text_data=_dumps({"type": "error", **_bad(str(exc))}))
             return
+        await self.resync()
+
+    async def resync(self) -> None:
         await self.send(text_data=await self.db(self._board))
 
     async def refuse(self, body: dict[str, Any]) -> None:
@@ -655,6 +666,7 @@ class RaceConsumer(_Consumer):
             await self.close(code=CLOSE_NOT_FOUND, reason=str(exc)[:100])
             return
         self.ready = True
+        self.watch()
         await self.send(text_data=text)
         self.wake_at(moments)
 
@@ -698,6 +710,11 @@ class RaceConsumer(_Consumer):
         self.status = self.woke_to = status
         await self.send(text_data=text)
         return True
+
+    async def resync(self) -> None:
+        text, self.status, moments = await self.db(self._race)
+        await self.send(text_data=text)
+        self.wake_at(moments)
 
     async def game_moved(self, message: dict[str, Any]) -> None:
         """Group event: a player's game moved on; its progress (counts only, never a card)."""

@@ -18,10 +18,8 @@ front end had cut off by the end. Needs ``nginx`` on the PATH (Debian's
 from __future__ import annotations
 
 import argparse
-import re
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import threading
@@ -35,23 +33,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench._server import database_arguments, percentile  # noqa: E402
-from devtools.servers import free_port, own_servers  # noqa: E402
-
-
-def local_nginx_conf(upstream: str, port: int, workdir: Path) -> Path:
-    """deploy/nginx.conf with its upstreams on ``upstream`` and listening on ``port``."""
-    conf = (ROOT / "deploy" / "nginx.conf").read_text()
-    conf = re.sub(r"^resolver .*$", "", conf, flags=re.M)
-    conf = re.sub(r"server (http|ws):8000 resolve;", f"server {upstream};", conf)
-    conf = conf.replace("listen 80;", f"listen 127.0.0.1:{port};")
-    main = workdir / "nginx.conf"
-    main.write_text(
-        f"daemon off;\npid {workdir}/nginx.pid;\nerror_log {workdir}/error.log;\n"
-        "events { worker_connections 1024; }\n"
-        f"http {{\naccess_log off;\nclient_body_temp_path {workdir}/body;\n"
-        f"proxy_temp_path {workdir}/proxy;\n{conf}\n}}\n"
-    )
-    return main
+from devtools.servers import free_port, nginx_conf, own_servers, start_nginx, stop  # noqa: E402
 
 
 def slow_client(host: str, port: int, drip: float, stop: threading.Event, cut: list[int]) -> None:
@@ -121,20 +103,16 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.slow} slow clients (a header byte every {args.drip:g} s), health 1/s")
         attack("straight to gunicorn", bases[0], args)
         time.sleep(args.drip + 5)  # gunicorn frees its threads
-        nginx = shutil.which("nginx")
-        if nginx is None:
+        if shutil.which("nginx") is None:
             print("  (no nginx on the PATH: the run through it is left out)")
             return 0
         with tempfile.TemporaryDirectory() as tmp:
-            port = free_port()
-            conf = local_nginx_conf(bases[0].removeprefix("http://"), port, Path(tmp))
-            proxy = subprocess.Popen([nginx, "-c", str(conf)], stderr=subprocess.DEVNULL)
+            port, upstream = free_port(), bases[0].removeprefix("http://")
+            proxy = start_nginx(nginx_conf(upstream, upstream, port, Path(tmp)), port)
             try:
-                time.sleep(1.0)
                 attack("through nginx", f"http://127.0.0.1:{port}", args)
             finally:
-                proxy.terminate()
-                proxy.wait(10)
+                stop([proxy])
     return 0
 
 

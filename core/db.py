@@ -9,6 +9,13 @@ per request; instead the first request that meets a dead connection has the pool
 check all its idle ones (``ConnectionPool.check``), in a thread of its own so that
 no request waits for it. So a backend kill costs the requests in flight, not
 minutes of them.
+
+Each ``check`` also grows the pool by one connection (psycopg_pool 3.3) up to its
+``max_size``, which is therefore the process's hard bound (``DB_POOL_MAX_SIZE``:
+one per thread), and ``max_idle`` (``DB_POOL_MAX_IDLE``) shrinks it back once the
+faults stop. Replacing the connections instead (``drain``, no growth) served a
+third of the requests under repeated kills: every sweep reconnected the healthy
+ones too.
 """
 
 from __future__ import annotations

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -201,13 +202,13 @@ def start_daphne(
 
 
 def start_gunicorn(
-    env: dict[str, str], log: Any, port: int | None = None, threads: int = 8
+    env: dict[str, str], log: Any, port: int | None = None, threads: int = 8, workers: int = 1
 ) -> tuple[subprocess.Popen, str]:
-    """One gunicorn worker with ``threads`` threads (gthread) running Django's WSGI handler,
-    as the production ``http`` service runs them; returns the master and its URL."""
+    """``workers`` gunicorn workers with ``threads`` threads (gthread) running Django's WSGI
+    handler, as the production ``http`` service runs them; returns the master and its URL."""
     port = port or free_port()
     cmd = [sys.executable, "-m", "gunicorn", "-b", f"127.0.0.1:{port}"]
-    cmd += ["--worker-class", "gthread", "--workers", "1", "--threads", str(threads)]
+    cmd += ["--worker-class", "gthread", "--workers", str(workers), "--threads", str(threads)]
     return _serve([*cmd, "patience_site.wsgi:application"], env, log, port)
 
 
@@ -237,6 +238,54 @@ def stop(servers: list[subprocess.Popen]) -> None:
         except subprocess.TimeoutExpired:
             server.kill()
             server.wait()
+
+
+def nginx_conf(http: str, ws: str, port: int, workdir: Path) -> Path:
+    """A whole nginx configuration in ``workdir`` around ``deploy/nginx.conf`` (the compose
+    proxy's server block): its upstreams on ``http`` and ``ws`` (``host:port``) instead of
+    Docker's service names, listening on 127.0.0.1:``port``, Docker's resolver left out,
+    logs and temporary files in ``workdir``, in the foreground. Raises ``ValueError`` when
+    ``deploy/nginx.conf`` no longer has a line this rewrites."""
+    conf = (REPO_ROOT / "deploy" / "nginx.conf").read_text()
+    rewrites = [
+        (r"^resolver .*;$", ""),
+        (r"server http:8000 resolve;", f"server {http};"),
+        (r"server ws:8000 resolve;", f"server {ws};"),
+        (r"listen 80;", f"listen 127.0.0.1:{port};"),
+    ]
+    for pattern, replacement in rewrites:
+        conf, found = re.subn(pattern, replacement, conf, flags=re.M)
+        if found != 1:
+            raise ValueError(f"deploy/nginx.conf: {pattern!r} found {found} times, not once")
+    temp = "\n".join(
+        f"{kind}_temp_path {workdir}/{kind};" for kind in ("client_body", "proxy", "fastcgi")
+    )
+    # As root, nginx's workers run as root here too: the temporary files are in workdir.
+    user = "user root;\n" if os.geteuid() == 0 else ""
+    main = workdir / "nginx.conf"
+    main.write_text(
+        f"daemon off;\n{user}worker_processes 1;\npid {workdir}/nginx.pid;\n"
+        f"error_log {workdir}/error.log;\nevents {{ worker_connections 1024; }}\n"
+        f"http {{\naccess_log {workdir}/access.log;\n{temp}\n{conf}\n}}\n"
+    )
+    return main
+
+
+def start_nginx(conf: Path, port: int, timeout: float = 10.0) -> subprocess.Popen:
+    """nginx in the foreground with ``conf`` (``nginx_conf``), once it listens on ``port``;
+    the caller stops it (``stop``)."""
+    proc = subprocess.Popen(["nginx", "-c", str(conf)], stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"nginx exited with status {proc.returncode}")
+        try:
+            socket.create_connection(("127.0.0.1", port), timeout=1).close()
+            return proc
+        except OSError:
+            time.sleep(0.05)
+    stop([proc])
+    raise RuntimeError(f"nginx did not listen on {port} within {timeout:g} s")
 
 
 class Daphne:

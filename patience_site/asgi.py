@@ -17,6 +17,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from daphne.ws_protocol import WebSocketProtocol  # noqa: E402
 
 from api.routing import websocket_urlpatterns  # noqa: E402
+from api.socket_faults import DatabaseGuard  # noqa: E402
 from api.ws_auth import WebSocketAuthStack  # noqa: E402
 from patience_site.observability import SocketSessions  # noqa: E402
 
@@ -31,9 +32,10 @@ application = ProtocolTypeRouter(
         "http": django_asgi_app,
         # Origin check (browsers), session cookie, then API token: see api/ws_auth.py.
         # Django's URLPattern of a consumer, which types-channels cannot see (api/routing.py).
-        # Outermost: the open sockets gauge, a log line a session (patience_site/observability).
+        # Outermost: the open sockets gauge, a log line a session (patience_site/observability);
+        # then a database fault in the handshake closes with 4503 (api/socket_faults.py).
         "websocket": SocketSessions(
-            WebSocketAuthStack(URLRouter(websocket_urlpatterns))  # type: ignore[arg-type]
+            DatabaseGuard(WebSocketAuthStack(URLRouter(websocket_urlpatterns)))  # type: ignore[arg-type]
         ),
     }
 )

@@ -166,7 +166,18 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
         # requests for about 15 s after PostgreSQL terminated the backends
         # (bench/faults.py database). A dead connection fails its request instead
         # (503 unavailable; a read is tried once more) and the pool drops it.
-        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {"min_size": 2, "max_size": 20}
+        #
+        # The pool's bound: a process never holds more than DB_POOL_MAX_SIZE connections,
+        # which is its number of threads that can use one at once (gunicorn's --threads;
+        # daphne's ASGI_THREADS plus Channels' one thread for thread-sensitive calls): a
+        # thread beyond it waits for one to come back. Idle connections above
+        # DB_POOL_MIN_SIZE are closed one every DB_POOL_MAX_IDLE seconds, so a pool that
+        # grew under a burst shrinks back (docs/scaling.md, "Database connections").
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": env.int("DB_POOL_MIN_SIZE", default=2),
+            "max_size": env.int("DB_POOL_MAX_SIZE", default=8),
+            "max_idle": env.float("DB_POOL_MAX_IDLE", default=60.0),
+        }
     else:
         # A persistent connection is checked before reuse after an error or a pause.
         DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
@@ -326,10 +337,15 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "filters": {"request_id": {"()": "core.tracing.RequestIdFilter"}},
+    # Every field written with its control characters escaped: a client's %0A in a path
+    # cannot start a line of its own (patience_site/logformat.py).
     "formatters": {
-        "text": {"format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s"},
+        "text": {
+            "class": "patience_site.logformat.TextFormatter",
+            "format": "%(asctime)s %(levelname)s %(name)s [%(request_id)s]: %(message)s",
+        },
         "json": {
-            "()": "pythonjsonlogger.orjson.OrjsonFormatter",
+            "()": "patience_site.logformat.JsonFormatter",
             "format": "%(asctime)s %(levelname)s %(name)s %(message)s %(request_id)s",
             "rename_fields": {"asctime": "time", "levelname": "level", "name": "logger"},
         },

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import yaml
 
+from tests import db_budget
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 REQUIRED_ENV = {"DATABASE_URL", "REDIS_URL", "SECRET_KEY", "DEBUG", "ALLOWED_HOSTS", "DAILY_SECRET"}
 # Tuning knobs read by settings.py that have safe defaults and need not be set in compose.
@@ -49,6 +51,9 @@ OPTIONAL_ENV = {
     "WS_GAME_SOCKETS_PER_PLAYER",
     "METRICS_TOKEN",
     "LOG_FORMAT",
+    "DB_POOL_MIN_SIZE",
+    "DB_POOL_MAX_SIZE",
+    "DB_POOL_MAX_IDLE",
 }
 
 
@@ -119,6 +124,20 @@ def test_required_env_matches_settings():
     assert read >= REQUIRED_ENV, f"settings.py does not read {REQUIRED_ENV - read}"
     unexpected = read - REQUIRED_ENV - OPTIONAL_ENV
     assert not unexpected, f"settings.py reads {unexpected}: add them to compose and this test"
+
+
+def test_database_connections_fit_postgres_with_a_reserve():
+    services = _compose()["services"]
+    assert _command(services["postgres"]).endswith(
+        f"-c max_connections={db_budget.MAX_CONNECTIONS}"
+    )
+    budget = {
+        name: _replicas(service) * db_budget.connections(_command(service), service["environment"])
+        for name, service in services.items()
+        if "DATABASE_URL" in service.get("environment", {})
+    }
+    assert {"http", "ws", "migrate", "dailies", "races", "backup"} <= set(budget)
+    assert sum(budget.values()) <= db_budget.MAX_CONNECTIONS - db_budget.RESERVE, budget
 
 
 # -- several web replicas behind one entry point -----------------------------------------
@@ -196,6 +215,19 @@ def test_nginx_routes_ws_to_daphne_and_the_rest_to_gunicorn_by_docker_dns():
     rest = conf.split("location / ", 1)[1].split("}", 1)[0]
     assert "proxy_pass http://patience_ws;" in ws
     assert "proxy_pass http://patience_http;" in rest
+
+
+def test_nginx_drops_idle_upstream_connections_before_gunicorn_does():
+    """Else a request can go out on a connection gunicorn is closing: 502 for a POST."""
+    conf = _nginx_conf()
+    upstream = conf[conf.index("upstream patience_http") :].split("}", 1)[0]
+    nginx_idle = re.search(r"keepalive_timeout (\d+)s;", upstream)
+    assert nginx_idle is not None, "the upstream keeps idle connections for nginx's 60 s"
+    command = _command(_compose()["services"]["http"]).split()
+    gunicorn_idle = (
+        int(command[command.index("--keep-alive") + 1]) if "--keep-alive" in command else 2
+    )
+    assert int(nginx_idle.group(1)) < gunicorn_idle
 
 
 def test_nginx_passes_websocket_upgrades():

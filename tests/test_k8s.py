@@ -13,6 +13,8 @@ import pytest
 import yaml
 from django.urls import resolve
 
+from tests import db_budget
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 K8S = REPO_ROOT / "deploy" / "k8s"
 KUBERNETES = "1.33"  # a version whose schemas kubernetes-validate ships
@@ -146,3 +148,18 @@ def test_gunicorn_pods_add_up_their_workers_metrics():
 def test_the_jobs_never_overlap_themselves():
     for cronjob in _by_kind("CronJob").values():
         assert cronjob["spec"]["concurrencyPolicy"] == "Forbid"
+
+
+def test_database_connections_fit_postgres_with_a_reserve():
+    """Every server pod at once, one more of each during a rolling update, and every job."""
+    config = _by_kind("ConfigMap")["patience-config"]["data"]
+    budget = {}
+    for doc, container in _containers():
+        env = {**config, **{item["name"]: item["value"] for item in container.get("env", [])}}
+        pods = 1
+        if doc["kind"] == "Deployment":
+            pods = doc["spec"]["replicas"] + doc["spec"]["strategy"]["rollingUpdate"]["maxSurge"]
+        budget[doc["metadata"]["name"]] = pods * db_budget.connections(
+            _joined(container["command"]), env
+        )
+    assert sum(budget.values()) <= db_budget.MAX_CONNECTIONS - db_budget.RESERVE, budget
