@@ -123,6 +123,7 @@ from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
 from games.selectors import races as race_selectors
 from games.services import games as game_services
+from games.services import hints as hint_services
 from games.services import races as race_services
 
 logger = logging.getLogger(__name__)
@@ -516,7 +517,7 @@ class GameConsumer(_Consumer):
 
     def _hint(self, cause: str) -> Frame:
         try:
-            hint = game_services.game_hint(game_id=self.game_id, user=self.user)
+            hint = hint_services.game_hint(game_id=self.game_id, user=self.user)
         except Exception as exc:
             return self._error(cause, exc)
         return _dumps({"type": "hint", "ply": hint.ply, "hint": shapes.hint(hint)}), None

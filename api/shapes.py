@@ -54,7 +54,8 @@ from games.selectors.dailies import ResultReplay
 from games.selectors.games import elapsed_ms, game_current_log
 
 if TYPE_CHECKING:
-    from games.services.games import Hint, MoveOutcome
+    from games.services.games import MoveOutcome
+    from games.services.hints import Hint
 
 GAME_STATUSES = ["playing", "won", "lost", "resigned", "expired", "move_limit"]
 

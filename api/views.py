@@ -39,6 +39,7 @@ from games.models import UNDO
 from games.selectors import games as game_selectors
 from games.selectors import health as health_selectors
 from games.services import games as game_services
+from games.services import hints as hint_services
 
 
 def errors(*codes: int, conflicts: tuple[str, ...] = ()) -> dict[int, OpenApiResponse]:
@@ -588,7 +589,7 @@ class GameHintView(APIView):
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        hint = game_services.game_hint(game_id=game_id, user=game_player(request))
+        hint = hint_services.game_hint(game_id=game_id, user=game_player(request))
         return Response(shapes.hint(hint))
 
 

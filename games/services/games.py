@@ -39,7 +39,7 @@ from django.contrib.auth.models import User
 from django.db import connection, transaction
 from django.utils import timezone
 
-from games import clock, events, hints, metrics
+from games import clock, events, metrics
 from games.engine import (
     SEED_LIMIT,
     UNDO,
@@ -55,7 +55,6 @@ from games.errors import (
     BadPly,
     DayOver,
     GameFinished,
-    HintNotAllowed,
     InvalidInput,
     NotFound,
     StalePly,
@@ -68,7 +67,6 @@ from games.selectors.games import (
     game_current_log,
     game_for_player,
     game_position,
-    hints_allowed,
 )
 from games.selectors.races import RaceClock, race_game_check
 
@@ -407,40 +405,6 @@ def _apply(game: Game, move: str, ply: int) -> MoveOutcome:
     game.save(update_fields=["ply", "undo_floor", "position", "score", "status", "finished_at"])
     transaction.on_commit(lambda: _hold(game, pos, race))
     return MoveOutcome(game, pos, event=game_announce(game, pos, race=race))
-
-
-@dataclass(frozen=True)
-class Hint:
-    """A hint at ``ply``: the solver's verdict and, if winnable, the next move of a win."""
-
-    ply: int
-    verdict: str
-    move: str | None
-    nodes: int
-
-
-def game_hint(*, game_id: int, user: User) -> Hint:
-    """The next move of a winning line in a practice game; the game becomes assisted.
-
-    The solver knows the stock, so a hint carries hidden information: ranked
-    games, and every game of a daily whose day is not over, get none, and a
-    hinted practice game is marked assisted. The solver runs in a worker process
-    (``games.hints``: its limits per player and per server), outside any
-    transaction, on the snapshot at the ply returned. A server process takes only so
-    many hint requests a second from all players (``hints.hint_admit``).
-    """
-    hints.hint_admit()
-    game = game_for_player(game_id=game_id, user=user)
-    if not hints_allowed(game):
-        raise HintNotAllowed(
-            "hints use the hidden stock: none in a ranked game, nor in any game of a "
-            "daily before its day is over"
-        )
-    if game.status != Status.PLAYING:
-        raise GameFinished(f"the game is {game.status}")
-    answer = hints.hint_answer(game_position(game), player=user.pk)
-    Game.objects.filter(pk=game.pk, assisted=False).update(assisted=True)
-    return Hint(ply=game.ply, verdict=answer.verdict, move=answer.move, nodes=answer.nodes)
 
 
 def game_resign(*, game_id: int, user: User) -> Game:

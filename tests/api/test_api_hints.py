@@ -17,6 +17,7 @@ from games.engine.solver import Verdict, solve
 from games.models import Game
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games.services import hints as hint_services
 from patience_site.asgi import application
 from tests.daily_fixtures import DAY
 
@@ -161,7 +162,7 @@ async def test_a_hint_flood_is_answered_on_the_socket_before_any_work(
     def not_reached(**kwargs: Any) -> None:
         raise AssertionError("a refused hint reached the service")
 
-    monkeypatch.setattr(game_services, "game_hint", not_reached)
+    monkeypatch.setattr(hint_services, "game_hint", not_reached)
     communicator = await hint_asked(user)
     message = await communicator.receive_json_from(timeout=10)
     assert message["type"] == "error" and message["cause"] == "hint" and message["ply"] == 0

@@ -32,7 +32,7 @@ from games.selectors import races as race_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.services import races as race_services
-from games.services.games import Hint
+from games.services.hints import Hint
 from tests.daily_fixtures import DAY, NOON, FakeClock, finished_result
 from tests.race_fixtures import game_of, pool, starts
 from tests.schemas import FORMATS, json_schema

@@ -19,6 +19,7 @@ from games import hints
 from games.engine import new_position
 from games.errors import HintBusy, HintUnavailable
 from games.services import games as game_services
+from games.services import hints as hint_services
 
 #: A position the solver does not settle for many seconds (unknown at 140,000 nodes).
 SLOW = ("royal-parade", 3)
@@ -134,9 +135,9 @@ def test_a_flood_of_hints_is_refused_before_any_work(
     for _ in range(3):  # the burst, taken by players of any account
         hints.hint_admit()
     with django_assert_num_queries(0), pytest.raises(HintBusy) as refused:
-        game_services.game_hint(game_id=game.pk, user=user)
+        hint_services.game_hint(game_id=game.pk, user=user)
     assert refused.value.details["retry_after"] >= 1
     now[0] += 0.4  # a third of a second refills one request
-    assert game_services.game_hint(game_id=game.pk, user=user).verdict
+    assert hint_services.game_hint(game_id=game.pk, user=user).verdict
     with pytest.raises(HintBusy):
         hints.hint_admit()

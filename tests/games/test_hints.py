@@ -17,6 +17,7 @@ from games.engine import Position, new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
 from games.services import games as game_services
+from games.services import hints as hint_services
 
 #: Moves a hints-only game may take beyond the first line found (see the docstring).
 LINE_SLACK = 0
@@ -89,7 +90,7 @@ def test_practice_bristol_deal_7_played_by_hints_ends_won(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     line = solve(new_position("bristol", seed=7), max_nodes=NODES).line
     while game.status == "playing":
-        hint = game_services.game_hint(game_id=game.pk, user=user)
+        hint = hint_services.game_hint(game_id=game.pk, user=user)
         assert hint.verdict == "won" and hint.ply == game.ply and hint.move is not None
         game = game_services.game_apply_move(
             game_id=game.pk, user=user, move=hint.move, ply=game.ply

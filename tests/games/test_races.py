@@ -31,6 +31,7 @@ from games.errors import (
 from games.models import EXPIRED, Game, Race, RaceEntry, RaceRating
 from games.selectors import races as race_selectors
 from games.services import games as game_services
+from games.services import hints as hint_services
 from games.services import races as race_services
 from tests.race_fixtures import (
     after_start,
@@ -156,7 +157,7 @@ def test_race_games_are_ranked_no_hints_and_no_undo_across_a_stock_reveal(
     game = game_of(race, players[0])
     with after_start(race):
         with pytest.raises(HintNotAllowed):
-            game_services.game_hint(game_id=game.pk, user=players[0])
+            hint_services.game_hint(game_id=game.pk, user=players[0])
         game_services.game_apply_move(game_id=game.pk, user=players[0], move="deal", ply=0)
         with pytest.raises(UndoNotAllowed):
             game_services.game_apply_move(game_id=game.pk, user=players[0], move="undo", ply=1)
