@@ -274,6 +274,7 @@ REST_FRAMEWORK = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.ContentNegotiation",
     "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_METADATA_CLASS": "api.metadata.Metadata",  # OPTIONS: inputs are in the schema
     # Every unbounded list pages the same way (docs/api.md, "Every list pages the same way").
     "DEFAULT_PAGINATION_CLASS": "api.pagination.CursorPage",
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.RequestThrottle"],  # per account and per IP
