@@ -72,8 +72,13 @@ def user_register(
 
 
 def _guest_convert(guest: User, *, username: str, password: str, email: str) -> User:
-    """Make a guest account a registered one (in ``user_register``'s transaction)."""
+    """Make a guest account a registered one (in ``user_register``'s transaction).
+
+    The account joins now: its age, for every fair-play rule (``new_account``), counts
+    from the registration, or a stock of aged guests would register as old accounts.
+    """
     guest.username, guest.email = username, email
+    guest.date_joined = clock.now()
     guest.set_password(password)
     guest.save()
     # Unique: a look-alike registered at the same moment makes this an IntegrityError.
