@@ -200,10 +200,12 @@ def test_the_countdown_ends_at_starts_at_on_the_server_clock(settings, players) 
 
 
 def _end(game: Game, *, status: str, score: int, ply: int, seconds: float) -> None:
+    """End a game as if ``ply`` moves on the board had led there."""
     Game.objects.filter(pk=game.pk).update(
         status=status,
         score=score,
         ply=ply,
+        position={**game.position, "ply": ply},
         finished_at=game.started_at + timedelta(seconds=seconds),
     )
 
