@@ -60,7 +60,7 @@ def user_register(
         raise InvalidInput("the password is too weak", details={"password": exc.messages}) from None
     try:
         with transaction.atomic():
-            if guest is not None and is_guest(guest):
+            if guest is not None and _still_guest(guest):
                 return _guest_convert(guest, username=username, password=password, email=email)
             user = User.objects.create_user(username=username, email=email, password=password)
             if not UsernameSkeleton.objects.filter(user=user).exists():
@@ -69,6 +69,17 @@ def user_register(
     except IntegrityError:
         raise _name_taken() from None
     return user
+
+
+def _still_guest(user: User) -> bool:
+    """Whether ``user`` is a guest now, its guest row locked until the transaction ends.
+
+    A session's requests run at once: one may register the guest while another logs it
+    in to an account (which merges and deletes it). Each takes this lock first and reads
+    the row again, so the second sees what the first did, and a user that was a guest
+    when its request began is never renamed or deleted once it is not.
+    """
+    return is_guest(user) and Guest.objects.select_for_update().filter(user=user).exists()
 
 
 def _guest_convert(guest: User, *, username: str, password: str, email: str) -> User:
@@ -141,12 +152,18 @@ def practice_start(*, user: User, variant: str, seed: int | None = None) -> Game
 
 def guest_games_move(*, guest: User, user: User) -> int:
     """A guest who logs in to an existing account: its games become the account's, and the
-    guest account is deleted. Only practice games (all a guest has), so no board changes."""
-    if not is_guest(guest) or guest.pk == user.pk:
+    guest account is deleted. Only practice games (all a guest has), so no board changes.
+
+    Nothing happens once the guest is no longer one (registered meanwhile by another
+    request of its session, or already merged): the delete is guarded by the guest row.
+    """
+    if guest.pk == user.pk:
         return 0
     with transaction.atomic():
+        if not _still_guest(guest):
+            return 0
         moved = Game.objects.filter(player=guest).update(player=user)
-        guest.delete()
+        get_user_model().objects.filter(pk=guest.pk, guest__isnull=False).delete()
     return moved
 
 
