@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, logout
@@ -13,7 +12,7 @@ from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 
 from accounts import token_cache
@@ -24,6 +23,7 @@ from games import clock, events
 from games.errors import GuestLimit, InvalidInput, NotFound
 from games.models import Game, Move
 from games.services import games as game_services
+from games.services.caps import cap_take
 
 
 def _name_taken() -> InvalidInput:
@@ -106,13 +106,13 @@ GUEST_WINDOW = timedelta(hours=1)
 GUEST_PURGE_BATCH = 20
 
 
-def _guest_cap(times: QuerySet[Any, datetime], now: datetime) -> None:
-    """Refuse when ``times`` (of the last hour) number ``GUEST_GAMES_PER_HOUR`` already:
-    429 ``guest_limit``, with the wait until the oldest leaves the window."""
+def _guest_cap(kind: str, address: str) -> None:
+    """Take one of the address's ``GUEST_GAMES_PER_HOUR`` guests or guest games of the
+    hour (``games.services.caps``: it holds under bursts); else 429 ``guest_limit``, with
+    the wait until the hour ends."""
     limit = settings.GUEST_GAMES_PER_HOUR
-    recent = list(times[:limit])
-    if len(recent) >= limit:
-        wait = (min(recent) + GUEST_WINDOW - now).total_seconds()
+    wait = cap_take(key=f"guest-{kind}:{address}", limit=limit, window=GUEST_WINDOW)
+    if wait is not None:
         raise GuestLimit(
             f"{limit} games without an account within the hour from your address: "
             "register (free) to play on, or wait",
@@ -129,10 +129,9 @@ def guest_create(*, address: str) -> User:
     """
     now = clock.now()
     key = address_key(address)
-    made = Guest.objects.filter(address=key, created_at__gt=now - GUEST_WINDOW)
-    _guest_cap(made.values_list("created_at", flat=True), now)
     guests_purge(limit=GUEST_PURGE_BATCH)
     with transaction.atomic():
+        _guest_cap("accounts", key)
         # No password: nobody logs in as a guest, only its session is it.
         user = get_user_model().objects.create_user(username=GUEST_PREFIX + secrets.token_hex(8))
         Guest.objects.create(user=user, address=key, created_at=now)
@@ -141,13 +140,11 @@ def guest_create(*, address: str) -> User:
 
 def practice_start(*, user: User, variant: str, seed: int | None = None) -> Game:
     """Start a practice game; a guest's count against its address's hourly cap."""
-    if is_guest(user):
-        now = clock.now()
-        games = Game.objects.filter(
-            player__guest__address=user.guest.address, started_at__gt=now - GUEST_WINDOW
-        )
-        _guest_cap(games.values_list("started_at", flat=True), now)
-    return game_services.practice_game_start(user=user, variant=variant, seed=seed)
+    if not is_guest(user):
+        return game_services.practice_game_start(user=user, variant=variant, seed=seed)
+    with transaction.atomic():  # a start refused (a bad variant) gives its use back
+        _guest_cap("games", user.guest.address)
+        return game_services.practice_game_start(user=user, variant=variant, seed=seed)
 
 
 def guest_games_move(*, guest: User, user: User) -> int:

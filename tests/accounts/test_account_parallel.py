@@ -1,6 +1,7 @@
-"""One guest session that registers and logs in at once, or registers twice at once:
-parallel requests (threads, each with its own PostgreSQL connection) never lose an
-account and never answer 201 twice for one name.
+"""Parallel requests (threads, each with its own PostgreSQL connection) on guests: one
+guest session that registers and logs in at once, or registers twice at once, never loses
+an account nor answers 201 twice for one name; bursts of guests and guest games from one
+address stop at the cap.
 
 PostgreSQL only: SQLite serializes every write, so the requests cannot overlap there.
 """
@@ -21,7 +22,6 @@ from accounts import services as account_services
 from accounts.models import Guest
 from devtools.accounts import PASSWORD
 from games.models import Game
-from games.services import games as game_services
 from tests.security.helpers import raise_rates
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -66,7 +66,7 @@ def posting(client: Client, path: str, username: str) -> Callable[[], Any]:
 def guest_session(n: int) -> tuple[Game, list[Client]]:
     """A guest's practice game, and two clients that share the guest's session."""
     guest = account_services.guest_create(address=f"192.0.2.{n}")
-    game = game_services.practice_game_start(user=guest, variant="bristol", seed=n)
+    game = account_services.practice_start(user=guest, variant="bristol", seed=n)
     first = Client()
     first.force_login(guest)
     second = Client()
@@ -108,3 +108,29 @@ def test_two_registrations_of_one_name_at_once_make_one_account() -> None:
             failed.append((n, statuses))
         assert users.filter(username=name).count() == 1
     assert not failed, f"(trial, statuses): {failed}"
+
+
+#: Requests of a burst: few connections of the shared server, several times the cap.
+BURST = 16
+
+
+def test_a_burst_of_guests_from_one_address_stops_at_the_cap(settings: Any) -> None:
+    settings.GUEST_GAMES_PER_HOUR = 4
+    clients = [Client(REMOTE_ADDR="198.51.100.9") for _ in range(BURST)]
+    answers = at_once(*(partial(c.post, "/api/v1/auth/guest/") for c in clients))
+    statuses = sorted(a.status_code for a in answers)
+    assert statuses == [201] * 4 + [429] * (BURST - 4), f"{statuses.count(201)} guests made"
+    assert Guest.objects.count() == 4
+
+
+def test_a_burst_of_guest_games_from_one_address_stops_at_the_cap(settings: Any) -> None:
+    settings.GUEST_GAMES_PER_HOUR = 4
+    game, clients = guest_session(1)  # one game of the four already
+    body = {"variant": "bristol"}
+    starts = [
+        partial(clients[i % 2].post, "/api/v1/games/", body, content_type="application/json")
+        for i in range(BURST)
+    ]
+    statuses = sorted(a.status_code for a in at_once(*starts))
+    assert statuses == [201] * 3 + [429] * (BURST - 3), f"{statuses.count(201)} games started"
+    assert Game.objects.filter(player=game.player_id).count() == 4
