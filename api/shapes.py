@@ -54,8 +54,8 @@ from games.selectors.dailies import ResultReplay
 from games.selectors.games import elapsed_ms, game_current_log
 
 if TYPE_CHECKING:
+    from games.selectors.hints import Hint, HintPending
     from games.services.games import MoveOutcome
-    from games.services.hints import Hint
 
 GAME_STATUSES = ["playing", "won", "lost", "resigned", "expired", "move_limit"]
 
@@ -274,6 +274,19 @@ class HintSerializer(serializers.Serializer):
 def hint(given: Hint) -> dict[str, Any]:
     """A hint, as ``POST .../hint/`` and the game socket answer it."""
     return _render(HintSerializer, given)
+
+
+class HintPendingSerializer(serializers.Serializer):
+    ply = serializers.IntegerField(help_text="The game's ply the hint is for.")
+    status = serializers.ChoiceField(choices=["solving"], help_text="The solver is at work.")
+    retry_after = serializers.IntegerField(
+        help_text="Seconds to wait before asking where `Location` points (as `Retry-After`)."
+    )
+
+
+def hint_pending(given: HintPending) -> dict[str, Any]:
+    """A hint still being solved, as ``POST``/``GET .../hint/`` answer it (202)."""
+    return {"ply": given.ply, "status": "solving", "retry_after": given.retry_after}
 
 
 # -- a daily ------------------------------------------------------------------------------

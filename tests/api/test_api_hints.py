@@ -20,6 +20,7 @@ from games.services import games as game_services
 from games.services import hints as hint_services
 from patience_site.asgi import application
 from tests.daily_fixtures import DAY
+from tests.helpers import rest_hint
 
 pytest_plugins = ["tests.daily_fixtures"]
 
@@ -68,7 +69,8 @@ def _own_solver_pool() -> Any:
 
 
 def _hint(client: Any, game_id: int) -> Any:
-    return client.post(f"/api/v1/games/{game_id}/hint/")
+    """A hint over REST: asked, and polled while it is solved."""
+    return rest_hint(client, game_id)
 
 
 @pytest.mark.django_db
@@ -220,13 +222,37 @@ def test_a_hint_past_its_deadline_gets_a_clear_answer(
 ) -> None:
     settings.HINT_DEADLINE_SECONDS = 0  # no worker answers within no time at all
     settings.HINT_PLAYER_INTERVAL_SECONDS = 0
-    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="royal-parade", seed=3)
     response = _hint(token_client(user), game.pk)
     assert response.status_code == 503
     error = response.json()["error"]
     assert error["code"] == "hint_timeout" and "no hint within 0 s" in error["message"]
     assert response["Retry-After"] == "5"
-    assert _hint(token_client(user), game.pk).status_code == 503  # may ask again: no 429
+
+
+@pytest.mark.django_db
+def test_a_solve_answers_202_with_where_and_when_to_ask_again(token_client: Any, user: Any) -> None:
+    """No request waits for the solver: the answer says where to poll, and the poll
+    answers the hint once solved; a poll after the game moved on, or with no hint asked,
+    is refused clearly."""
+    client = token_client(user)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
+    url = f"/api/v1/games/{game.pk}/hint/"
+    assert error_code(client.get(url), 404) == "not_found"  # nothing asked yet
+    asked = client.post(url)
+    assert asked.status_code == 202, asked.json()
+    assert asked.json() == {"ply": 0, "status": "solving", "retry_after": 1}
+    assert asked["Location"] == f"http://testserver{url}?ply=0" and asked["Retry-After"] == "1"
+    hint = _hint(client, game.pk)  # asked again: the solve under way, or its answer
+    assert hint.status_code == 200 and hint.json()["verdict"] == "won"
+    assert client.get(asked["Location"]).json() == hint.json()
+    game_services.game_apply_move(game_id=game.pk, user=user, move=hint.json()["move"], ply=0)
+    assert error_code(client.get(asked["Location"]), 409) == "stale_ply"
+
+
+def error_code(response: Any, status: int) -> str:
+    assert response.status_code == status, response.content
+    return str(response.json()["error"]["code"])
 
 
 # -- dailies: no hint before the day is over, ranked or not -------------------------------
