@@ -82,10 +82,11 @@ def hint_answered(position: Any, *, player: int) -> Any:
     """``games.hints``' answer at ``position``, waiting for the solve when there is one."""
     from games import hints
 
-    found = hints.hint_ask(position, player=player)
-    if isinstance(found, hints.Pending):
-        solved(found)
-        found = hints.hint_result(position)
+    asked = hints.hint_ask(position, player=player)
+    if not isinstance(asked, hints.Pending):
+        return asked
+    solved(asked)
+    found = hints.hint_result(position)
     assert isinstance(found, hints.Answer), found
     return found
 

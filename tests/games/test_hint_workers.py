@@ -81,7 +81,8 @@ def test_no_thread_waits_for_a_solve() -> None:
     callback, for any server process to give."""
     slow = new_position(SLOW[0], seed=SLOW[1])
     pending = hints.hint_ask(slow, player=1)
-    assert isinstance(pending, hints.Pending) and not pending.future.done()
+    assert isinstance(pending, hints.Pending) and pending.future is not None
+    assert not pending.future.done()
     assert hints.hint_result(slow) == hints.Pending(pending.key)
     solved(pending)
     assert isinstance(hints.hint_result(slow), hints.Answer)
