@@ -120,12 +120,12 @@ def test_hint_after_the_end_and_for_others(token_client: Any, user: Any, make_us
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
 
-async def hint_asked(user: Any) -> WebsocketCommunicator:
-    """A game socket on a new practice game of Bristol 7 that has just asked for a hint."""
+async def hint_asked(user: Any, variant: str = "bristol", seed: int = 7) -> WebsocketCommunicator:
+    """A game socket on a new practice game (Bristol 7) that has just asked for a hint."""
     from asgiref.sync import sync_to_async
 
     game = await sync_to_async(game_services.practice_game_start)(
-        user=user, variant="bristol", seed=7
+        user=user, variant=variant, seed=seed
     )
     token = (await sync_to_async(account_services.token_create)(user=user, name="ws"))[1]
     communicator = WebsocketCommunicator(
@@ -147,6 +147,24 @@ async def test_hint_over_the_socket(user: Any) -> None:
     message = await communicator.receive_json_from(timeout=10)
     assert message["type"] == "hint" and message["ply"] == 0
     assert message["hint"]["verdict"] == "won" and message["hint"]["move"]
+    await communicator.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_socket_answers_other_frames_while_a_hint_is_solved(
+    user: Any, settings: Any
+) -> None:
+    """The solve holds nothing: a resync sent after the hint is answered first, and the
+    hint comes when the solver is done."""
+    settings.HINT_SOLVER_NODES = 10**9
+    settings.HINT_SOLVER_SECONDS = 3.0  # a slow position: solved to its time limit
+    communicator = await hint_asked(user, variant="royal-parade", seed=3)
+    await communicator.send_json_to({"type": "resync"})
+    first = await communicator.receive_json_from(timeout=10)
+    assert first["type"] == "state" and first["cause"] == "resync"
+    later = await communicator.receive_json_from(timeout=30)
+    assert later["type"] == "hint" and later["hint"]["nodes"] > 0, later
     await communicator.disconnect()
 
 
