@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, logout
@@ -13,7 +12,7 @@ from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 
 from accounts import events, token_cache
@@ -24,6 +23,7 @@ from core import clock
 from core.errors import GuestLimit, InvalidInput, NotFound
 from games.models import Game, Move
 from games.services import games as game_services
+from games.services.caps import cap_take
 
 
 def _name_taken() -> InvalidInput:
@@ -60,7 +60,7 @@ def user_register(
         raise InvalidInput("the password is too weak", details={"password": exc.messages}) from None
     try:
         with transaction.atomic():
-            if guest is not None and is_guest(guest):
+            if guest is not None and _still_guest(guest):
                 return _guest_convert(guest, username=username, password=password, email=email)
             user = User.objects.create_user(username=username, email=email, password=password)
             if not UsernameSkeleton.objects.filter(user=user).exists():
@@ -71,9 +71,25 @@ def user_register(
     return user
 
 
+def _still_guest(user: User) -> bool:
+    """Whether ``user`` is a guest now, its guest row locked until the transaction ends.
+
+    A session's requests run at once: one may register the guest while another logs it
+    in to an account (which merges and deletes it). Each takes this lock first and reads
+    the row again, so the second sees what the first did, and a user that was a guest
+    when its request began is never renamed or deleted once it is not.
+    """
+    return is_guest(user) and Guest.objects.select_for_update().filter(user=user).exists()
+
+
 def _guest_convert(guest: User, *, username: str, password: str, email: str) -> User:
-    """Make a guest account a registered one (in ``user_register``'s transaction)."""
+    """Make a guest account a registered one (in ``user_register``'s transaction).
+
+    The account joins now: its age, for every fair-play rule (``new_account``), counts
+    from the registration, or a stock of aged guests would register as old accounts.
+    """
     guest.username, guest.email = username, email
+    guest.date_joined = clock.now()
     guest.set_password(password)
     guest.save()
     # Unique: a look-alike registered at the same moment makes this an IntegrityError.
@@ -90,13 +106,13 @@ GUEST_WINDOW = timedelta(hours=1)
 GUEST_PURGE_BATCH = 20
 
 
-def _guest_cap(times: QuerySet[Any, datetime], now: datetime) -> None:
-    """Refuse when ``times`` (of the last hour) number ``GUEST_GAMES_PER_HOUR`` already:
-    429 ``guest_limit``, with the wait until the oldest leaves the window."""
+def _guest_cap(kind: str, address: str) -> None:
+    """Take one of the address's ``GUEST_GAMES_PER_HOUR`` guests or guest games of the
+    hour (``games.services.caps``: it holds under bursts); else 429 ``guest_limit``, with
+    the wait until the hour ends."""
     limit = settings.GUEST_GAMES_PER_HOUR
-    recent = list(times[:limit])
-    if len(recent) >= limit:
-        wait = (min(recent) + GUEST_WINDOW - now).total_seconds()
+    wait = cap_take(key=f"guest-{kind}:{address}", limit=limit, window=GUEST_WINDOW)
+    if wait is not None:
         raise GuestLimit(
             f"{limit} games without an account within the hour from your address: "
             "register (free) to play on, or wait",
@@ -113,10 +129,9 @@ def guest_create(*, address: str) -> User:
     """
     now = clock.now()
     key = address_key(address)
-    made = Guest.objects.filter(address=key, created_at__gt=now - GUEST_WINDOW)
-    _guest_cap(made.values_list("created_at", flat=True), now)
     guests_purge(limit=GUEST_PURGE_BATCH)
     with transaction.atomic():
+        _guest_cap("accounts", key)
         # No password: nobody logs in as a guest, only its session is it.
         user = get_user_model().objects.create_user(username=GUEST_PREFIX + secrets.token_hex(8))
         Guest.objects.create(user=user, address=key, created_at=now)
@@ -125,23 +140,27 @@ def guest_create(*, address: str) -> User:
 
 def practice_start(*, user: User, variant: str, seed: int | None = None) -> Game:
     """Start a practice game; a guest's count against its address's hourly cap."""
-    if is_guest(user):
-        now = clock.now()
-        games = Game.objects.filter(
-            player__guest__address=user.guest.address, started_at__gt=now - GUEST_WINDOW
-        )
-        _guest_cap(games.values_list("started_at", flat=True), now)
-    return game_services.practice_game_start(user=user, variant=variant, seed=seed)
+    if not is_guest(user):
+        return game_services.practice_game_start(user=user, variant=variant, seed=seed)
+    with transaction.atomic():  # a start refused (a bad variant) gives its use back
+        _guest_cap("games", user.guest.address)
+        return game_services.practice_game_start(user=user, variant=variant, seed=seed)
 
 
 def guest_games_move(*, guest: User, user: User) -> int:
     """A guest who logs in to an existing account: its games become the account's, and the
-    guest account is deleted. Only practice games (all a guest has), so no board changes."""
-    if not is_guest(guest) or guest.pk == user.pk:
+    guest account is deleted. Only practice games (all a guest has), so no board changes.
+
+    Nothing happens once the guest is no longer one (registered meanwhile by another
+    request of its session, or already merged): the delete is guarded by the guest row.
+    """
+    if guest.pk == user.pk:
         return 0
     with transaction.atomic():
+        if not _still_guest(guest):
+            return 0
         moved = Game.objects.filter(player=guest).update(player=user)
-        guest.delete()
+        get_user_model().objects.filter(pk=guest.pk, guest__isnull=False).delete()
     return moved
 
 

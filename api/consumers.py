@@ -94,6 +94,7 @@ calls still run in order.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import time
@@ -126,8 +127,10 @@ from games.play import finish
 from games.play import move as play_move
 from games.selectors import dailies as daily_selectors
 from games.selectors import games as game_selectors
+from games.selectors import hints as hint_selectors
 from games.selectors import races as race_selectors
-from games.services import games as game_services
+from games.selectors.hints import HintPending
+from games.services import hints as hint_services
 from games.services import races as race_services
 
 logger = logging.getLogger(__name__)
@@ -137,6 +140,9 @@ CLOSE_UNAUTHENTICATED = 4401
 CLOSE_NOT_FOUND = 4404
 CLOSE_TOO_MANY = 4429
 CLOSE_NOT_READY = 4503
+
+#: Seconds between looks at a hint solved in another server process.
+HINT_LOOK_EVERY = 0.25
 
 #: Longest text frame read; anything longer is a ``bad_message`` unread.
 MAX_FRAME = 4096
@@ -359,6 +365,8 @@ class GameConsumer(_Consumer):
 
     async def disconnect(self, code: int) -> None:
         await super().disconnect(code)
+        if (task := getattr(self, "_hint_task", None)) is not None:
+            task.cancel()
         if getattr(self, "counted", False):
             _open_game_sockets[self.user.pk] -= 1
             if _open_game_sockets[self.user.pk] <= 0:
@@ -407,6 +415,9 @@ class GameConsumer(_Consumer):
             return
         self.admitted()
         assert frame is not None  # a frame that passed
+        if isinstance(frame, HintPending):  # answered once solved, by a task of its own
+            self._hint_task = asyncio.create_task(self._hint_later(cause, frame))
+            return
         await self._send(frame)
 
     async def game_moved(self, message: dict[str, Any]) -> None:
@@ -473,7 +484,9 @@ class GameConsumer(_Consumer):
 
     # -- worker thread --
 
-    def _metered(self, func: Callable[..., Frame], *args: Any) -> tuple[float | None, Frame | None]:
+    def _metered(
+        self, func: Callable[..., Frame | HintPending], *args: Any
+    ) -> tuple[float | None, Frame | HintPending | None]:
         """``func(*args)`` if the account's budget allows the frame: (None, its frame);
         else (the wait, None) and nothing done."""
         wait = account_wait(self.user.pk)
@@ -541,12 +554,41 @@ class GameConsumer(_Consumer):
             return self._error(cause, exc)
         return self._frame(shown.ply, shown.status, shown.as_json(), cause)
 
-    def _hint(self, cause: str) -> Frame:
+    def _hint(self, cause: str) -> Frame | HintPending:
         try:
-            hint = game_services.game_hint(game_id=self.game_id, user=self.user)
+            hint = hint_services.game_hint(game_id=self.game_id, user=self.user)
         except Exception as exc:
             return self._error(cause, exc)
+        if isinstance(hint, HintPending):
+            return hint
         return _dumps({"type": "hint", "ply": hint.ply, "hint": shapes.hint(hint)}), None
+
+    def _hint_solved(self, cause: str, ply: int) -> Frame | None:
+        """The hint frame (or error) of a hint asked at ``ply``; None while it is solved."""
+        try:
+            hint = hint_selectors.game_hint_result(game_id=self.game_id, user=self.user, ply=ply)
+        except Exception as exc:
+            return self._error(cause, exc)
+        if isinstance(hint, HintPending):
+            return None
+        return _dumps({"type": "hint", "ply": hint.ply, "hint": shapes.hint(hint)}), None
+
+    async def _hint_later(self, cause: str, pending: HintPending) -> None:
+        """Answer a hint when its solve is done, holding no thread meanwhile: this process's
+        solve is awaited in the event loop, another process's is looked up now and then
+        (until its deadline, when the look answers ``hint_timeout``)."""
+        solve = pending.solve.future if pending.solve is not None else None
+        try:
+            if solve is not None:
+                with contextlib.suppress(Exception):  # its error is read below
+                    await asyncio.wait_for(
+                        asyncio.wrap_future(solve), settings.HINT_DEADLINE_SECONDS
+                    )
+            while (frame := await self.db(self._hint_solved, cause, pending.ply)) is None:
+                await asyncio.sleep(HINT_LOOK_EVERY)
+            await self._send(frame)
+        except Exception:  # a database fault: the client may ask again
+            logger.exception("a socket's hint was not answered")
 
     def _error(self, cause: str, exc: Exception) -> Frame:
         payload = error_payload(exc)

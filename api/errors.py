@@ -20,6 +20,7 @@ from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from api.negotiation import JSON
 from core import errors as domain
 from core.db import pool_sweep
 from games.engine import EngineError, GameOverError
@@ -146,6 +147,9 @@ def exception_handler(exc: Exception, context: dict[str, Any]) -> Response:
         if auth_header:
             headers["WWW-Authenticate"] = auth_header
     response = Response(body, status=code, headers=headers)
+    request = context.get("request")
+    if request is not None:  # the envelope is JSON, even from a view that renders HTML
+        request.accepted_renderer, request.accepted_media_type = JSON, JSON.media_type
     return mark_unavailable(response) if database_unavailable(exc) else response
 
 

@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.urls import reverse
 from drf_spectacular.utils import (
     OpenApiExample,
+    OpenApiParameter,
     extend_schema,
 )
-from rest_framework import status
+from rest_framework import serializers, status
 from rest_framework.generics import GenericAPIView
 from rest_framework.permissions import AllowAny
 from rest_framework.request import Request
@@ -27,7 +29,9 @@ from games.engine import VARIANTS
 from games.models import UNDO
 from games.play import finish, move
 from games.selectors import games as game_selectors
-from games.services import games as game_services
+from games.selectors import hints as hint_selectors
+from games.selectors.hints import Hint, HintPending
+from games.services import hints as hint_services
 
 
 def game_player(request: Request) -> Any:
@@ -177,23 +181,73 @@ class GameUndoView(APIView):
         )
 
 
+class HintQuery(serializers.Serializer):
+    ply = serializers.IntegerField(
+        min_value=0, required=False, help_text="The ply the hint was asked at (the game's now)."
+    )
+
+
+def hint_response(request: Request, game_id: int, found: Hint | HintPending) -> Response:
+    """200 with a hint, or 202 while it is solved: where to ask again, and when."""
+    if isinstance(found, Hint):
+        return Response(shapes.hint(found))
+    poll = reverse("game-hint", kwargs={"game_id": game_id}) + f"?ply={found.ply}"
+    headers = {"Location": request.build_absolute_uri(poll), "Retry-After": str(found.retry_after)}
+    return Response(shapes.hint_pending(found), status=status.HTTP_202_ACCEPTED, headers=headers)
+
+
+HINT_POLL_HEADERS = [
+    OpenApiParameter(
+        name, str, OpenApiParameter.HEADER, response=[202], required=True, description=text
+    )
+    for name, text in (
+        ("Location", "Where to ask (`GET`) for the hint once solved."),
+        ("Retry-After", "Seconds to wait before asking."),
+    )
+]
+
+
 class GameHintView(APIView):
     """A hint in a practice game: the next move of a winning line. The game becomes assisted.
 
-    Ranked games get none (`hint_not_allowed`): the solver sees the hidden stock.
+    Ranked games get none (`hint_not_allowed`): the solver sees the hidden stock. A hint
+    the cache knows is answered at once (200); else the solver works in the background
+    and the answer is 202 with `Location` (this path with `?ply=`) and `Retry-After`:
+    `GET` there answers 202 until the hint is solved, then 200 with it (409 `stale_ply`
+    once the game moved on, 404 if no hint was asked at its ply).
     """
 
     @extend_schema(
         tags=["games"],
         request=None,
+        parameters=HINT_POLL_HEADERS,
         responses={
             200: shapes.HintSerializer,
+            202: shapes.HintPendingSerializer,
             **errors(401, 403, 404, 409, 429, 503, conflicts=("hint_not_allowed", "game_finished")),
         },
     )
     def post(self, request: Request, game_id: int) -> Response:
-        hint = game_services.game_hint(game_id=game_id, user=game_player(request))
-        return Response(shapes.hint(hint))
+        found = hint_services.game_hint(game_id=game_id, user=game_player(request))
+        return hint_response(request, game_id, found)
+
+    @extend_schema(
+        tags=["games"],
+        operation_id="games_hint_result",
+        parameters=[HintQuery, *HINT_POLL_HEADERS],
+        responses={
+            200: shapes.HintSerializer,
+            202: shapes.HintPendingSerializer,
+            **errors(400, 401, 403, 404, 409, 503, conflicts=("stale_ply",)),
+        },
+    )
+    def get(self, request: Request, game_id: int) -> Response:
+        query = HintQuery(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        found = hint_selectors.game_hint_result(
+            game_id=game_id, user=game_player(request), ply=query.validated_data.get("ply")
+        )
+        return hint_response(request, game_id, found)
 
 
 class GameResignView(APIView):

@@ -6,8 +6,11 @@ from collections.abc import Iterable
 from typing import Any
 
 from rest_framework.negotiation import DefaultContentNegotiation
-from rest_framework.renderers import BaseRenderer
+from rest_framework.renderers import BaseRenderer, JSONRenderer
 from rest_framework.request import Request
+
+#: The renderer of metadata and errors (DRF's renderers keep no state between responses).
+JSON = JSONRenderer()
 
 
 class ContentNegotiation(DefaultContentNegotiation):
@@ -17,11 +20,16 @@ class ContentNegotiation(DefaultContentNegotiation):
     parsing and ranking those headers was about 5 % of a REST move's server CPU, for the
     answer every such request gets. Any other header, and a ``?format=``, is negotiated
     by DRF as before (a header that allows no JSON is still 406).
+
+    ``OPTIONS`` answers JSON on every route, the HTML pages of the API's documentation
+    included (``api.metadata``): their renderer has no page for it.
     """
 
     def select_renderer(
         self, request: Request, renderers: Iterable[BaseRenderer], format_suffix: str | None = None
     ) -> tuple[BaseRenderer, Any]:
+        if request.method == "OPTIONS":
+            return JSON, JSON.media_type
         renderers = list(renderers)
         accept = request.META.get("HTTP_ACCEPT", "*/*")  # none: anything, as in DRF
         if (

@@ -9,6 +9,13 @@ far below the rate limits), and ``--hint-accounts`` accounts (1) hold ``--hint-s
 sockets in all, each asking for a hint, making a random move and asking again as fast
 as answered (practice Picture Gallery games: the heavier solver).
 
+With ``--rest-flood N`` (30) the run has three phases instead: the players alone, beside
+N accounts that flood REST hints (``POST .../hint/``, its ``Location`` polled every
+``--flood-pause`` (50 ms) while it answers 202, a random move once answered, a refusal
+asked again as soon), and beside the same N accounts flooding a cheap read (``GET`` of
+their game, as often) as the floor. Printed: each phase's p50, and the hint flood's p50 against the
+players' alone (target: at most 2x) and against the floor.
+
 Without ``--url`` it creates a fresh PostgreSQL database, deals today's dailies
 (``create_dailies``, as the production job does), and starts ``--servers``
 daphne processes sharing it and Redis. ``--clients`` players (``bench/api.py``'s
@@ -30,7 +37,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -119,6 +126,45 @@ def hint_socket(
     return seen
 
 
+def rest_flood(
+    base: str, key: str, index: int, stop: threading.Event, frame: str, pause: float
+) -> Counter:
+    """One flooding account over REST. ``frame`` "hint": ask for a hint, poll where its
+    202 points every ``pause`` seconds (the flood ignores ``Retry-After``), play a random
+    move once answered, ask again ``pause`` after a refusal. "read": the floor, a ``GET``
+    of its game every ``pause``."""
+    seen: Counter[str] = Counter()
+    rng = random.Random(2000 + index)
+    session = requests.Session()
+    session.headers["Authorization"] = f"Token {key}"
+    r = session.post(f"{base}/api/v1/games/", json={"variant": "picture-gallery"}, timeout=30)
+    r.raise_for_status()
+    state = r.json()
+    game = f"{base}/api/v1/games/{state['id']}"
+    while not stop.is_set() and state["status"] == "playing":
+        if frame == "read":
+            r = session.get(f"{game}/", timeout=60)
+            seen[f"read {r.status_code}"] += 1
+            time.sleep(pause)
+            continue
+        r = session.post(f"{game}/hint/", timeout=60)
+        while r.status_code == 202 and not stop.is_set():
+            seen["hint 202"] += 1
+            time.sleep(pause)
+            r = session.get(r.headers["Location"], timeout=60)
+        if r.status_code != 200:
+            code = r.json().get("error", {}).get("code", "") if r.status_code >= 400 else ""
+            seen[f"hint {r.status_code} {code}".strip()] += 1
+            time.sleep(pause)
+            continue
+        seen[f"hint {r.json()['verdict']}"] += 1
+        body = {"move": rng.choice(state["legal_moves"]), "ply": state["ply"]}
+        r = session.post(f"{game}/moves/", json=body, timeout=60)
+        if r.status_code == 200:
+            state = r.json()
+    return seen
+
+
 def daily_rows(database: str, pg_url: str) -> int:
     import psycopg
 
@@ -136,11 +182,14 @@ def attack(
     sockets: int,
     frame: str,
     seconds: float,
+    rest_keys: tuple[list[str], str, float] = ([], "hint", 0.05),
 ) -> Counter[str]:
     """The abuse for ``seconds``, in a process of its own: its threads never hold up the
-    measured players' (one interpreter lock each), so the players' figures are the server's."""
+    measured players' (one interpreter lock each), so the players' figures are the server's.
+    ``rest_keys``: the accounts flooding REST, and what they send (``rest_flood``)."""
     stop = threading.Event()
-    with ThreadPoolExecutor(anon_loops + sockets) as pool:
+    flooders, rest_frame, pause = rest_keys
+    with ThreadPoolExecutor(anon_loops + sockets + len(flooders)) as pool:
         rate = anon_rate / max(anon_loops, 1)
         attackers = [
             pool.submit(anonymous_loop, bases[i % len(bases)], i, rate, stop)
@@ -158,6 +207,10 @@ def attack(
             )
             for i in range(sockets)
         ]
+        attackers += [
+            pool.submit(rest_flood, bases[i % len(bases)], key, i, stop, rest_frame, pause)
+            for i, key in enumerate(flooders)
+        ]
         stop.wait(seconds)
         stop.set()
         seen: Counter[str] = Counter()
@@ -173,10 +226,11 @@ def phase(
     sessions: list[requests.Session],
     args: argparse.Namespace,
     pids: list[int],
-    abuse: bool,
+    abuse: bool | str,
     attacker_keys: list[str],
 ) -> dict:
-    """Players for ``args.seconds``, with or without the abuse beside them."""
+    """Players for ``args.seconds``, with or without the abuse beside them; ``abuse`` "hint"
+    or "read": only the REST flood of that kind (``rest_flood``)."""
     account = CpuAccount(pids)
     start = time.perf_counter()
     window = (start + args.warmup, start + args.warmup + args.seconds)
@@ -187,15 +241,21 @@ def phase(
         ProcessPoolExecutor(1, mp_context=spawn) as abusers,
     ):
         seconds = args.warmup + args.seconds
-        abuse_args = (
-            bases,
-            attacker_keys,
-            args.anon_loops,
-            args.anon_rate,
-            args.hint_sockets,
-            args.flood_frame,
-        )
-        attackers = abusers.submit(attack, *abuse_args, seconds) if abuse else None
+        attackers: Future[Counter[str]] | None = None
+        if isinstance(abuse, str):  # the REST flood alone
+            flood = (attacker_keys, abuse, args.flood_pause)
+            attackers = abusers.submit(attack, bases, [], 0, 0.0, 0, "hint", seconds, flood)
+        elif abuse:
+            attackers = abusers.submit(
+                attack,
+                bases,
+                attacker_keys,
+                args.anon_loops,
+                args.anon_rate,
+                args.hint_sockets,
+                args.flood_frame,
+                seconds,
+            )
         players = [
             pool.submit(api.play, bases[i % len(bases)], i, s, args, window)
             for i, s in enumerate(sessions)
@@ -215,6 +275,39 @@ def phase(
         "server_cpu_ms_per_move": 1000 * spent.get("server", 0.0) / max(moves, 1),
         "abuse_answers": dict(seen),
     }
+
+
+#: The REST hint flood may at most double the players' p50 (``--rest-flood``).
+TARGET_REST_FLOOD = 2.0
+
+
+def rest_report(args: argparse.Namespace, info: dict, phases: list[dict]) -> int:
+    """The three phases of ``--rest-flood``: the players alone, beside the hint flood, and
+    beside the floor (the same accounts flooding cheap reads)."""
+    print(f"REST hint flood beside paced players ({info['server']})")
+    print(
+        f"  players    {args.clients} REST players, {args.rate:g} moves/s in all, "
+        f"{args.seconds:g} s per phase; {args.rest_flood} flooding accounts"
+    )
+    names = {False: "alone      ", "hint": "hint flood ", "read": "read floor "}
+    for p in phases:
+        print(
+            f"  {names[p['abuse']]} moves {p['moves']}, p50 {p['p50_ms']:.1f} ms, "
+            f"p99 {p['p99_ms']:.1f} ms, errors {p['errors']}, "
+            f"server CPU {p['server_cpu_ms_per_move']:.1f} ms/move"
+        )
+        if p["abuse_answers"]:
+            print(f"             flood answers {p['abuse_answers']}")
+    alone, hint, floor = (p["p50_ms"] for p in phases)
+    print(
+        f"  hint flood p50 {hint / alone:.2f}x alone (target <= {TARGET_REST_FLOOD:g}x), "
+        f"{hint / floor:.2f}x the read floor's ({floor / alone:.2f}x alone)"
+    )
+    ok = hint <= TARGET_REST_FLOOD * alone and not any(p["errors"] for p in phases)
+    print("PASS" if ok else "FAIL")
+    if args.json:
+        Path(args.json).write_text(json.dumps({"phases": phases}))
+    return 0 if ok else 1
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -238,6 +331,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--hint-accounts", type=int, default=1, help="accounts the hint sockets belong to (1)"
     )
+    parser.add_argument(
+        "--rest-flood",
+        type=int,
+        default=0,
+        help="accounts flooding REST hints, then cheap reads (the floor); 0: the socket abuse",
+    )
+    parser.add_argument(
+        "--flood-pause", type=float, default=0.05, help="seconds between a flooder's requests"
+    )
+    parser.add_argument("--server", choices=["daphne", "gunicorn"], default="daphne")
     parser.add_argument("--cap", type=int, default=400, help="players resign after N moves")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument(
@@ -249,9 +352,15 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.variant, args.games = "bristol", None
 
-    limits = {"THROTTLE_RATE_USER": args.user_rate}
+    # Registering the flooding accounts is the setup, not the attack: no log-in limit.
+    limits = {"THROTTLE_RATE_USER": args.user_rate, "THROTTLE_RATE_AUTH": "100000/min"}
     with servers_for(
-        args, db_prefix="patience_abuse", count=args.servers, dailies=True, extra_env=limits
+        args,
+        db_prefix="patience_abuse",
+        count=args.servers,
+        server=args.server,
+        dailies=True,
+        extra_env=limits,
     ) as (
         bases,
         info,
@@ -269,13 +378,16 @@ def main(argv: list[str] | None = None) -> int:
             attacker_keys = list(
                 pool.map(
                     lambda i: register(bases[i % len(bases)], f"abuser-{stamp}-{i}"),
-                    range(args.hint_accounts),
+                    range(args.rest_flood or args.hint_accounts),
                 )
             )
-        phases = [
-            phase(sessions, args, info["pids"], abuse, attacker_keys) for abuse in (False, True)
-        ]
+        kinds: tuple[bool | str, ...] = (
+            (False, "hint", "read") if args.rest_flood else (False, True)
+        )
+        phases = [phase(sessions, args, info["pids"], k, attacker_keys) for k in kinds]
         after = daily_rows(info["database"], args.pg_url)
+    if args.rest_flood:
+        return rest_report(args, info, phases)
 
     print(f"Abuse beside paced players ({info['server']})")
     print(

@@ -28,6 +28,10 @@ not what is measured), except where the refill itself is measured. The attacks:
   sizes. Then 4 ``manage.py races`` jobs started together (as 4 server processes do) on
   empty pools of target 3 per variant (certified deals, 20 000 solver nodes): deals in
   the pools after, and the jobs' highest nice value.
+- **block**: two fresh spare accounts race each other 6 times, each blocking the race's
+  deal on purpose (the whole stock dealt, then the fewest moves to a dead end,
+  ``devtools.blocking``) 2 s after the start; then the same with the block 35 s in. How
+  many races each counted as raced, and whether the 6th race was rated.
 - **scout**: one account deals its ranked daily's whole stock, a second plays the
   solver's line from the same network. The second's rank, and the flags on its result.
 """
@@ -52,7 +56,7 @@ if str(ROOT) not in sys.path:  # run as a script: make the repository importable
 
 from devtools.servers import pg_admin, with_database  # noqa: E402
 
-ATTACKS = ("farm", "ties", "drain", "burst", "scout")
+ATTACKS = ("farm", "ties", "drain", "burst", "scout", "block")
 
 
 def users(prefix: str, n: int) -> list[Any]:
@@ -297,6 +301,55 @@ def burst(env: dict[str, str]) -> list[str]:
     return lines
 
 
+def block() -> list[str]:
+    import time_machine
+
+    from devtools.blocking import blocking_line
+    from games.models import Race, RaceRating
+    from games.play.move import apply_move as game_apply_move
+    from games.play.move import game_resign
+    from games.services.races import race_finish
+
+    fill(60)
+    lines = []
+    for after in (2, 35):
+        spares = users(f"block{after}-", 2)
+        raced, unblockable, last = 0, 0, None
+        while raced < 6 and unblockable < 20:
+            race = race_of(spares)
+            line = blocking_line("bristol", int(race.deal.seed))
+            with time_machine.travel(race.starts_at + timedelta(seconds=after), tick=False):
+                for a in spares:
+                    game = game_of(race, a)
+                    if line is None:
+                        game_resign(game_id=game.pk, user=a)
+                        continue
+                    for ply, move in enumerate(line):
+                        game_apply_move(game_id=game.pk, user=a, move=move, ply=ply)
+                race_finish(race_id=race.pk)
+            if line is None:
+                unblockable += 1
+                continue
+            raced, last = raced + 1, Race.objects.get(pk=race.pk)
+            size = len(line)
+        counted = [
+            RaceRating.objects.filter(player=a, family="bristol")
+            .values_list("contested", flat=True)
+            .first()
+            or 0
+            for a in spares
+        ]
+        verdict = (
+            "rated" if last is not None and last.rated else f"unrated ({last and last.unrated})"
+        )
+        lines.append(
+            f"block, 2 spare accounts x {raced} races, each blocked ({size} moves) {after} s in: "
+            f"races counted as raced {counted}, 6th race {verdict}, best rating "
+            f"{best_rating(spares):+.2f} ({unblockable} deals could not be blocked)"
+        )
+    return lines
+
+
 def scout() -> list[str]:
     from django.test import override_settings
 
@@ -372,7 +425,7 @@ def main() -> None:
             ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True
         ).stdout.strip()
         print(f"fair play bench at {commit}")
-        steps = {"farm": farm, "ties": ties, "drain": drain, "scout": scout}
+        steps = {"farm": farm, "ties": ties, "drain": drain, "scout": scout, "block": block}
         for attack in args.attacks.split(","):
             lines = burst(env) if attack == "burst" else steps[attack]()
             for line in lines:

@@ -1,18 +1,21 @@
 """Hints: a winning line found once in a solver worker process, then followed.
 
-The solver never runs on a request or socket thread. A hint that the cache
-cannot answer is solved in a pool of ``HINT_WORKERS`` worker processes per
-server process (``games.workers.hint_line``); at most ``HINT_QUEUE`` hints wait
-or run in a server process at once, and a further one is refused at once with
-``hint_busy``. The request waits at most ``HINT_DEADLINE_SECONDS`` and then
-gets ``hint_timeout``; a solve stops by itself after ``HINT_SOLVER_NODES``
-positions or ``HINT_SOLVER_SECONDS``. A player has one solve in flight, and
-the next no sooner than ``HINT_PLAYER_INTERVAL_SECONDS`` after it
-(``hint_in_progress``), so one account takes at most a share of a worker. So
-hints take at most ``HINT_WORKERS`` cores of a server's machine per server
-process, however many are asked for, and the workers run at a lower priority
-(``HINT_WORKER_NICE``) than the server's threads, so on a busy machine they
-yield the cores to moves.
+The solver never runs on a request or socket thread, and no thread waits for it. A hint
+that the cache cannot answer is handed to a pool of ``HINT_WORKERS`` worker processes per
+server process (``games.workers.hint_line``) and the request ends (``hint_ask``: REST
+answers 202 with a place to poll, ``hint_result``; a socket awaits the solve in its event
+loop and answers when it is done). The answer is stored in the shared cache by the pool's
+own callback, so any server process can give it. At most ``HINT_QUEUE`` hints wait or run
+in a server process at once, and a further one is refused at once with ``hint_busy``. A
+solve not done within ``HINT_DEADLINE_SECONDS`` of the ask answers ``hint_timeout``; a
+solve stops by itself after ``HINT_SOLVER_NODES`` positions or ``HINT_SOLVER_SECONDS``.
+A player has one solve in flight, and the next no sooner than
+``HINT_PLAYER_INTERVAL_SECONDS`` after it (``hint_in_progress``), so one account takes at
+most a share of a worker; a position being solved for anyone is not solved twice. So
+hints take at most ``HINT_WORKERS`` cores of a server's machine per server process,
+however many are asked for, and the workers run at a lower priority
+(``HINT_WORKER_NICE``) than the server's threads, so on a busy machine they yield the
+cores to moves.
 
 Every position along a winning line is cached with its move (the shared cache,
 Redis in production, for ``HINT_CACHE_SECONDS``): a player who follows the
@@ -36,9 +39,8 @@ import os
 import threading
 import time
 from concurrent.futures import Future, ProcessPoolExecutor
-from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
 
@@ -130,9 +132,11 @@ def _taken(delta: int) -> None:
         _in_flight += delta
 
 
-def _done(slots: threading.BoundedSemaphore, _: Future) -> None:
+def _done(slots: threading.BoundedSemaphore, pool: ProcessPoolExecutor, future: Future) -> None:
     _taken(-1)
     slots.release()
+    if not future.cancelled() and isinstance(future.exception(), BrokenProcessPool):
+        _replace(pool)
 
 
 def pool_state() -> dict[str, Any]:
@@ -214,7 +218,7 @@ def _unavailable() -> HintUnavailable:
     )
 
 
-def _submit(position: Position) -> tuple[Future, ProcessPoolExecutor]:
+def _submit(position: Position) -> Future:
     """Hand the position to a worker, on a new pool if the current one broke while idle."""
     global _broken
     for _ in range(2):
@@ -239,40 +243,88 @@ def _submit(position: Position) -> tuple[Future, ProcessPoolExecutor]:
             raise
         _broken = False
         _taken(1)
-        # The slot is free once the worker is done, not when this request stops waiting.
-        future.add_done_callback(partial(_done, slots))
-        return future, pool
+        # The slot is free once the worker is done; a pool whose worker died is replaced.
+        future.add_done_callback(partial(_done, slots, pool))
+        return future
     _broken = True
     raise _unavailable()
 
 
-def _solve(position: Position) -> tuple[str, list[tuple[str, str]], int]:
-    future, pool = _submit(position)
+@dataclass(frozen=True)
+class Pending:
+    """A hint being solved: its position's key and, in the process that asked, the
+    solve's future (a socket awaits it; REST polls ``hint_result``)."""
+
+    key: str
+    future: Future | None = None
+
+
+#: Cache values of a solve whose worker died (``hint_result`` answers ``hint_unavailable``),
+#: and of one done (followed by the nodes it took).
+FAILED, DONE = "!", "="
+
+
+def _pending_key(key: str) -> str:
+    return f"hint-pending:{key}"
+
+
+def _stored(key: str, player: int, future: Future) -> None:
+    """The pool's callback when a solve ends (in the pool's thread, not a request's): its
+    answer goes to the shared cache for whoever asks next, in any server process."""
+    interval = settings.HINT_PLAYER_INTERVAL_SECONDS
     try:
-        return future.result(timeout=settings.HINT_DEADLINE_SECONDS)
-    except FutureTimeout:
-        future.cancel()  # if it has not started yet
+        verdict, steps, nodes = future.result()
+    except BrokenProcessPool:  # the worker died under this hint
+        _shared("set", _pending_key(key), FAILED, UNAVAILABLE_RETRY_AFTER + 1)
+        return
+    except BaseException:  # cancelled at shutdown: the next ask solves it again
+        _shared("delete", _pending_key(key))
+        return
+    finally:
+        _shared("set", f"hint-solving:{player}", 1, interval)  # 0: gone at once
+    if verdict == Verdict.WON.value:
+        _shared("set_many", {_cache_key(k): move for k, move in steps}, settings.HINT_CACHE_SECONDS)
+    elif verdict == Verdict.LOST.value:
+        _shared("set", _cache_key(key), LOST, settings.HINT_CACHE_SECONDS)
+    else:
+        _shared("set", _cache_key(key), UNKNOWN, settings.HINT_UNKNOWN_CACHE_SECONDS)
+    # Done: the answer is cached; what it cost stays beside it for whoever polls.
+    _shared("set", _pending_key(key), f"{DONE}{nodes}", settings.HINT_DEADLINE_SECONDS + 60)
+
+
+def _pending(key: str) -> Pending | None:
+    """The solve under way for ``key``, if one was asked within the deadline; raises
+    ``HintTimeout`` past it, ``HintUnavailable`` if its worker died."""
+    asked = _shared("get", _pending_key(key))
+    if asked is None or str(asked).startswith(DONE):
+        return None
+    if asked == FAILED:
+        raise _unavailable()
+    if time.time() - float(asked) > settings.HINT_DEADLINE_SECONDS:
         raise HintTimeout(
             f"no hint within {settings.HINT_DEADLINE_SECONDS:g} s: try again in a moment",
             details={"retry_after": 5},
-        ) from None
-    except BrokenProcessPool:  # the worker died under this hint
-        _replace(pool)
-        raise _unavailable() from None
+        )
+    return Pending(key)
 
 
-def hint_answer(position: Position, *, player: int) -> Answer:
-    """The next move of a winning line from ``position``: from the cache when a line
-    through it is known, else from a solver worker (raises ``HintInProgress``,
-    ``HintBusy``, ``HintTimeout``).
+def hint_ask(position: Position, *, player: int) -> Answer | Pending:
+    """The next move of a winning line from ``position`` when the cache knows it; else a
+    solve handed to a worker, not waited for (raises ``HintInProgress``, ``HintBusy``).
 
     A player has one solve at a time, and the next one no sooner than
-    ``HINT_PLAYER_INTERVAL_SECONDS`` after it: answers from the cache are never held up.
+    ``HINT_PLAYER_INTERVAL_SECONDS`` after it: answers from the cache are never held up,
+    and a position already being solved (for anyone) joins that solve.
     """
     key = position_key(position)
     cached = _cached(key)
     if cached is not None:
         return cached
+    try:
+        if (pending := _pending(key)) is not None:
+            return pending
+    except (HintTimeout, HintUnavailable):
+        pass  # that solve is over: solve it again
     solving = f"hint-solving:{player}"
     interval = settings.HINT_PLAYER_INTERVAL_SECONDS
     if not _shared("add", solving, 1, timeout=settings.HINT_DEADLINE_SECONDS + interval + 5):
@@ -281,14 +333,22 @@ def hint_answer(position: Position, *, player: int) -> Answer:
             details={"retry_after": max(1, interval)},
         )
     try:
-        verdict, steps, nodes = _solve(position)
-    finally:
-        _shared("set", solving, 1, interval)  # 0: gone at once
-    if verdict == Verdict.WON.value:
-        _shared("set_many", {_cache_key(k): move for k, move in steps}, settings.HINT_CACHE_SECONDS)
-        return Answer(verdict, steps[0][1], nodes)
-    if verdict == Verdict.LOST.value:
-        _shared("set", _cache_key(key), LOST, settings.HINT_CACHE_SECONDS)
-    else:
-        _shared("set", _cache_key(key), UNKNOWN, settings.HINT_UNKNOWN_CACHE_SECONDS)
-    return Answer(verdict, None, nodes)
+        future = _submit(position)
+    except BaseException:
+        _shared("delete", solving)
+        raise
+    _shared("set", _pending_key(key), time.time(), settings.HINT_DEADLINE_SECONDS + 60)
+    future.add_done_callback(partial(_stored, key, player))
+    return Pending(key, future)
+
+
+def hint_result(position: Position) -> Answer | Pending | None:
+    """What a hint asked at ``position`` came to: its answer, the solve still under way,
+    or None if none was asked (or it was forgotten); raises ``HintTimeout`` once the
+    solve is past its deadline, ``HintUnavailable`` if its worker died."""
+    key = position_key(position)
+    cached = _cached(key)
+    if cached is None:
+        return _pending(key)
+    done = str(_shared("get", _pending_key(key)) or "")
+    return replace(cached, nodes=int(done[1:])) if done.startswith(DONE) else cached

@@ -406,8 +406,7 @@ class Race(models.Model):
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="races_created"
     )
     created_at = models.DateTimeField()
-    # Who opened it (``creator`` moves on when they leave): private races per account are
-    # counted by it (``games.services.races.PRIVATE_RACES_PER_HOUR``).
+    # Who opened it (``creator`` moves on when they leave), for the admin.
     opener = models.ForeignKey(
         settings.AUTH_USER_MODEL,
         null=True,
@@ -500,3 +499,19 @@ class RaceRating(models.Model):
 
     def __str__(self) -> str:
         return f"{self.player} in {self.family} races: {self.rating:.1f}"
+
+
+class CapCount(models.Model):
+    """The uses of one cap (a per-address or per-account limit) in its current window.
+
+    One row per cap and key, changed only by guarded ``UPDATE`` statements
+    (``games.services.caps``): parallel requests cannot pass the limit, where counting
+    the rows they made could (each counts before any has written).
+    """
+
+    key = models.CharField(max_length=100, unique=True)
+    window_start = models.DateTimeField()
+    used = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.key}: {self.used} since {self.window_start:%Y-%m-%d %H:%M}"

@@ -41,7 +41,8 @@ GUEST_GAMES_PER_HOUR = env.int("GUEST_GAMES_PER_HOUR", default=10)
 GUEST_KEEP_DAYS = env.int("GUEST_KEEP_DAYS", default=7)
 # Hints (games.hints): solved in HINT_WORKERS solver processes per server process, at
 # most HINT_QUEUE waiting or running there at once; a solve stops after HINT_SOLVER_NODES
-# positions or HINT_SOLVER_SECONDS, a request waits at most HINT_DEADLINE_SECONDS. Lines
+# positions or HINT_SOLVER_SECONDS, a hint answers hint_timeout HINT_DEADLINE_SECONDS after
+# it was asked (no thread waits for it). Lines
 # are cached per position for HINT_CACHE_SECONDS, unknown verdicts for a shorter while.
 HINT_SOLVER_NODES = env.int("HINT_SOLVER_NODES", default=50_000)
 # The first day that has dailies: earlier days (down to 0001-01-01) are not found.
@@ -285,6 +286,7 @@ REST_FRAMEWORK = {
     "DEFAULT_CONTENT_NEGOTIATION_CLASS": "api.negotiation.ContentNegotiation",
     "DEFAULT_PARSER_CLASSES": ["api.parsers.JSONParser"],
     "EXCEPTION_HANDLER": "api.errors.exception_handler",
+    "DEFAULT_METADATA_CLASS": "api.metadata.Metadata",  # OPTIONS: inputs are in the schema
     # Every unbounded list pages the same way (docs/api.md, "Every list pages the same way").
     "DEFAULT_PAGINATION_CLASS": "api.pagination.CursorPage",
     "DEFAULT_THROTTLE_CLASSES": ["api.throttling.RequestThrottle"],  # per account and per IP

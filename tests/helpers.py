@@ -61,3 +61,57 @@ def pages(
 def rows(client: Any, url: str, params: dict[str, Any] | None = None, **kwargs: Any) -> list[Any]:
     """Every row of a list, page after page (``pages``)."""
     return [row for page in pages(client, url, params, **kwargs) for row in page["results"]]
+
+
+#: Seconds a test waits at most for a solve in the background (a bound, not a timing).
+SOLVE_WAIT = 120
+
+
+def solved(pending: Any) -> None:
+    """Wait until a background solve (``games.hints.Pending``) has stored its answer: an
+    event set by a callback added after the pool's own, so it fires after them."""
+    import threading
+
+    assert pending.future is not None, "the solve runs in this process"
+    done = threading.Event()
+    pending.future.add_done_callback(lambda _: done.set())
+    assert done.wait(SOLVE_WAIT), "the solve did not end"
+
+
+def hint_answered(position: Any, *, player: int) -> Any:
+    """``games.hints``' answer at ``position``, waiting for the solve when there is one."""
+    from games import hints
+
+    asked = hints.hint_ask(position, player=player)
+    if not isinstance(asked, hints.Pending):
+        return asked
+    solved(asked)
+    found = hints.hint_result(position)
+    assert isinstance(found, hints.Answer), found
+    return found
+
+
+def game_hint_answered(*, game_id: int, user: Any) -> Any:
+    """A game's hint (``game_hint``), waiting for the solve when there is one."""
+    from games.selectors.hints import HintPending, game_hint_result
+    from games.services.hints import game_hint
+
+    found = game_hint(game_id=game_id, user=user)
+    if isinstance(found, HintPending):
+        solved(found.solve)
+        found = game_hint_result(game_id=game_id, user=user, ply=found.ply)
+    return found
+
+
+def rest_hint(client: Any, game_id: int) -> Any:
+    """``POST .../hint/``, then its ``Location`` while it answers 202: the last answer."""
+    import time
+
+    response = client.post(f"/api/v1/games/{game_id}/hint/")
+    for _ in range(SOLVE_WAIT * 20):
+        if response.status_code != 202:
+            return response
+        assert int(response["Retry-After"]) >= 1 and response.json()["status"] == "solving"
+        time.sleep(0.05)  # polls faster than Retry-After asks: the test waits less
+        response = client.get(response["Location"])
+    raise AssertionError("the hint was not solved")

@@ -37,11 +37,13 @@ from api.shapes.dailies import (
 from api.shapes.games import (
     GAME_STATUSES,
     GameStateSerializer,
+    HintPendingSerializer,
     HintSerializer,
     MoveResultSerializer,
     game_state,
     game_states,
     hint,
+    hint_pending,
     move_result,
 )
 from api.shapes.players import (
@@ -70,6 +72,7 @@ __all__ = [
     "DailyOverviewSerializer",
     "DailySerializer",
     "GameStateSerializer",
+    "HintPendingSerializer",
     "HintSerializer",
     "MoveResultSerializer",
     "PlayerRecordSerializer",
@@ -86,6 +89,7 @@ __all__ = [
     "game_state",
     "game_states",
     "hint",
+    "hint_pending",
     "move_result",
     "player_record",
     "race",

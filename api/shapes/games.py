@@ -16,7 +16,7 @@ from games.play import state
 
 if TYPE_CHECKING:
     from games.play.move import MoveResult
-    from games.services.games import Hint
+    from games.selectors.hints import Hint, HintPending
 
 
 GAME_STATUSES = ["playing", "won", "lost", "resigned", "expired", "move_limit"]
@@ -115,3 +115,16 @@ class HintSerializer(serializers.Serializer):
 def hint(given: Hint) -> dict[str, Any]:
     """A hint, as ``POST .../hint/`` and the game socket answer it."""
     return render(HintSerializer, given)
+
+
+class HintPendingSerializer(serializers.Serializer):
+    ply = serializers.IntegerField(help_text="The game's ply the hint is for.")
+    status = serializers.ChoiceField(choices=["solving"], help_text="The solver is at work.")
+    retry_after = serializers.IntegerField(
+        help_text="Seconds to wait before asking where `Location` points (as `Retry-After`)."
+    )
+
+
+def hint_pending(given: HintPending) -> dict[str, Any]:
+    """A hint still being solved, as ``POST``/``GET .../hint/`` answer it (202)."""
+    return {"ply": given.ply, "status": "solving", "retry_after": given.retry_after}

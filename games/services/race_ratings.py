@@ -27,7 +27,7 @@ _MODEL = PlackettLuce()
 
 #: A player raced (``_contested``) with at least this many moves on the board ...
 CONTESTED_MIN_MOVES = 10
-#: ... over at least this long from the start (a win or a game the deal blocked counts anyway).
+#: ... over at least this long from the start (a win counts anyway; a lost game does not).
 CONTESTED_MIN_SECONDS = 30
 #: An account's quick races are unrated until it has raced this many of them (in a family).
 RATED_AFTER_RACES = 5
@@ -38,17 +38,19 @@ REPEAT_LIMIT = 3
 
 
 def _contested(race: Race, entry: RaceEntry) -> bool:
-    """Whether a player really raced: won, was blocked by the deal (lost), or made
-    ``CONTESTED_MIN_MOVES`` moves over ``CONTESTED_MIN_SECONDS`` or more.
+    """Whether a player really raced: won, or made ``CONTESTED_MIN_MOVES`` moves over
+    ``CONTESTED_MIN_SECONDS`` or more, lost (blocked), resigned or still playing.
 
     Why: a farm of spare accounts that join and resign at once (or sit out the time
     limit) does nothing a rating should measure. Moves alone are cheap for a script, so
-    time counts too; a win or a lost (blocked) game is play however short.
+    time counts too. A win is play however short; a lost game is not: a player can
+    block their own deal on purpose within seconds (deal the stock, then look for a
+    dead end among the cards it showed, ``devtools.blocking``).
     """
     game = entry.game
     if game is None:
         return False
-    if game.status in (Status.WON, Status.LOST):
+    if game.status == Status.WON:
         return True
     finished = game.finished_at or race.ends_at
     assert finished is not None, "a finished race's games have ended"

@@ -55,6 +55,7 @@ from games.selectors.races import (
 )
 from games.services import games as game_services
 from games.services import race_pool, race_ratings
+from games.services.caps import cap_take
 
 logger = logging.getLogger(__name__)
 
@@ -83,18 +84,17 @@ def _entry_add(race: Race, user: User, now: datetime) -> RaceEntry:
 PRIVATE_RACES_PER_HOUR = 12
 
 
-def _private_allowed(user: User, now: datetime) -> None:
+def _private_allowed(user: User) -> None:
     """Refuse a private race beyond ``PRIVATE_RACES_PER_HOUR`` an hour (``race_limit``).
 
     Why: each takes a certified deal from the pool until it starts or is left; one account
     opening and leaving them by the dozen made everyone wait for the solver. Its deal goes
     back to the pool when nobody raced it (``race_leave``); this bounds the churn left.
+    The count holds under bursts (``games.services.caps``).
     """
-    hour_ago = now - timedelta(hours=1)
-    opened = Race.objects.filter(opener=user, kind=Race.Kind.PRIVATE, created_at__gt=hour_ago)
-    if opened.count() >= PRIVATE_RACES_PER_HOUR:
-        first = opened.order_by("created_at").values_list("created_at", flat=True).first()
-        wait = 60 if first is None else (first + timedelta(hours=1) - now).total_seconds()
+    key, hour = f"private-races:{user.pk}", timedelta(hours=1)
+    wait = cap_take(key=key, limit=PRIVATE_RACES_PER_HOUR, window=hour)
+    if wait is not None:
         raise RaceLimit(
             f"you opened {PRIVATE_RACES_PER_HOUR} private races within the hour: join one, or wait",
             details={"retry_after": max(1, int(wait) + 1)},
@@ -104,7 +104,7 @@ def _private_allowed(user: User, now: datetime) -> None:
 def _race_new(*, user: User, variant: str, kind: str, now: datetime) -> Race:
     _not_racing(user)
     if kind == Race.Kind.PRIVATE:
-        _private_allowed(user, now)
+        _private_allowed(user)
     race = Race.objects.create(
         code=_new_code(),
         variant=variant,

@@ -20,8 +20,10 @@ from games.play import finish
 from games.play import move as play_move
 from games.services import dailies as daily_services
 from games.services import games as game_services
+from games.services import hints as hint_services
 from patience_site.asgi import application
 from tests.daily_fixtures import DAY
+from tests.helpers import rest_hint
 
 pytest_plugins = ["tests.daily_fixtures"]
 
@@ -70,7 +72,8 @@ def _own_solver_pool() -> Any:
 
 
 def _hint(client: Any, game_id: int) -> Any:
-    return client.post(f"/api/v1/games/{game_id}/hint/")
+    """A hint over REST: asked, and polled while it is solved."""
+    return rest_hint(client, game_id)
 
 
 @pytest.mark.django_db
@@ -120,12 +123,12 @@ def test_hint_after_the_end_and_for_others(token_client: Any, user: Any, make_us
     assert response.status_code == 404 and response.json()["error"]["code"] == "not_found"
 
 
-async def hint_asked(user: Any) -> WebsocketCommunicator:
-    """A game socket on a new practice game of Bristol 7 that has just asked for a hint."""
+async def hint_asked(user: Any, variant: str = "bristol", seed: int = 7) -> WebsocketCommunicator:
+    """A game socket on a new practice game (Bristol 7) that has just asked for a hint."""
     from asgiref.sync import sync_to_async
 
     game = await sync_to_async(game_services.practice_game_start)(
-        user=user, variant="bristol", seed=7
+        user=user, variant=variant, seed=seed
     )
     token = (await sync_to_async(account_services.token_create)(user=user, name="ws"))[1]
     communicator = WebsocketCommunicator(
@@ -152,6 +155,24 @@ async def test_hint_over_the_socket(user: Any) -> None:
 
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
+async def test_the_socket_answers_other_frames_while_a_hint_is_solved(
+    user: Any, settings: Any
+) -> None:
+    """The solve holds nothing: a resync sent after the hint is answered first, and the
+    hint comes when the solver is done."""
+    settings.HINT_SOLVER_NODES = 10**9
+    settings.HINT_SOLVER_SECONDS = 3.0  # a slow position: solved to its time limit
+    communicator = await hint_asked(user, variant="royal-parade", seed=3)
+    await communicator.send_json_to({"type": "resync"})
+    first = await communicator.receive_json_from(timeout=10)
+    assert first["type"] == "state" and first["cause"] == "resync"
+    later = await communicator.receive_json_from(timeout=30)
+    assert later["type"] == "hint" and later["hint"]["nodes"] > 0, later
+    await communicator.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
 async def test_a_hint_flood_is_answered_on_the_socket_before_any_work(
     user: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -164,7 +185,7 @@ async def test_a_hint_flood_is_answered_on_the_socket_before_any_work(
     def not_reached(**kwargs: Any) -> None:
         raise AssertionError("a refused hint reached the service")
 
-    monkeypatch.setattr(game_services, "game_hint", not_reached)
+    monkeypatch.setattr(hint_services, "game_hint", not_reached)
     communicator = await hint_asked(user)
     message = await communicator.receive_json_from(timeout=10)
     assert message["type"] == "error" and message["cause"] == "hint" and message["ply"] == 0
@@ -222,13 +243,37 @@ def test_a_hint_past_its_deadline_gets_a_clear_answer(
 ) -> None:
     settings.HINT_DEADLINE_SECONDS = 0  # no worker answers within no time at all
     settings.HINT_PLAYER_INTERVAL_SECONDS = 0
-    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
+    game = game_services.practice_game_start(user=user, variant="royal-parade", seed=3)
     response = _hint(token_client(user), game.pk)
     assert response.status_code == 503
     error = response.json()["error"]
     assert error["code"] == "hint_timeout" and "no hint within 0 s" in error["message"]
     assert response["Retry-After"] == "5"
-    assert _hint(token_client(user), game.pk).status_code == 503  # may ask again: no 429
+
+
+@pytest.mark.django_db
+def test_a_solve_answers_202_with_where_and_when_to_ask_again(token_client: Any, user: Any) -> None:
+    """No request waits for the solver: the answer says where to poll, and the poll
+    answers the hint once solved; a poll after the game moved on, or with no hint asked,
+    is refused clearly."""
+    client = token_client(user)
+    game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
+    url = f"/api/v1/games/{game.pk}/hint/"
+    assert error_code(client.get(url), 404) == "not_found"  # nothing asked yet
+    asked = client.post(url)
+    assert asked.status_code == 202, asked.json()
+    assert asked.json() == {"ply": 0, "status": "solving", "retry_after": 1}
+    assert asked["Location"] == f"http://testserver{url}?ply=0" and asked["Retry-After"] == "1"
+    hint = _hint(client, game.pk)  # asked again: the solve under way, or its answer
+    assert hint.status_code == 200 and hint.json()["verdict"] == "won"
+    assert client.get(asked["Location"]).json() == hint.json()
+    play_move.apply_move(game_id=game.pk, user=user, move=hint.json()["move"], ply=0)
+    assert error_code(client.get(asked["Location"]), 409) == "stale_ply"
+
+
+def error_code(response: Any, status: int) -> str:
+    assert response.status_code == status, response.content
+    return str(response.json()["error"]["code"])
 
 
 # -- dailies: no hint before the day is over, ranked or not -------------------------------

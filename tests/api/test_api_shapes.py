@@ -33,10 +33,10 @@ from games.play import move as play_move
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.selectors import races as race_selectors
+from games.selectors.hints import Hint, HintPending
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from games.services import races as race_services
-from games.services.games import Hint
 from tests.daily_fixtures import DAY, NOON, FakeClock, finished_result
 from tests.race_fixtures import game_of, pool, starts
 from tests.schemas import FORMATS, json_schema
@@ -183,6 +183,9 @@ def rendered(
         "Hint": [
             shapes.hint(Hint(ply=3, verdict="won", move="t1-f", nodes=40)),
             shapes.hint(Hint(ply=3, verdict="lost", move=None, nodes=900)),
+        ],
+        "HintPending": [
+            shapes.hint_pending(HintPending(ply=4)),
         ],
     }
     # The nested shapes, as they appear inside the others.

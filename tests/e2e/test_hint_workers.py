@@ -99,7 +99,13 @@ def test_hints_heal_after_a_worker_is_killed_and_die_with_the_server(
                     f"{base}/api/v1/games/", json={"variant": "bristol", "seed": seed}
                 )
                 assert game.status_code == 201, game.text
-                return session.post(f"{base}/api/v1/games/{game.json()['id']}/hint/", timeout=60)
+                answer = session.post(f"{base}/api/v1/games/{game.json()['id']}/hint/", timeout=60)
+                for _ in range(1200):  # solved in the background: polled where 202 says
+                    if answer.status_code != 202:
+                        break
+                    time.sleep(0.05)
+                    answer = session.get(answer.headers["Location"], timeout=60)
+                return answer
 
             assert hint(1).status_code == 200
             workers = solvers(server.pid)

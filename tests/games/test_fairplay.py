@@ -11,6 +11,7 @@ import time_machine
 from django.core.management import call_command
 from django.urls import reverse
 
+from accounts import services as account_services
 from core import clock
 from games.engine import new_position
 from games.engine.solver import Verdict, solve
@@ -94,6 +95,22 @@ def test_an_honest_result_raises_no_flag(certified, make_user) -> None:
     finish.resign(game_id=game.pk, user=honest)
     result = Result.objects.get(game=game)
     assert not flags(game) and result.review == ""
+
+
+def test_an_aged_guest_that_registers_is_a_new_account_like_a_fresh_one(
+    certified, make_user
+) -> None:
+    guest = account_services.guest_create(address="192.0.2.1")
+    guest.date_joined -= timedelta(days=30)
+    guest.save(update_fields=["date_joined"])
+    registered = account_services.user_register(
+        username="aged", password="a long pass phrase", guest=guest
+    )
+    assert registered.pk == guest.pk
+    aged = play(start(registered, HOME), certified.par_line)
+    fresh = play(start(make_user("fresh"), ELSEWHERE), certified.par_line)
+    assert "new_account" in flags(aged) and "new_account" in flags(fresh)
+    assert flags(aged) == flags(fresh)
 
 
 def test_signals_are_hashed_networks_that_link_one_day_only(certified, make_user) -> None:

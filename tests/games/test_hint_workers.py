@@ -8,7 +8,6 @@ import os
 import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,8 @@ from core.errors import HintBusy, HintUnavailable
 from games import hints
 from games.engine import new_position
 from games.services import games as game_services
+from games.services import hints as hint_services
+from tests.helpers import hint_answered, solved
 
 #: A position the solver does not settle for many seconds (unknown at 140,000 nodes).
 SLOW = ("royal-parade", 3)
@@ -48,9 +49,9 @@ def kill_workers() -> int:
 
 
 def test_a_worker_killed_while_idle_is_replaced_by_the_next_hint() -> None:
-    assert hints.hint_answer(new_position("bristol", seed=1), player=1).verdict
+    assert hint_answered(new_position("bristol", seed=1), player=1).verdict
     assert kill_workers() == 1
-    answer = hints.hint_answer(new_position("bristol", seed=2), player=1)
+    answer = hint_answered(new_position("bristol", seed=2), player=1)
     assert answer.nodes > 0  # solved now, by a new worker
     state = hints.pool_state()
     assert state["restarts"] == 1 and state["workers"] == 1 and not state["broken"]
@@ -60,28 +61,31 @@ def test_a_worker_killed_under_a_hint_answers_unavailable_and_the_next_works(
     settings: Any,
 ) -> None:
     settings.HINT_SOLVER_NODES = 10**9
-    assert hints.hint_answer(new_position("bristol", seed=1), player=1).verdict  # pool up
-    failures: list[BaseException] = []
-
-    def ask() -> None:
-        try:
-            hints.hint_answer(new_position(SLOW[0], seed=SLOW[1]), player=2)
-        except BaseException as exc:  # noqa: BLE001 (the test reads it)
-            failures.append(exc)
-
-    asking = threading.Thread(target=ask)
-    asking.start()
-    deadline = time.monotonic() + 30
-    while hints.pool_state()["in_flight"] == 0 and time.monotonic() < deadline:
-        time.sleep(0.05)
+    assert hint_answered(new_position("bristol", seed=1), player=1).verdict  # pool up
+    slow = new_position(SLOW[0], seed=SLOW[1])
+    pending = hints.hint_ask(slow, player=2)
+    assert isinstance(pending, hints.Pending)
     time.sleep(0.5)  # the worker is solving
     kill_workers()
-    asking.join(30)
-    assert len(failures) == 1 and isinstance(failures[0], HintUnavailable), failures
-    assert failures[0].code == "hint_unavailable" and failures[0].details["retry_after"] > 0
+    solved(pending)
+    with pytest.raises(HintUnavailable) as failed:
+        hints.hint_result(slow)
+    assert failed.value.code == "hint_unavailable" and failed.value.details["retry_after"] > 0
     settings.HINT_SOLVER_NODES = 20_000
-    assert hints.hint_answer(new_position("bristol", seed=3), player=1).nodes > 0
+    assert hint_answered(new_position("bristol", seed=3), player=1).nodes > 0
     assert hints.pool_state()["in_flight"] == 0
+
+
+def test_no_thread_waits_for_a_solve() -> None:
+    """The ask returns while the worker solves; the answer is stored by the pool's own
+    callback, for any server process to give."""
+    slow = new_position(SLOW[0], seed=SLOW[1])
+    pending = hints.hint_ask(slow, player=1)
+    assert isinstance(pending, hints.Pending) and pending.future is not None
+    assert not pending.future.done()
+    assert hints.hint_result(slow) == hints.Pending(pending.key)
+    solved(pending)
+    assert isinstance(hints.hint_result(slow), hints.Answer)
 
 
 SLEEPER = """
@@ -134,9 +138,9 @@ def test_a_flood_of_hints_is_refused_before_any_work(
     for _ in range(3):  # the burst, taken by players of any account
         hints.hint_admit()
     with django_assert_num_queries(0), pytest.raises(HintBusy) as refused:
-        game_services.game_hint(game_id=game.pk, user=user)
+        hint_services.game_hint(game_id=game.pk, user=user)
     assert refused.value.details["retry_after"] >= 1
     now[0] += 0.4  # a third of a second refills one request
-    assert game_services.game_hint(game_id=game.pk, user=user).verdict
+    assert hint_services.game_hint(game_id=game.pk, user=user).ply == 0
     with pytest.raises(HintBusy):
         hints.hint_admit()

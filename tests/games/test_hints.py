@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from games import hints
 from games.engine import Position, new_position
 from games.engine.solver import Verdict, solve
 from games.models import Game
 from games.play import move as play_move
 from games.services import games as game_services
+from tests.helpers import game_hint_answered, hint_answered
 
 #: Moves a hints-only game may take beyond the first line found (see the docstring).
 LINE_SLACK = 0
@@ -40,7 +40,7 @@ def play_hints_only(start: Position) -> tuple[int, list[int]]:
     """Play nothing but hints from ``start`` to the end; the moves and the nodes of each."""
     pos, nodes = start, []
     while not pos.is_won:
-        answer = hints.hint_answer(pos, player=PLAYER)
+        answer = hint_answered(pos, player=PLAYER)
         assert answer.verdict == Verdict.WON.value, (pos, answer)
         nodes.append(answer.nodes)
         assert answer.move is not None
@@ -69,10 +69,10 @@ def test_hints_alone_win_in_the_moves_of_the_first_line(variant: str) -> None:
 
 def test_leaving_the_line_solves_again_and_coming_back_does_not() -> None:
     start = new_position("bristol", seed=7)
-    first = hints.hint_answer(start, player=PLAYER)
+    first = hint_answered(start, player=PLAYER)
     assert first.move is not None
     on_line = start.apply(first.move)
-    assert hints.hint_answer(on_line, player=PLAYER).nodes == 0  # on the line: from the cache
+    assert hint_answered(on_line, player=PLAYER).nodes == 0  # on the line: from the cache
     off_line = next(
         p
         for m in start.legal_moves
@@ -80,8 +80,8 @@ def test_leaving_the_line_solves_again_and_coming_back_does_not() -> None:
         and (p := start.apply(m)) is not None
         and solve(p, max_nodes=NODES).verdict is Verdict.WON
     )
-    assert hints.hint_answer(off_line, player=PLAYER).nodes > 0  # left it: solved again
-    assert hints.hint_answer(start, player=PLAYER).nodes == 0  # back at the start (an undo): cached
+    assert hint_answered(off_line, player=PLAYER).nodes > 0  # left it: solved again
+    assert hint_answered(start, player=PLAYER).nodes == 0  # back at the start (an undo): cached
 
 
 @pytest.mark.django_db
@@ -90,7 +90,7 @@ def test_practice_bristol_deal_7_played_by_hints_ends_won(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     line = solve(new_position("bristol", seed=7), max_nodes=NODES).line
     while game.status == "playing":
-        hint = game_services.game_hint(game_id=game.pk, user=user)
+        hint = game_hint_answered(game_id=game.pk, user=user)
         assert hint.verdict == "won" and hint.ply == game.ply and hint.move is not None
         game = play_move.apply_move(game_id=game.pk, user=user, move=hint.move, ply=game.ply).game
         assert game.ply <= len(line) + LINE_SLACK

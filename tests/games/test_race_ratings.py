@@ -9,8 +9,10 @@ from typing import Any
 import pytest
 from django.urls import reverse
 
-from games.models import Race, RaceEntry, RaceRating
+from devtools.blocking import blocking_line
+from games.models import Deal, Game, Race, RaceEntry, RaceRating
 from games.play import finish
+from games.play import move as play_move
 from games.selectors import races as race_selectors
 from games.services import race_ratings
 from games.services import races as race_services
@@ -70,6 +72,38 @@ def test_a_race_that_only_one_player_raced_is_void(settings, farm) -> None:
     assert race.unrated == Race.Unrated.UNCONTESTED
     assert RaceEntry.objects.get(race=race, player=farm[0]).contested
     assert rating(farm[0]) == 0.0
+
+
+def blocked_race(settings: Any, accounts: list[Any], after: timedelta) -> Race:
+    """A race on a deal its players can block: each deals the stock and plays to a dead
+    end (``lost``), ``after`` the start; the race is finished."""
+    pool(settings, size=1)
+    seed = next(s for s in range(20) if blocking_line("bristol", s) is not None)
+    Deal.objects.filter(kind=Deal.Kind.RACE, race__isnull=True).update(seed=seed)
+    race = full_race(settings, accounts)
+    line = blocking_line("bristol", seed)
+    assert line is not None
+    with at(starts(race) + after):
+        for a in accounts:
+            game = game_of(race, a)
+            for ply, move in enumerate(line):
+                play_move.apply_move(game_id=game.pk, user=a, move=move, ply=ply)
+            assert Game.objects.get(pk=game.pk).status == "lost"
+        race_services.race_finish(race_id=race.pk)
+    return Race.objects.get(pk=race.pk)
+
+
+@pytest.mark.parametrize(("after", "raced"), [(timedelta(seconds=2), False), (PLAYED, True)])
+def test_a_game_blocked_on_purpose_is_a_race_only_after_real_play(
+    settings, farm, after: timedelta, raced: bool
+) -> None:
+    """Lost counts like any game: blocked within seconds it is no race, and the spare
+    accounts that do it never become established."""
+    race = blocked_race(settings, farm[:2], after)
+    assert [e.contested for e in race.entries.all()] == [raced, raced]
+    assert RaceRating.objects.get(player=farm[0]).contested == int(raced)
+    void = Race.Unrated.PROVISIONAL if raced else Race.Unrated.UNCONTESTED
+    assert race.unrated == void
 
 
 def test_new_accounts_race_unrated_until_they_have_raced_enough(settings, farm) -> None:

@@ -33,7 +33,7 @@ from games.models import EXPIRED, Game, Race, RaceEntry, RaceRating
 from games.play import finish, state
 from games.play import move as play_move
 from games.selectors import races as race_selectors
-from games.services import games as game_services
+from games.services import hints as hint_services
 from games.services import race_pool
 from games.services import races as race_services
 from tests.race_fixtures import (
@@ -162,7 +162,7 @@ def test_race_games_are_ranked_no_hints_and_no_undo_across_a_stock_reveal(
     game = game_of(race, players[0])
     with after_start(race):
         with pytest.raises(HintNotAllowed):
-            game_services.game_hint(game_id=game.pk, user=players[0])
+            hint_services.game_hint(game_id=game.pk, user=players[0])
         play_move.apply_move(game_id=game.pk, user=players[0], move="deal", ply=0)
         with pytest.raises(UndoNotAllowed):
             play_move.apply_move(game_id=game.pk, user=players[0], move="undo", ply=1)
@@ -205,10 +205,12 @@ def test_the_countdown_ends_at_starts_at_on_the_server_clock(settings, players) 
 
 
 def _end(game: Game, *, status: str, score: int, ply: int, seconds: float) -> None:
+    """End a game as if ``ply`` moves on the board had led there."""
     Game.objects.filter(pk=game.pk).update(
         status=status,
         score=score,
         ply=ply,
+        position={**game.position, "ply": ply},
         finished_at=game.started_at + timedelta(seconds=seconds),
     )
 

@@ -435,7 +435,12 @@ async function hint() {
   hintPending = true;
   say(gettext("Looking for a winning line…"));
   try {
-    const h = await api("POST", `/api/v1/games/${client.id}/hint/`);
+    let h = await api("POST", `/api/v1/games/${client.id}/hint/`);
+    while (h.status === "solving") {
+      // 202: the solver works in the background; ask again where and when it says.
+      await new Promise((done) => setTimeout(done, 1000 * h.retry_after));
+      h = await api("GET", `/api/v1/games/${client.id}/hint/?ply=${h.ply}`);
+    }
     if (h.verdict === "won") {
       const piles = shownPiles();
       say(interpolate(gettext("Hint: %(move)s"), { move: moveWords(h.move, piles) }, true));
