@@ -6,13 +6,11 @@ import secrets
 import time
 from datetime import timedelta
 
-from django.conf import settings
 from django.contrib.auth import get_user_model, logout
 from django.contrib.auth.models import User
 from django.contrib.auth.password_validation import validate_password
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Exists, OuterRef
 from django.http import HttpRequest
 
 from accounts import events, token_cache
@@ -20,10 +18,7 @@ from accounts.models import ApiToken, Guest, UsernameSkeleton
 from accounts.selectors import GUEST_PREFIX, address_key, is_guest, token_hash, token_user
 from accounts.usernames import username_skeleton
 from core import clock
-from core.errors import GuestLimit, InvalidInput, NotFound
-from games.models import Game, Move
-from games.services import games as game_services
-from games.services.caps import cap_take
+from core.errors import InvalidInput, NotFound
 
 
 def _name_taken() -> InvalidInput:
@@ -100,87 +95,30 @@ def _guest_convert(guest: User, *, username: str, password: str, email: str) -> 
     return guest
 
 
-#: The window of the per-address guest cap.
-GUEST_WINDOW = timedelta(hours=1)
-#: Stale guests deleted, at most, each time a guest is made (``guests_purge``).
-GUEST_PURGE_BATCH = 20
-
-
-def _guest_cap(kind: str, address: str) -> None:
-    """Take one of the address's ``GUEST_GAMES_PER_HOUR`` guests or guest games of the
-    hour (``games.services.caps``: it holds under bursts); else 429 ``guest_limit``, with
-    the wait until the hour ends."""
-    limit = settings.GUEST_GAMES_PER_HOUR
-    wait = cap_take(key=f"guest-{kind}:{address}", limit=limit, window=GUEST_WINDOW)
-    if wait is not None:
-        raise GuestLimit(
-            f"{limit} games without an account within the hour from your address: "
-            "register (free) to play on, or wait",
-            details={"retry_after": max(1, int(wait) + 1)},
-        )
+def guest_lock(user: User) -> bool:
+    """Whether ``user`` is a guest now, its guest row locked until the caller's transaction
+    ends (``_still_guest``): a merge of its games into an account takes it first."""
+    return _still_guest(user)
 
 
 def guest_create(*, address: str) -> User:
-    """A guest account for a visitor's practice games (logged in by the caller's session).
-
-    One address makes at most ``GUEST_GAMES_PER_HOUR`` guests an hour, as many as the
-    games they may start: clearing the cookies for a fresh guest gains nothing. Each call
-    also deletes a few stale guests (``guests_purge``), so they never pile up.
-    """
+    """A guest account for a visitor's practice games (logged in by the caller's session),
+    made from ``address``'s hashed key; its caps are the caller's
+    (``games.services.guests.guest_start``)."""
     now = clock.now()
-    key = address_key(address)
-    guests_purge(limit=GUEST_PURGE_BATCH)
-    with transaction.atomic():
-        _guest_cap("accounts", key)
-        # No password: nobody logs in as a guest, only its session is it.
-        user = get_user_model().objects.create_user(username=GUEST_PREFIX + secrets.token_hex(8))
-        Guest.objects.create(user=user, address=key, created_at=now)
+    # No password: nobody logs in as a guest, only its session is it.
+    user = get_user_model().objects.create_user(username=GUEST_PREFIX + secrets.token_hex(8))
+    Guest.objects.create(user=user, address=address_key(address), created_at=now)
     return user
 
 
-def practice_start(*, user: User, variant: str, seed: int | None = None) -> Game:
-    """Start a practice game; a guest's count against its address's hourly cap."""
-    if not is_guest(user):
-        return game_services.practice_game_start(user=user, variant=variant, seed=seed)
-    with transaction.atomic():  # a start refused (a bad variant) gives its use back
-        _guest_cap("games", user.guest.address)
-        return game_services.practice_game_start(user=user, variant=variant, seed=seed)
-
-
-def guest_games_move(*, guest: User, user: User) -> int:
-    """A guest who logs in to an existing account: its games become the account's, and the
-    guest account is deleted. Only practice games (all a guest has), so no board changes.
-
-    Nothing happens once the guest is no longer one (registered meanwhile by another
-    request of its session, or already merged): the delete is guarded by the guest row.
-    """
-    if guest.pk == user.pk:
-        return 0
-    with transaction.atomic():
-        if not _still_guest(guest):
-            return 0
-        moved = Game.objects.filter(player=guest).update(player=user)
-        get_user_model().objects.filter(pk=guest.pk, guest__isnull=False).delete()
-    return moved
-
-
-def guests_purge(*, limit: int | None = None) -> int:
-    """Delete guest accounts unused for ``GUEST_KEEP_DAYS`` (made, started a game or moved
-    before then), with their practice games; the number deleted. ``limit``: the oldest few."""
-    cutoff = clock.now() - timedelta(days=settings.GUEST_KEEP_DAYS)
-    used = Game.objects.filter(player=OuterRef("user"), started_at__gte=cutoff)
-    moved = Move.objects.filter(game__player=OuterRef("user"), created_at__gte=cutoff)
-    stale = (
-        Guest.objects.filter(created_at__lt=cutoff)
-        .exclude(Exists(used))
-        .exclude(Exists(moved))
-        .order_by("created_at")
-        .values_list("user_id", flat=True)
+def guests_delete(*, user_ids: list[int]) -> int:
+    """Delete these guest accounts (with whatever they own); an account that is no longer a
+    guest is never deleted here, checked by its guest row and its name."""
+    accounts = get_user_model().objects.filter(
+        pk__in=user_ids, guest__isnull=False, username__startswith=GUEST_PREFIX
     )
-    ids = list(stale if limit is None else stale[:limit])
-    # The name too: only a guest's account can ever be deleted here.
-    get_user_model().objects.filter(pk__in=ids, username__startswith=GUEST_PREFIX).delete()
-    return len(ids)
+    return accounts.delete()[1].get(get_user_model()._meta.label, 0)
 
 
 def username_skeleton_store(*, user: User) -> None:

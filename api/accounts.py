@@ -29,6 +29,7 @@ from api import serializers as s
 from api.authentication import ApiTokenAuthentication, signed_in_user
 from api.openapi import errors
 from api.throttling import AuthThrottle, IpThrottle
+from games.services import guests as guest_services
 
 
 def user_data(user: Any) -> dict[str, Any]:
@@ -122,7 +123,7 @@ class GuestView(APIView):
     def post(self, request: Request) -> Response:
         if request.user.is_authenticated:
             return Response(user_data(request.user))
-        user = account_services.guest_create(address=IpThrottle().get_ident(request))
+        user = guest_services.guest_start(address=IpThrottle().get_ident(request))
         login(request._request, user, backend="django.contrib.auth.backends.ModelBackend")
         return Response(user_data(user), status=status.HTTP_201_CREATED)
 
@@ -154,7 +155,7 @@ class LoginView(APIView):
         data.is_valid(raise_exception=True)
         user = credentials_user(request, **data.validated_data)
         if guest := guest_of(request):  # the guest's games go with them
-            account_services.guest_games_move(guest=guest, user=user)
+            guest_services.guest_games_move(guest=guest, user=user)
         login(request._request, user)
         return Response(user_data(user))
 

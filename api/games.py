@@ -20,7 +20,6 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from accounts import services as account_services
 from api import serializers as s
 from api import shapes
 from api.authentication import signed_in_user
@@ -31,6 +30,7 @@ from games.play import finish, move
 from games.selectors import games as game_selectors
 from games.selectors import hints as hint_selectors
 from games.selectors.hints import Hint, HintPending
+from games.services import guests as guest_services
 from games.services import hints as hint_services
 
 
@@ -99,7 +99,7 @@ class GameListView(GenericAPIView):
     def post(self, request: Request) -> Response:
         data = s.GameCreateInput(data=request.data)
         data.is_valid(raise_exception=True)
-        game = account_services.practice_start(user=game_player(request), **data.validated_data)
+        game = guest_services.practice_start(user=game_player(request), **data.validated_data)
         return Response(shapes.game_state(game), status=status.HTTP_201_CREATED)
 
 

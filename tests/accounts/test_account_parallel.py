@@ -18,10 +18,10 @@ from django.contrib.auth import get_user_model
 from django.db import connection, connections
 from django.test import Client
 
-from accounts import services as account_services
 from accounts.models import Guest
 from devtools.accounts import PASSWORD
 from games.models import Game
+from games.services import guests as guest_services
 from tests.security.helpers import raise_rates
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -65,8 +65,8 @@ def posting(client: Client, path: str, username: str) -> Callable[[], Any]:
 
 def guest_session(n: int) -> tuple[Game, list[Client]]:
     """A guest's practice game, and two clients that share the guest's session."""
-    guest = account_services.guest_create(address=f"192.0.2.{n}")
-    game = account_services.practice_start(user=guest, variant="bristol", seed=n)
+    guest = guest_services.guest_start(address=f"192.0.2.{n}")
+    game = guest_services.practice_start(user=guest, variant="bristol", seed=n)
     first = Client()
     first.force_login(guest)
     second = Client()

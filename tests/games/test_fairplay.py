@@ -20,6 +20,7 @@ from games.play import finish
 from games.play import move as play_move
 from games.selectors.games import game_position
 from games.services import fairplay
+from games.services import guests as guest_services
 from games.services.dailies import daily_game_start
 from games.services.fairplay import ClientSignal
 from games.services.results import result_review
@@ -100,7 +101,7 @@ def test_an_honest_result_raises_no_flag(certified, make_user) -> None:
 def test_an_aged_guest_that_registers_is_a_new_account_like_a_fresh_one(
     certified, make_user
 ) -> None:
-    guest = account_services.guest_create(address="192.0.2.1")
+    guest = guest_services.guest_start(address="192.0.2.1")
     guest.date_joined -= timedelta(days=30)
     guest.save(update_fields=["date_joined"])
     registered = account_services.user_register(

@@ -17,7 +17,7 @@ from django.test import Client
 from django.urls import URLPattern, URLResolver, get_resolver
 from django.utils.regex_helper import normalize
 
-from accounts import services as account_services
+from games.services import guests as guest_services
 from tests.security.world import World
 
 pytest_plugins = ["tests.daily_fixtures"]
@@ -59,7 +59,7 @@ def signed_in(role: str, world: World) -> Any:
     """The caller: the world's user, a guest, or nobody (``None``)."""
     if role == "account":
         return world.user
-    return account_services.guest_create(address="192.0.2.7") if role == "guest" else None
+    return guest_services.guest_start(address="192.0.2.7") if role == "guest" else None
 
 
 def enveloped(body: bytes) -> bool:

@@ -9,16 +9,16 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 
-from accounts import services as account_services
 from core import clock
 from games.engine import new_position
+from games.services import guests as guest_services
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
 def guest_client(client: Any) -> Any:
-    client.force_login(account_services.guest_create(address="203.0.113.9"))
+    client.force_login(guest_services.guest_start(address="203.0.113.9"))
     return client
 
 
@@ -57,7 +57,7 @@ def test_a_guest_is_named_guest_and_offered_to_register(guest_client: Any) -> No
 
 def test_a_guest_plays_their_game_page(guest_client: Any) -> None:
     guest = get_user_model().objects.get(pk=guest_client.get("/api/v1/auth/me/").json()["id"])
-    game = account_services.practice_start(user=guest, variant="bristol")
+    game = guest_services.practice_start(user=guest, variant="bristol")
     html = guest_client.get(f"/play/{game.pk}/").content.decode()
     assert 'class="guest-note"' in html
     assert f"/register/?next=/play/{game.pk}/" in html.replace("%2F", "/")

@@ -1,6 +1,6 @@
 """``manage.py guests_purge``: delete guest accounts unused for ``GUEST_KEEP_DAYS``.
 
-Each new guest deletes a few stale ones already (``accounts.services.guest_create``); this
+Each new guest deletes a few stale ones already (``games.services.guests.guest_start``); this
 clears the rest, for a deployment that wants them gone on a schedule (idempotent).
 """
 
@@ -10,7 +10,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand
 
-from accounts.services import guests_purge
+from games.services.guests import guests_purge
 
 
 class Command(BaseCommand):

@@ -14,6 +14,7 @@ from accounts.models import Guest, UsernameSkeleton
 from core import clock
 from core.errors import GuestLimit, InvalidInput, NotFound
 from games.models import Game
+from games.services import guests as guest_services
 
 pytestmark = pytest.mark.django_db
 
@@ -28,7 +29,7 @@ def cap(settings):
 
 @pytest.fixture
 def guest():
-    return account_services.guest_create(address=ADDRESS)
+    return guest_services.guest_start(address=ADDRESS)
 
 
 def test_a_guest_is_flagged_by_name_and_keeps_no_address(guest):
@@ -54,33 +55,33 @@ def test_a_guest_has_no_public_page(guest):
 
 def test_one_address_makes_guests_up_to_the_cap(cap):
     for _ in range(cap):
-        account_services.guest_create(address=ADDRESS)
+        guest_services.guest_start(address=ADDRESS)
     with pytest.raises(GuestLimit) as refused:
-        account_services.guest_create(address=ADDRESS)
+        guest_services.guest_start(address=ADDRESS)
     assert 0 < refused.value.details["retry_after"] <= 3601
-    account_services.guest_create(address="198.51.100.1")  # another address is not counted
+    guest_services.guest_start(address="198.51.100.1")  # another address is not counted
     with time_machine.travel(clock.now() + timedelta(hours=1, seconds=1)):
-        account_services.guest_create(address=ADDRESS)  # the window has passed
+        guest_services.guest_start(address=ADDRESS)  # the window has passed
 
 
 def test_guest_games_of_one_address_are_capped_across_its_guests(cap):
-    first = account_services.guest_create(address=ADDRESS)
-    second = account_services.guest_create(address=ADDRESS)
+    first = guest_services.guest_start(address=ADDRESS)
+    second = guest_services.guest_start(address=ADDRESS)
     for player in (first, second, first):
-        account_services.practice_start(user=player, variant="bristol")
+        guest_services.practice_start(user=player, variant="bristol")
     with pytest.raises(GuestLimit):
-        account_services.practice_start(user=second, variant="bristol")
+        guest_services.practice_start(user=second, variant="bristol")
     assert Game.objects.filter(player__in=[first, second]).count() == cap
 
 
 def test_registered_players_are_not_capped(cap, user):
     for _ in range(cap + 1):
-        account_services.practice_start(user=user, variant="bristol")
+        guest_services.practice_start(user=user, variant="bristol")
     assert Game.objects.filter(player=user).count() == cap + 1
 
 
 def test_registering_turns_the_guest_into_the_account_with_its_games(guest, password):
-    game = account_services.practice_start(user=guest, variant="bristol", seed=7)
+    game = guest_services.practice_start(user=guest, variant="bristol", seed=7)
     user = account_services.user_register(username="carol", password=password, guest=guest)
     assert user.pk == guest.pk
     user.refresh_from_db()
@@ -99,22 +100,22 @@ def test_a_guest_registering_a_taken_name_stays_a_guest(guest, user, password):
 
 
 def test_logging_in_moves_the_guests_games_and_ends_the_guest(guest, user):
-    game = account_services.practice_start(user=guest, variant="bristol")
-    assert account_services.guest_games_move(guest=guest, user=user) == 1
+    game = guest_services.practice_start(user=guest, variant="bristol")
+    assert guest_services.guest_games_move(guest=guest, user=user) == 1
     assert Game.objects.get(pk=game.pk).player == user
     assert not get_user_model().objects.filter(pk=guest.pk).exists()
-    assert account_services.guest_games_move(guest=user, user=user) == 0  # not a guest
+    assert guest_services.guest_games_move(guest=user, user=user) == 0  # not a guest
 
 
 def test_stale_guests_are_purged_with_their_games(settings, guest, user):
     settings.GUEST_KEEP_DAYS = 7
-    account_services.practice_start(user=guest, variant="bristol")
-    account_services.practice_start(user=user, variant="bristol")
-    assert account_services.guests_purge() == 0  # in use
+    guest_services.practice_start(user=guest, variant="bristol")
+    guest_services.practice_start(user=user, variant="bristol")
+    assert guest_services.guests_purge() == 0  # in use
     with time_machine.travel(clock.now() + timedelta(days=6)):
-        fresh = account_services.guest_create(address=ADDRESS)
+        fresh = guest_services.guest_start(address=ADDRESS)
     with time_machine.travel(clock.now() + timedelta(days=8)):
-        assert account_services.guests_purge() == 1
+        assert guest_services.guests_purge() == 1
     assert not get_user_model().objects.filter(pk=guest.pk).exists()
     assert not Game.objects.filter(player_id=guest.pk).exists()
     assert get_user_model().objects.filter(pk__in=[fresh.pk, user.pk]).count() == 2
@@ -124,13 +125,13 @@ def test_a_guest_that_still_moves_is_kept(settings, guest):
     from games.play.move import apply_move as game_apply_move
 
     settings.GUEST_KEEP_DAYS = 7
-    game = account_services.practice_start(user=guest, variant="bristol", seed=7)
+    game = guest_services.practice_start(user=guest, variant="bristol", seed=7)
     with time_machine.travel(clock.now() + timedelta(days=6)):
         game.refresh_from_db()
         move = game_current_move(game)
         game_apply_move(game_id=game.pk, user=guest, move=move, ply=0)
     with time_machine.travel(clock.now() + timedelta(days=8)):
-        assert account_services.guests_purge() == 0
+        assert guest_services.guests_purge() == 0
 
 
 def game_current_move(game):
