@@ -76,15 +76,9 @@ from bench._server import (  # noqa: E402
     servers_for,
 )
 from devtools.accounts import register  # noqa: E402
+from games.engine import VARIANTS as ENGINE_VARIANTS  # noqa: E402
 
-VARIANTS = (
-    "bristol",
-    "belvedere",
-    "picture-gallery",
-    "royal-parade",
-    "picture-gallery-reversed",
-    "mod3",
-)
+VARIANTS = tuple(ENGINE_VARIANTS)
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 #: Bounds of every player's loops, whatever the clock says.
 MAX_GAMES = 10_000

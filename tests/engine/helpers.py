@@ -12,14 +12,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from games.engine import Position, get_variant
+from games.engine import VARIANTS, Family, Position, get_variant
 from games.engine.cards import cards_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RANKS = "A23456789TJQK"
-BRISTOL_FAMILY = ("bristol", "belvedere")
-GALLERY_FAMILY = ("picture-gallery", "royal-parade", "picture-gallery-reversed", "mod3")
-ALL_VARIANTS = BRISTOL_FAMILY + GALLERY_FAMILY
+ALL_VARIANTS = tuple(VARIANTS)
+BRISTOL_FAMILY = tuple(key for key, v in VARIANTS.items() if v.family is Family.BRISTOL)
+GALLERY_FAMILY = tuple(key for key, v in VARIANTS.items() if v.family is Family.GALLERY)
 
 
 def rank(code: str) -> int:

@@ -14,17 +14,10 @@ from games.engine.solver import RULES, Verdict, solve, solve_seed
 from games.engine.solver._bristol import BristolGame
 from games.engine.solver._gallery import GalleryGame
 from games.engine.solver._search import BestFirst, DepthFirst, Discrepancies
+from tests.engine.helpers import ALL_VARIANTS
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
-ALL_VARIANTS = (
-    "bristol",
-    "belvedere",
-    "picture-gallery",
-    "royal-parade",
-    "picture-gallery-reversed",
-    "mod3",
-)
 BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
 BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "cautious-depth-first")
 BRISTOL_RULES += ("deal-last-depth-first", "home-last-depth-first")
