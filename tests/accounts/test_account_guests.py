@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import time_machine
@@ -21,13 +22,13 @@ ADDRESS = "203.0.113.7"
 
 
 @pytest.fixture
-def cap(settings):
+def cap(settings) -> int:
     settings.GUEST_GAMES_PER_HOUR = 3
     return 3
 
 
 @pytest.fixture
-def guest():
+def guest() -> Any:
     return account_services.guest_create(address=ADDRESS)
 
 

@@ -19,7 +19,7 @@ GAMES = "/api/v1/games/"
 
 
 @pytest.fixture
-def visitor():
+def visitor() -> APIClient:
     """A browser with a guest session, from the address ``REMOTE_ADDR`` gives it."""
     client = APIClient()
     response = client.post(GUEST)

@@ -4,7 +4,8 @@ a day's board, replays, all-time boards and player statistics, with their errors
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -40,7 +41,7 @@ def client_of(user=None) -> APIClient:
     return client
 
 
-def person(name: str):
+def person(name: str) -> Any:
     return get_user_model().objects.create_user(name, password=f"pw-{name}-12345")
 
 
@@ -61,12 +62,12 @@ def url(variant: str, day, rest: str = "") -> str:
 
 
 @pytest.fixture
-def ann(db):
+def ann(db) -> Any:
     return person("ann")
 
 
 @pytest.fixture
-def today(daily_secret, daily_clock):
+def today(daily_secret, daily_clock) -> date:
     """Today is a day whose Bristol daily has a quiet first move; the clock at 08:00."""
     day = day_where("bristol", lambda p: quiet_move(p) is not None)
     daily_clock.set(morning(day))
@@ -263,7 +264,7 @@ def test_ranked_undo_of_a_deal_is_refused_over_rest(today, ann):
 
 
 @pytest.fixture
-def board(board_backend, today):
+def board(board_backend, today) -> tuple[Deal, list[Any], list[Result]]:
     deal = daily("bristol", today)
     people = [person(f"p{i:02d}") for i in range(12)]
     # In board order: winners by fewer moves, then games not won by more moves.

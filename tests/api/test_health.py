@@ -1,5 +1,7 @@
 import pytest
 
+from games.models import Deal
+
 
 @pytest.mark.django_db
 def test_health_ok(client):
@@ -43,7 +45,7 @@ def test_live_answers_without_touching_the_database(client):
 
 
 @pytest.fixture
-def dailies_today(db):
+def dailies_today(db) -> list[Deal]:
     from games import clock
     from games.engine import VARIANTS
     from games.services.dailies import daily_create

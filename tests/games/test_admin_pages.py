@@ -17,7 +17,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def games(user):
+def games(user) -> list[Game]:
     """Two played games of ``user``: a deal, a move, an undo each."""
     out = []
     for seed in (3, 4):

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -45,12 +46,12 @@ def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:
 
 
 @pytest.fixture
-def ann(db):
+def ann(db) -> Any:
     return get_user_model().objects.create_user("ann", password="pw-ann-12345")
 
 
 @pytest.fixture
-def bob(db):
+def bob(db) -> Any:
     return get_user_model().objects.create_user("bob", password="pw-bob-12345")
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -25,7 +26,7 @@ DEALS = "/admin/games/deal/"
 
 
 @pytest.fixture
-def staff(client):
+def staff(client) -> Any:
     user = get_user_model().objects.create_user(
         "staffer", password="pw-staff-12345", is_staff=True, is_superuser=True
     )
@@ -54,7 +55,7 @@ def action(client, url: str, name: str, ids) -> str:
 
 
 @pytest.fixture
-def day_board(board_backend, daily_clock):
+def day_board(board_backend, daily_clock) -> tuple[Deal, list[Result]]:
     deal = daily("bristol", DAY)
     names = ["ann", "bob", "cid", "dan"]
     results = [

@@ -23,7 +23,7 @@ def fresh(game: Game) -> Game:
 
 
 @pytest.fixture
-def played(user):
+def played(user) -> Game:
     """A Bristol game with a deal, a move and an undo in its log."""
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     game_services.game_apply_move(game_id=game.pk, user=user, move="deal", ply=0)
