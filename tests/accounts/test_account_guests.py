@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.test import Client
+from pytest_django import Settings
 
 from accounts import selectors as account_selectors
 from accounts import services as account_services
@@ -22,7 +25,7 @@ ADDRESS = "203.0.113.7"
 
 
 @pytest.fixture
-def cap(settings) -> int:
+def cap(settings: Settings) -> int:
     settings.GUEST_GAMES_PER_HOUR = 3
     return 3
 
@@ -32,7 +35,7 @@ def guest() -> Any:
     return account_services.guest_create(address=ADDRESS)
 
 
-def test_a_guest_is_flagged_by_name_and_keeps_no_address(guest):
+def test_a_guest_is_flagged_by_name_and_keeps_no_address(guest: Any) -> None:
     assert account_selectors.is_guest(guest)
     assert guest.username.startswith(account_selectors.GUEST_PREFIX)
     assert not guest.has_usable_password()  # nobody logs in as a guest
@@ -41,19 +44,19 @@ def test_a_guest_is_flagged_by_name_and_keeps_no_address(guest):
     assert ADDRESS not in row.address
 
 
-def test_registered_players_and_visitors_are_no_guests(user):
+def test_registered_players_and_visitors_are_no_guests(user: Any) -> None:
     from django.contrib.auth.models import AnonymousUser
 
     assert not account_selectors.is_guest(user)
     assert not account_selectors.is_guest(AnonymousUser())
 
 
-def test_a_guest_has_no_public_page(guest):
+def test_a_guest_has_no_public_page(guest: Any) -> None:
     with pytest.raises(NotFound):
         account_selectors.player_by_name(guest.username)
 
 
-def test_one_address_makes_guests_up_to_the_cap(cap):
+def test_one_address_makes_guests_up_to_the_cap(cap: int) -> None:
     for _ in range(cap):
         account_services.guest_create(address=ADDRESS)
     with pytest.raises(GuestLimit) as refused:
@@ -64,7 +67,7 @@ def test_one_address_makes_guests_up_to_the_cap(cap):
         account_services.guest_create(address=ADDRESS)  # the window has passed
 
 
-def test_guest_games_of_one_address_are_capped_across_its_guests(cap):
+def test_guest_games_of_one_address_are_capped_across_its_guests(cap: int) -> None:
     first = account_services.guest_create(address=ADDRESS)
     second = account_services.guest_create(address=ADDRESS)
     for player in (first, second, first):
@@ -74,13 +77,15 @@ def test_guest_games_of_one_address_are_capped_across_its_guests(cap):
     assert Game.objects.filter(player__in=[first, second]).count() == cap
 
 
-def test_registered_players_are_not_capped(cap, user):
+def test_registered_players_are_not_capped(cap: int, user: Any) -> None:
     for _ in range(cap + 1):
         account_services.practice_start(user=user, variant="bristol")
     assert Game.objects.filter(player=user).count() == cap + 1
 
 
-def test_registering_turns_the_guest_into_the_account_with_its_games(guest, password):
+def test_registering_turns_the_guest_into_the_account_with_its_games(
+    guest: Any, password: str
+) -> None:
     game = account_services.practice_start(user=guest, variant="bristol", seed=7)
     user = account_services.user_register(username="carol", password=password, guest=guest)
     assert user.pk == guest.pk
@@ -92,14 +97,16 @@ def test_registering_turns_the_guest_into_the_account_with_its_games(guest, pass
     assert Game.objects.get(pk=game.pk).player == user
 
 
-def test_a_guest_registering_a_taken_name_stays_a_guest(guest, user, password):
+def test_a_guest_registering_a_taken_name_stays_a_guest(
+    guest: Any, user: Any, password: str
+) -> None:
     with pytest.raises(InvalidInput):
         account_services.user_register(username="Ann", password=password, guest=guest)
     guest.refresh_from_db()
     assert account_selectors.is_guest(guest) and Guest.objects.filter(user=guest).exists()
 
 
-def test_logging_in_moves_the_guests_games_and_ends_the_guest(guest, user):
+def test_logging_in_moves_the_guests_games_and_ends_the_guest(guest: Any, user: Any) -> None:
     game = account_services.practice_start(user=guest, variant="bristol")
     assert account_services.guest_games_move(guest=guest, user=user) == 1
     assert Game.objects.get(pk=game.pk).player == user
@@ -107,7 +114,9 @@ def test_logging_in_moves_the_guests_games_and_ends_the_guest(guest, user):
     assert account_services.guest_games_move(guest=user, user=user) == 0  # not a guest
 
 
-def test_stale_guests_are_purged_with_their_games(settings, guest, user):
+def test_stale_guests_are_purged_with_their_games(
+    settings: Settings, guest: Any, user: Any
+) -> None:
     settings.GUEST_KEEP_DAYS = 7
     account_services.practice_start(user=guest, variant="bristol")
     account_services.practice_start(user=user, variant="bristol")
@@ -121,7 +130,7 @@ def test_stale_guests_are_purged_with_their_games(settings, guest, user):
     assert get_user_model().objects.filter(pk__in=[fresh.pk, user.pk]).count() == 2
 
 
-def test_a_guest_that_still_moves_is_kept(settings, guest):
+def test_a_guest_that_still_moves_is_kept(settings: Settings, guest: Any) -> None:
     from games.services.games import game_apply_move
 
     settings.GUEST_KEEP_DAYS = 7
@@ -141,7 +150,7 @@ def game_current_move(game):
     return shapes.game_state(game)["legal_moves"][0]
 
 
-def test_the_purge_command_reports_what_it_deleted(settings, guest):
+def test_the_purge_command_reports_what_it_deleted(settings: Settings, guest: Any) -> None:
     from io import StringIO
 
     from django.core.management import call_command
@@ -153,7 +162,7 @@ def test_the_purge_command_reports_what_it_deleted(settings, guest):
     assert "deleted 1 stale guest accounts" in out.getvalue()
 
 
-def test_the_admin_lists_guests(guest, client, make_user):
+def test_the_admin_lists_guests(guest: Any, client: Client, make_user: Callable[..., Any]) -> None:
     staff = make_user("root", is_staff=True, is_superuser=True)
     client.force_login(staff)
     response = client.get("/admin/accounts/guest/")

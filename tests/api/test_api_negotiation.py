@@ -3,6 +3,8 @@ other header is negotiated by DRF as before."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import RequestFactory
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -30,7 +32,9 @@ HEADERS = [
 
 @pytest.mark.parametrize("accept", HEADERS)
 @pytest.mark.parametrize("renderers", [[JSONRenderer()], [JSONRenderer(), BrowsableAPIRenderer()]])
-def test_it_chooses_as_drf_does(accept, renderers):
+def test_it_chooses_as_drf_does(
+    accept: str | None, renderers: list[JSONRenderer] | list[JSONRenderer | BrowsableAPIRenderer]
+) -> None:
     extra = {} if accept is None else {"HTTP_ACCEPT": accept}
     request = Request(RequestFactory().get("/x/", **extra))
     try:
@@ -44,7 +48,7 @@ def test_it_chooses_as_drf_does(accept, renderers):
 
 
 @pytest.mark.parametrize("accept", ["*/*", "application/json"])
-def test_a_common_header_is_not_parsed(accept, monkeypatch):
+def test_a_common_header_is_not_parsed(accept: str, monkeypatch: pytest.MonkeyPatch) -> None:
     def parsed(*args, **kwargs):
         raise AssertionError("the header was parsed")
 
@@ -54,7 +58,7 @@ def test_a_common_header_is_not_parsed(accept, monkeypatch):
     assert media_type == "application/json"
 
 
-def test_the_api_answers_json_and_still_negotiates(api):
+def test_the_api_answers_json_and_still_negotiates(api: Any) -> None:
     assert api.get(ME)["Content-Type"] == "application/json"
     assert api.get(ME, HTTP_ACCEPT="*/*")["Content-Type"] == "application/json"
     indented = api.get(ME, HTTP_ACCEPT="application/json; indent=4")

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
+from httpx import Client
 
 from games.models import Game
 from patience_site.wsgi import application
-from tests.daily_fixtures import morning
+from tests.daily_fixtures import FakeClock, morning
 
 pytest_plugins = ["tests.daily_fixtures"]
 
@@ -42,7 +43,9 @@ def http(user: Any) -> Iterator[httpx.Client]:
 
 # The bot's games commit for real (results, boards), as in production.
 @pytest.mark.django_db(transaction=True)
-def test_the_bot_plays_a_practice_deal_to_its_end(bot, http, assert_consistent):
+def test_the_bot_plays_a_practice_deal_to_its_end(
+    bot: Any, http: Client, assert_consistent: Callable[[Any], None]
+) -> None:
     game = bot.play(http, bot.start_practice(http, "picture-gallery", seed=11))
     assert game["status"] in ("won", "lost", "resigned")
     assert 0 < game["ply"] <= bot.BUDGET and game["deal"] is not None
@@ -54,7 +57,9 @@ def test_the_bot_plays_a_practice_deal_to_its_end(bot, http, assert_consistent):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("isolated_boards")
-def test_the_bot_plays_todays_daily_to_the_board(bot, http, daily_clock, daily_secret):
+def test_the_bot_plays_todays_daily_to_the_board(
+    bot: Any, http: Client, daily_clock: FakeClock, daily_secret: str
+) -> None:
     daily_clock.set(morning(daily_clock.t.date()))
     game = bot.play(http, bot.start_daily(http, "bristol"))
     assert game["ranked"] and game["status"] in ("won", "lost", "resigned")
@@ -63,7 +68,9 @@ def test_the_bot_plays_todays_daily_to_the_board(bot, http, daily_clock, daily_s
     assert board["me"]["cards_home"] == game["score"]
 
 
-def test_the_command_line_needs_a_token(bot, monkeypatch, capsys):
+def test_the_command_line_needs_a_token(
+    bot: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("PATIENCE_TOKEN", raising=False)
     with pytest.raises(SystemExit) as exc:
         bot.main(["--variant", "bristol"])

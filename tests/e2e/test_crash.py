@@ -25,11 +25,12 @@ import asyncio
 import os
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
 from bench.load import Config, Deadline, Stats, make_players, run_players
-from devtools.servers import server_env
+from devtools.servers import Daphne, server_env
 from tests.e2e.helpers import games_verified
 from tests.pinned_clock import PINNED_DAY
 
@@ -41,8 +42,12 @@ AFTER_RESTART_S = 8.0  # a cold server under a loaded machine needs a few second
 
 
 def test_a_server_killed_under_load_loses_no_acknowledged_move(
-    e2e_urls, fresh_database, e2e_player, daphne, pinned_clock
-):
+    e2e_urls: tuple[str, str],
+    fresh_database: Callable[[str], str],
+    e2e_player: Callable[[], tuple[str, str]],
+    daphne: Callable[..., Daphne],
+    pinned_clock: dict[str, str],
+) -> None:
     import psycopg
     import redis
 

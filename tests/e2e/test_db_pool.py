@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -28,7 +29,11 @@ WRITES = 15
 
 
 def test_dead_pooled_connections_cost_one_write_at_most(
-    e2e_urls, fresh_database, e2e_env, e2e_player, tmp_path: Path
+    e2e_urls: tuple[str, str],
+    fresh_database: Callable[[str], str],
+    e2e_env: dict[str, str],
+    e2e_player: Callable[[], tuple[str, str]],
+    tmp_path: Path,
 ) -> None:
     base_url, _ = e2e_urls
     database_url = fresh_database("pool")

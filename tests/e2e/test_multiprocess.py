@@ -57,7 +57,9 @@ def answer_to(ws: ClientConnection, cause: str) -> dict[str, Any]:
         assert message["cause"] == "changed", message
 
 
-def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_other(servers):
+def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_other(
+    servers: list[str],
+) -> None:
     a, b = servers
     today = PINNED_DAY.isoformat()
     with open_socket(a, f"/ws/v1/daily/bristol/{today}/") as listener:
@@ -88,7 +90,7 @@ def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_othe
         assert board["me"]["result_id"] == result["result_id"]
 
 
-def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers):
+def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers: list[str]) -> None:
     """The sockets of a game greet each other across processes: a move on either is
     pushed to the other, and each mover gets just its answer."""
     a, b = servers
@@ -112,7 +114,9 @@ def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers):
 ROUNDS = 6
 
 
-def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e2e_env):
+def test_the_same_move_through_both_processes_at_once_is_applied_once(
+    servers: list[str], e2e_env: dict[str, str]
+) -> None:
     a, b = servers
     key = register(a, f"e2e-{uuid.uuid4().hex[:10]}")
     api = token_session(key)
@@ -167,7 +171,9 @@ def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e
     assert games_verified(e2e_env, game_id) == {game_id: None}
 
 
-def test_a_token_revoked_through_one_process_is_refused_at_once_by_the_other(servers):
+def test_a_token_revoked_through_one_process_is_refused_at_once_by_the_other(
+    servers: list[str],
+) -> None:
     a, b = servers
     key = register(b, f"e2e-{uuid.uuid4().hex[:10]}")
     api = token_session(key)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -250,7 +252,7 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(("variant", "change"), BROKEN)
-def test_from_json_rejects_broken_positions(variant: str, change) -> None:
+def test_from_json_rejects_broken_positions(variant: str, change: Callable[..., Any]) -> None:
     data = new_position(variant, seed=8).to_json()
     change(data)
     with pytest.raises(BadPositionError) as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import random
+from pathlib import Path
 
 import pytest
 
@@ -806,7 +807,7 @@ def test_solve_command_prints_verdict_line_nodes_time() -> None:
     assert replays_to_won(new_position("bristol", seed=7), tuple(line))
 
 
-def test_winrate_command_reports_share_interval_and_unknowns(tmp_path) -> None:
+def test_winrate_command_reports_share_interval_and_unknowns(tmp_path: Path) -> None:
     from io import StringIO
 
     from django.core.management import call_command
@@ -829,7 +830,7 @@ def test_winrate_command_reports_share_interval_and_unknowns(tmp_path) -> None:
     assert rows[4].startswith("149,lost,") and rows[4].endswith(",undecided")
 
 
-def test_winrate_command_solves_again_only_the_unknowns(tmp_path) -> None:
+def test_winrate_command_solves_again_only_the_unknowns(tmp_path: Path) -> None:
     from io import StringIO
 
     from django.core.management import CommandError, call_command
@@ -859,7 +860,9 @@ def test_winrate_command_solves_again_only_the_unknowns(tmp_path) -> None:
         call_command("winrate", "bristol", "--limit", "5", "--deals", "4", "--again", str(low))
 
 
-def test_winrate_command_fails_when_the_second_proof_wins_a_lost_deal(monkeypatch) -> None:
+def test_winrate_command_fails_when_the_second_proof_wins_a_lost_deal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from io import StringIO
 
     from django.core.management import CommandError, call_command

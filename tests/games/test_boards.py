@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import random
 from datetime import timedelta
+from typing import Any
 
 import pytest
 import redis
 from django.contrib.auth import get_user_model
+from pytest_django import Settings
 
 from games import boards
 from games.models import Result
@@ -16,6 +18,7 @@ from games.services.results import result_disqualify
 from tests.daily_fixtures import (
     DAY,
     NOON,
+    FakeClock,
     board_order,
     committed,
     daily,
@@ -90,7 +93,7 @@ def mirror(redis_client, deal) -> list[str]:
 # -- paging --------------------------------------------------------------------------------
 
 
-def test_pages_follow_rank_order_with_a_cursor(board_backend, daily_clock):
+def test_pages_follow_rank_order_with_a_cursor(board_backend: str, daily_clock: FakeClock) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(1)
     for _ in range(23):
@@ -113,7 +116,9 @@ def test_pages_follow_rank_order_with_a_cursor(board_backend, daily_clock):
     assert len(exact["results"]) == 23 and exact["next"] is None
 
 
-def test_paging_has_no_gaps_or_repeats_while_results_arrive(board_backend, daily_clock):
+def test_paging_has_no_gaps_or_repeats_while_results_arrive(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("picture-gallery", DAY)
     rng = random.Random(7)
     for _ in range(40):
@@ -142,7 +147,9 @@ def test_paging_has_no_gaps_or_repeats_while_results_arrive(board_backend, daily
     assert Result.objects.filter(deal=deal).count() == 40 + 3 * (len(lines) // 7)
 
 
-def test_a_cursor_past_the_end_gives_an_empty_page(board_backend, daily_clock):
+def test_a_cursor_past_the_end_gives_an_empty_page(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=True)
     page = day_board(deal=deal, after="9" * 46)
@@ -161,7 +168,9 @@ def test_a_cursor_past_the_end_gives_an_empty_page(board_backend, daily_clock):
 # -- my rank and my neighbours ------------------------------------------------------------------
 
 
-def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock):
+def test_my_rank_is_one_plus_the_results_ahead_of_me(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(3)
     results = [random_result(deal, rng) for _ in range(45)]
@@ -184,7 +193,7 @@ def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock)
     assert alone["around"] == [alone["me"]]
 
 
-def test_no_line_for_a_player_without_a_result(board_backend, daily_clock):
+def test_no_line_for_a_player_without_a_result(board_backend: str, daily_clock: FakeClock) -> None:
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=False)
     board = day_board(deal=deal, user=player())
@@ -194,7 +203,9 @@ def test_no_line_for_a_player_without_a_result(board_backend, daily_clock):
 # -- the Redis mirror --------------------------------------------------------------------------
 
 
-def test_a_missing_mirror_is_rebuilt_with_the_same_ranks(redis_board, daily_clock):
+def test_a_missing_mirror_is_rebuilt_with_the_same_ranks(
+    redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(11)
     results = [random_result(deal, rng) for _ in range(30)]
@@ -223,7 +234,7 @@ def test_a_missing_mirror_is_rebuilt_with_the_same_ranks(redis_board, daily_cloc
     assert not redis_board.exists(key)
 
 
-def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board, daily_clock):
+def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board: Any, daily_clock: FakeClock) -> None:
     """A board nobody asked a rank of (anonymous readers only) is not counted in the
     database on every request: asking its size builds the mirror."""
     deal = daily("bristol", DAY)
@@ -242,7 +253,9 @@ def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board, daily_clock):
         lock.release()
 
 
-def test_the_mirror_follows_new_disqualified_and_restored_results(redis_board, daily_clock):
+def test_the_mirror_follows_new_disqualified_and_restored_results(
+    redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(5)
     results = [random_result(deal, rng) for _ in range(10)]
@@ -260,7 +273,9 @@ def test_the_mirror_follows_new_disqualified_and_restored_results(redis_board, d
     assert len(mirror(redis_board, deal)) == 11
 
 
-def test_ranks_agree_with_and_without_redis(settings, redis_board, daily_clock):
+def test_ranks_agree_with_and_without_redis(
+    settings: Settings, redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("royal-parade", DAY)
     rng = random.Random(8)
     results = [random_result(deal, rng) for _ in range(25)]
@@ -274,7 +289,9 @@ def test_ranks_agree_with_and_without_redis(settings, redis_board, daily_clock):
     assert page_redis == page_db and page_db["results"][0]["rank"] == 11
 
 
-def test_a_board_being_rebuilt_elsewhere_is_counted_in_the_database(redis_board, daily_clock):
+def test_a_board_being_rebuilt_elsewhere_is_counted_in_the_database(
+    redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(4)]
     boards.board_drop(deal.pk)
@@ -289,7 +306,9 @@ def test_a_board_being_rebuilt_elsewhere_is_counted_in_the_database(redis_board,
     assert redis_board.exists(boards._key(deal.pk))
 
 
-def test_redis_failures_fall_back_to_the_database(redis_board, daily_clock, monkeypatch):
+def test_redis_failures_fall_back_to_the_database(
+    redis_board: Any, daily_clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     deal = daily("bristol", DAY)
     results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(4)]
 

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from pytest_django import Settings
 
 from api import shapes
 from games import clock
@@ -24,6 +25,7 @@ from games.services import games as game_services
 from tests.daily_fixtures import (
     DAY,
     SECRET,
+    FakeClock,
     committed,
     daily,
     day_board,
@@ -46,12 +48,12 @@ def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:
 
 
 @pytest.fixture
-def ann(db) -> Any:
+def ann(db: None) -> Any:
     return get_user_model().objects.create_user("ann", password="pw-ann-12345")
 
 
 @pytest.fixture
-def bob(db) -> Any:
+def bob(db: None) -> Any:
     return get_user_model().objects.create_user("bob", password="pw-bob-12345")
 
 
@@ -92,14 +94,18 @@ def start_position(game: Game):
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(daily_secret, variant):
+def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(
+    daily_secret: str, variant: str
+) -> None:
     for index in range(3):
         assert daily_services.daily_seed_derive(variant, DAY, index) == hmac_seed(
             SECRET, variant, DAY, index
         )
 
 
-def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, daily_clock):
+def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(
+    daily_secret: str, daily_clock: FakeClock
+) -> None:
     deal = daily("picture-gallery", DAY)
     assert deal.kind == Deal.Kind.DAILY and deal.date == DAY and deal.seed_index == 0
     assert int(deal.seed) == hmac_seed(SECRET, "picture-gallery", DAY)
@@ -111,7 +117,7 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
     assert Deal.objects.filter(kind="daily").count() == 1
 
 
-def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
+def test_seeds_differ_per_variant_day_index_and_secret(daily_secret: str) -> None:
     seeds = {
         daily_services.daily_seed_derive(v, DAY + timedelta(days=d), i)
         for v in VARIANTS
@@ -124,7 +130,9 @@ def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
     )
 
 
-def test_the_seed_cannot_be_computed_without_the_secret(settings, daily_clock):
+def test_the_seed_cannot_be_computed_without_the_secret(
+    settings: Settings, daily_clock: FakeClock
+) -> None:
     settings.DAILY_SECRET = SECRET
     with_secret = daily("bristol", DAY + timedelta(days=3))
     Deal.objects.all().delete()
@@ -142,8 +150,8 @@ def test_the_seed_cannot_be_computed_without_the_secret(settings, daily_clock):
 
 
 def test_seed_and_deck_stay_hidden_today_and_are_published_after(
-    daily_secret, daily_clock, ann, settings
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any, settings: Settings
+) -> None:
     day = play_day(daily_clock)
     game, _ = start(ann, "bristol")
     seen = game.position  # what the player was dealt (full JSON, stock included)
@@ -187,15 +195,15 @@ def test_seed_and_deck_stay_hidden_today_and_are_published_after(
 
 @pytest.mark.parametrize("variant", ["bristol", "picture-gallery"])
 def test_a_daily_seed_read_back_from_the_database_matches_its_commitment(
-    daily_secret, daily_clock, variant
-):
+    daily_secret: str, daily_clock: FakeClock, variant: str
+) -> None:
     deal = daily(variant, DAY)
     stored = Deal.objects.get(pk=deal.pk)
     assert int(stored.seed) == hmac_seed(SECRET, variant, DAY)
     assert hashlib.sha256(str(int(stored.seed)).encode()).hexdigest() == stored.commitment
 
 
-def test_a_future_daily_is_not_found(daily_secret, daily_clock, ann):
+def test_a_future_daily_is_not_found(daily_secret: str, daily_clock: FakeClock, ann: Any) -> None:
     tomorrow = DAY + timedelta(days=1)
     with pytest.raises(NotFound):
         daily_selectors.published_deal("bristol", tomorrow)
@@ -208,7 +216,9 @@ def test_a_future_daily_is_not_found(daily_secret, daily_clock, ann):
 # -- create_dailies -----------------------------------------------------------------------
 
 
-def test_create_dailies_makes_n_days_of_every_variant_idempotently(daily_secret, daily_clock):
+def test_create_dailies_makes_n_days_of_every_variant_idempotently(
+    daily_secret: str, daily_clock: FakeClock
+) -> None:
     call_command("create_dailies", "--days", "3", stdout=_Sink())
     deals = Deal.objects.filter(kind="daily")
     assert deals.count() == 3 * len(VARIANTS) == 18
@@ -227,7 +237,7 @@ def test_create_dailies_makes_n_days_of_every_variant_idempotently(daily_secret,
     assert {pk: after[pk] for pk in before} == before
 
 
-def test_create_dailies_refuses_fewer_than_one_day(daily_clock):
+def test_create_dailies_refuses_fewer_than_one_day(daily_clock: FakeClock) -> None:
     with pytest.raises(SystemExit):
         call_command("create_dailies", "--days", "0", stdout=_Sink(), stderr=_Sink())
     assert not Deal.objects.exists()
@@ -248,8 +258,8 @@ class _Sink:
 
 
 def test_first_game_of_todays_daily_is_ranked_and_resumes_while_playing(
-    daily_secret, daily_clock, ann
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     game, created = start(ann)
     assert created and game.ranked and game.deal.kind == "daily" and game.deal.date == DAY
     again, created = start(ann)
@@ -260,8 +270,8 @@ def test_first_game_of_todays_daily_is_ranked_and_resumes_while_playing(
 
 
 def test_a_second_attempt_after_the_ranked_game_ended_is_practice_and_off_the_board(
-    daily_secret, daily_clock, ann, bob
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any, bob: Any
+) -> None:
 
     play_day(daily_clock)
     ranked, _ = start(ann)
@@ -287,7 +297,9 @@ def test_a_second_attempt_after_the_ranked_game_ended_is_practice_and_off_the_bo
     assert bobs.ranked
 
 
-def test_a_past_days_daily_gives_a_practice_game(daily_secret, daily_clock, ann):
+def test_a_past_days_daily_gives_a_practice_game(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     yesterday = DAY - timedelta(days=1)
     game, created = start(ann, "mod3", yesterday)
     assert created and not game.ranked and game.deal.date == yesterday
@@ -298,8 +310,8 @@ def test_a_past_days_daily_gives_a_practice_game(daily_secret, daily_clock, ann)
 
 
 def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out(
-    daily_secret, daily_clock, ann
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     game, _ = start(ann)
     daily_clock.next_day()  # the seed and other players' replays are now public
     assert shapes.daily(game.deal)["seed"] is not None
@@ -312,7 +324,9 @@ def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out
     assert result.finished_at == clock.day_end(game.deal.date)
 
 
-def test_an_assisted_game_is_not_ranked(daily_secret, daily_clock, ann):
+def test_an_assisted_game_is_not_ranked(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     game, _ = start(ann)
     Game.objects.filter(pk=game.pk).update(assisted=True)
     resign(fresh(game))
@@ -323,8 +337,8 @@ def test_an_assisted_game_is_not_ranked(daily_secret, daily_clock, ann):
 
 
 def test_time_runs_from_the_deal_to_the_final_move_on_the_server_clock(
-    daily_secret, daily_clock, ann
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     day = play_day(daily_clock)
     t0 = daily_clock.set(morning(day) + timedelta(hours=1, milliseconds=250))
     game, _ = start(ann)
@@ -342,7 +356,9 @@ def test_time_runs_from_the_deal_to_the_final_move_on_the_server_clock(
 
 
 @pytest.mark.parametrize("ms", [1, 999, 1001, 4001, 60_003, 3_599_999])
-def test_time_ms_is_exact_to_the_millisecond(daily_secret, daily_clock, ann, ms):
+def test_time_ms_is_exact_to_the_millisecond(
+    daily_secret: str, daily_clock: FakeClock, ann: Any, ms: int
+) -> None:
     game, _ = start(ann)
     daily_clock.advance(milliseconds=ms)
     resign(game)
@@ -352,7 +368,9 @@ def test_time_ms_is_exact_to_the_millisecond(daily_secret, daily_clock, ann, ms)
 # -- the ranked undo rule -----------------------------------------------------------------
 
 
-def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann):
+def test_ranked_undo_never_crosses_a_bristol_deal(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     play_day(daily_clock, "bristol", lambda p: quiet_move(p.apply("deal")) is not None)
     game, _ = start(ann)
     assert game.ranked
@@ -378,7 +396,9 @@ def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann
     assert result.moves == 3 == game.moves.count() == len(game_selectors.game_log(game))
 
 
-def test_a_practice_game_may_undo_a_deal(daily_secret, daily_clock, ann):
+def test_a_practice_game_may_undo_a_deal(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     play_day(daily_clock)
     ranked, _ = start(ann)
     resign(ranked)
@@ -389,7 +409,9 @@ def test_a_practice_game_may_undo_a_deal(daily_secret, daily_clock, ann):
 
 
 @pytest.mark.parametrize("variant", ["picture-gallery", "picture-gallery-reversed"])
-def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, ann, variant):
+def test_ranked_undo_never_crosses_a_reserve_refill(
+    daily_secret: str, daily_clock: FakeClock, ann: Any, variant: str
+) -> None:
     def fits(p):
         move = refill_move(p)
         return move is not None and quiet_move(p.apply(move)) is not None
@@ -416,7 +438,9 @@ def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, a
     assert Result.objects.get(game=game).moves == 5 == game.moves.count()
 
 
-def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, ann):
+def test_undo_counts_in_the_result_and_on_the_board(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
 
     play_day(daily_clock, "bristol", lambda p: quiet_move(p) is not None)
     game, _ = start(ann)
@@ -433,7 +457,9 @@ def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, a
 # -- replacing a future daily ----------------------------------------------------------------
 
 
-def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(daily_secret, daily_clock):
+def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(
+    daily_secret: str, daily_clock: FakeClock
+) -> None:
     future = DAY + timedelta(days=2)
     deal = daily("royal-parade", future)
     old = deal.commitment
@@ -453,7 +479,9 @@ def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(daily_secre
     assert published.commitment == hashlib.sha256(str(seed).encode()).hexdigest()
 
 
-def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, daily_clock, ann):
+def test_replace_is_refused_for_today_the_past_and_a_played_daily(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     for day in (DAY, DAY - timedelta(days=1)):
         deal = daily("bristol", day)
         with pytest.raises(InvalidInput):
@@ -471,7 +499,7 @@ def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, 
     )
 
 
-def test_clock_today_follows_the_server_clock(daily_clock, settings):
+def test_clock_today_follows_the_server_clock(daily_clock: FakeClock, settings: Settings) -> None:
     daily_clock.set(datetime(2026, 3, 10, 23, 59, tzinfo=UTC))
     assert clock.today() == DAY and clock.seconds_left(DAY) == 60
     daily_clock.set(datetime(2026, 3, 11, 0, 0, tzinfo=UTC))

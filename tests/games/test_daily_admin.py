@@ -10,12 +10,14 @@ from typing import Any
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.test import Client
+from pytest_django import Settings
 
 from games import boards, jobs
 from games.models import Deal, PlayerStats, Result
 from games.services import dailies as daily_services
 from games.services import games as game_services
-from tests.daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
+from tests.daily_fixtures import DAY, NOON, SECRET, FakeClock, committed, daily, finished_result
 from tests.daily_fixtures import day_board as board_page
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
@@ -26,7 +28,7 @@ DEALS = "/admin/games/deal/"
 
 
 @pytest.fixture
-def staff(client) -> Any:
+def staff(client: Client) -> Any:
     user = get_user_model().objects.create_user(
         "staffer", password="pw-staff-12345", is_staff=True, is_superuser=True
     )
@@ -55,7 +57,7 @@ def action(client, url: str, name: str, ids) -> str:
 
 
 @pytest.fixture
-def day_board(board_backend, daily_clock) -> tuple[Deal, list[Result]]:
+def day_board(board_backend: str, daily_clock: FakeClock) -> tuple[Deal, list[Result]]:
     deal = daily("bristol", DAY)
     names = ["ann", "bob", "cid", "dan"]
     results = [
@@ -64,7 +66,9 @@ def day_board(board_backend, daily_clock) -> tuple[Deal, list[Result]]:
     return deal, results
 
 
-def test_results_list_shows_a_days_results_per_variant_in_board_order(staff, day_board):
+def test_results_list_shows_a_days_results_per_variant_in_board_order(
+    staff: Any, day_board: tuple[Deal, list[Result]]
+) -> None:
     deal, results = day_board
     other = daily("mod3", DAY)
     finished_result(other, get_user_model().objects.get(username="ann"), won=False)
@@ -75,7 +79,7 @@ def test_results_list_shows_a_days_results_per_variant_in_board_order(staff, day
     assert all(r.deal_id == deal.pk for r in shown)
 
 
-def test_disqualify_and_requalify_actions(staff, day_board):
+def test_disqualify_and_requalify_actions(staff: Any, day_board: tuple[Deal, list[Result]]) -> None:
     deal, results = day_board
     text = action(staff, RESULTS, "disqualify", [results[1].pk])
     assert "1 result(s) disqualified" in text
@@ -93,7 +97,7 @@ def test_disqualify_and_requalify_actions(staff, day_board):
     assert boards.rank_of(deal.pk, results[3].sort_key) == 4
 
 
-def test_remove_players_results_action(staff, day_board):
+def test_remove_players_results_action(staff: Any, day_board: tuple[Deal, list[Result]]) -> None:
     deal, results = day_board
     cid = results[2].player
     finished_result(
@@ -111,7 +115,9 @@ def test_remove_players_results_action(staff, day_board):
     assert boards.rank_of(deal.pk, results[3].sort_key) == 3
 
 
-def test_replace_daily_action(staff, daily_clock, settings, monkeypatch):
+def test_replace_daily_action(
+    staff: Any, daily_clock: FakeClock, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings.DAILY_SECRET = SECRET
     future = daily("bristol", DAY + timedelta(days=2))
     played = daily("mod3", DAY + timedelta(days=2))
@@ -137,7 +143,7 @@ def test_replace_daily_action(staff, daily_clock, settings, monkeypatch):
     assert Deal.objects.get(pk=today.pk).seed_index == 0
 
 
-def test_the_actions_need_staff(client, day_board):
+def test_the_actions_need_staff(client: Client, day_board: tuple[Deal, list[Result]]) -> None:
     deal, results = day_board
     client.force_login(people("mallory")[0])
     response = client.post(

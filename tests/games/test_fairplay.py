@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -72,7 +73,7 @@ def flags(game: Game) -> set[str]:
 
 
 def test_a_win_on_a_scouted_deck_is_flagged_and_queued_but_stays_on_the_board(
-    certified, make_user
+    certified: Deal, make_user: Callable[..., Any]
 ) -> None:
     scout(make_user("scout"), HOME)
     main = play(start(make_user("main"), SAME_HOME), certified.par_line)
@@ -84,7 +85,7 @@ def test_a_win_on_a_scouted_deck_is_flagged_and_queued_but_stays_on_the_board(
     assert board_order(certified) == [result.pk]  # on the board until an admin decides
 
 
-def test_an_honest_result_raises_no_flag(certified, make_user) -> None:
+def test_an_honest_result_raises_no_flag(certified: Deal, make_user: Callable[..., Any]) -> None:
     scout(make_user("neighbour"), HOME)  # another player, on another network
     honest = make_user("honest")
     honest.date_joined -= timedelta(days=30)
@@ -95,7 +96,9 @@ def test_an_honest_result_raises_no_flag(certified, make_user) -> None:
     assert not flags(game) and result.review == ""
 
 
-def test_signals_are_hashed_networks_that_link_one_day_only(certified, make_user) -> None:
+def test_signals_are_hashed_networks_that_link_one_day_only(
+    certified: Deal, make_user: Callable[..., Any]
+) -> None:
     a, b, c = (start(make_user(n), s) for n, s in (("a", HOME), ("b", SAME_HOME), ("c", ELSEWHERE)))
     sig = {g.pk: PlaySignal.objects.get(game=g) for g in (a, b, c)}
     assert sig[a.pk].network == sig[b.pk].network != sig[c.pk].network
@@ -106,7 +109,7 @@ def test_signals_are_hashed_networks_that_link_one_day_only(certified, make_user
     assert tomorrow != sig[a.pk].network
 
 
-def test_a_review_clears_or_disqualifies(certified, make_user) -> None:
+def test_a_review_clears_or_disqualifies(certified: Deal, make_user: Callable[..., Any]) -> None:
     scout(make_user("scout"), HOME)
     kept = play(start(make_user("kept"), SAME_HOME), certified.par_line)
     gone = play(start(make_user("gone"), SAME_HOME), certified.par_line)
@@ -123,7 +126,7 @@ def test_a_review_clears_or_disqualifies(certified, make_user) -> None:
 
 
 def test_the_review_queue_lists_flagged_results_and_disqualifies_them(
-    certified, make_user, staff_client
+    certified: Deal, make_user: Callable[..., Any], staff_client: Any
 ) -> None:
     scout(make_user("scout"), HOME)
     cheat = Result.objects.get(game=play(start(make_user("cheat"), SAME_HOME), certified.par_line))
@@ -142,7 +145,9 @@ def test_the_review_queue_lists_flagged_results_and_disqualifies_them(
     assert "linked_account" in detail.content.decode()
 
 
-def test_signals_are_deleted_after_their_keeping_and_their_flags_stay(certified, make_user) -> None:
+def test_signals_are_deleted_after_their_keeping_and_their_flags_stay(
+    certified: Deal, make_user: Callable[..., Any]
+) -> None:
     scout(make_user("scout"), HOME)
     main = play(start(make_user("main"), SAME_HOME), certified.par_line)
     assert fairplay.play_signals_purge() == 0  # today's are kept

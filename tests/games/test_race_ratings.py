@@ -3,11 +3,13 @@ tried against the farm of issue 32: one person's spare accounts racing each othe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.urls import reverse
+from pytest_django import Settings
 
 from games.models import Race, RaceEntry, RaceRating
 from games.selectors import races as race_selectors
@@ -21,7 +23,7 @@ PLAYED = timedelta(seconds=race_services.CONTESTED_MIN_SECONDS + 5)
 
 
 @pytest.fixture
-def farm(make_user) -> list[Any]:
+def farm(make_user: Callable[..., Any]) -> list[Any]:
     """One person's eight accounts: ``farm[0]`` is the one meant to climb."""
     return [make_user(f"farm{i}") for i in range(8)]
 
@@ -48,7 +50,7 @@ def rating(player: Any) -> float:
     return 0.0 if r is None else r.rating
 
 
-def test_the_farm_of_issue_32_gains_nothing(settings, farm) -> None:
+def test_the_farm_of_issue_32_gains_nothing(settings: Settings, farm: list[Any]) -> None:
     """Eight accounts join, resign at once with no move, four times over: no rating moves,
     and none of them reaches the board."""
     established(farm)  # even accounts past their unrated races
@@ -59,7 +61,7 @@ def test_the_farm_of_issue_32_gains_nothing(settings, farm) -> None:
     assert not race_selectors.race_leaderboard(family="bristol").exists()
 
 
-def test_a_race_that_only_one_player_raced_is_void(settings, farm) -> None:
+def test_a_race_that_only_one_player_raced_is_void(settings: Settings, farm: list[Any]) -> None:
     """The main account plays, the spare ones resign: nobody gains from them."""
     established(farm[:2])
     race = full_race(settings, farm[:2])
@@ -71,7 +73,9 @@ def test_a_race_that_only_one_player_raced_is_void(settings, farm) -> None:
     assert rating(farm[0]) == 0.0
 
 
-def test_new_accounts_race_unrated_until_they_have_raced_enough(settings, farm) -> None:
+def test_new_accounts_race_unrated_until_they_have_raced_enough(
+    settings: Settings, farm: list[Any]
+) -> None:
     """Fresh accounts that race for real count their races but change no rating, and
     beating them is worth nothing, until each has raced ``RATED_AFTER_RACES`` races."""
     for n in range(race_services.RATED_AFTER_RACES):
@@ -90,7 +94,7 @@ def test_new_accounts_race_unrated_until_they_have_raced_enough(settings, farm) 
     assert resign_all(race, farm[:2], PLAYED).rated
 
 
-def test_a_quitter_loses_as_last_but_feeds_nobody(settings, farm) -> None:
+def test_a_quitter_loses_as_last_but_feeds_nobody(settings: Settings, farm: list[Any]) -> None:
     established(farm[:3])
     race = full_race(settings, farm[:3])
     with at(starts(race) + timedelta(seconds=1)):
@@ -111,7 +115,9 @@ def test_a_quitter_loses_as_last_but_feeds_nobody(settings, farm) -> None:
     assert rating(farm[1]) == pytest.approx(two[1][0].ordinal())
 
 
-def test_repeated_pairings_count_less_and_then_not_at_all(settings, farm) -> None:
+def test_repeated_pairings_count_less_and_then_not_at_all(
+    settings: Settings, farm: list[Any]
+) -> None:
     """Two established accounts race each other for real again and again: the winner's
     gain shrinks each race and stops at ``REPEAT_LIMIT`` meetings a day."""
     established(farm[:2])
@@ -129,7 +135,9 @@ def test_repeated_pairings_count_less_and_then_not_at_all(settings, farm) -> Non
     assert gains[3:] == [0.0, 0.0]
 
 
-def test_an_admin_voids_a_race_rating(settings, farm, staff_client) -> None:
+def test_an_admin_voids_a_race_rating(
+    settings: Settings, farm: list[Any], staff_client: Any
+) -> None:
     established(farm[:2])
     race = full_race(settings, farm[:2])
     with at(starts(race) + timedelta(seconds=1)):

@@ -17,6 +17,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
@@ -71,7 +72,12 @@ GAME_REQUESTS = [
 
 
 @pytest.mark.parametrize("method, path, data", GAME_REQUESTS)
-def test_another_players_game_is_not_found_like_a_missing_one(two_players, method, path, data):
+def test_another_players_game_is_not_found_like_a_missing_one(
+    two_players: dict[str, Any],
+    method: str,
+    path: str,
+    data: dict[str, str | int] | dict[str, int] | None,
+) -> None:
     game, b = two_players["game"], two_players["b"]
     before = state_of(game)
     theirs = getattr(b, method)(GAMES + path.format(game.pk), data, format="json")
@@ -86,7 +92,9 @@ def test_another_players_game_is_not_found_like_a_missing_one(two_players, metho
     assert state_of(game) == before
 
 
-def test_lists_and_the_web_pages_show_only_my_games(two_players, client):
+def test_lists_and_the_web_pages_show_only_my_games(
+    two_players: dict[str, Any], client: Client
+) -> None:
     game, b = two_players["game"], two_players["b"]
     assert b.get(GAMES).json()["results"] == []
     assert [g["id"] for g in two_players["a"].get(GAMES).json()["results"]] == [game.pk]
@@ -95,7 +103,7 @@ def test_lists_and_the_web_pages_show_only_my_games(two_players, client):
     assert f"/play/{game.pk}/" not in client.get("/games/").content.decode()
 
 
-def test_a_token_acts_for_its_owner_only(two_players):
+def test_a_token_acts_for_its_owner_only(two_players: dict[str, Any]) -> None:
     a, b = two_players["a"], two_players["b"]
     assert a.get(ME).json()["username"] == "ann"
     assert b.get(ME).json()["username"] == "bob"
@@ -112,7 +120,7 @@ def test_a_token_acts_for_its_owner_only(two_players):
     assert ApiToken.objects.get(pk=token.pk).revoked_at is None
 
 
-def test_a_revoked_token_fails_everywhere_at_once(two_players):
+def test_a_revoked_token_fails_everywhere_at_once(two_players: dict[str, Any]) -> None:
     a = two_players["a"]
     token = ApiToken.objects.get(user=two_players["ann"], revoked_at__isnull=True)
     assert a.delete(f"/api/v1/auth/tokens/{token.pk}/").status_code == 204
@@ -126,7 +134,7 @@ def test_a_revoked_token_fails_everywhere_at_once(two_players):
     assert a.get("/api/v1/variants/").status_code == 401
 
 
-def test_an_inactive_accounts_token_and_session_fail(two_players):
+def test_an_inactive_accounts_token_and_session_fail(two_players: dict[str, Any]) -> None:
     a = two_players["a"]
     session = Client()
     session.force_login(two_players["ann"])
@@ -149,7 +157,7 @@ def session_headers(user: Any) -> list[tuple[bytes, bytes]]:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_sockets_of_another_player_are_refused_and_cannot_act():
+async def test_sockets_of_another_player_are_refused_and_cannot_act() -> None:
     def setup() -> tuple:
         ann, bob = make("ann"), make("bob")
         game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
@@ -174,7 +182,7 @@ async def test_sockets_of_another_player_are_refused_and_cannot_act():
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_revoking_a_token_closes_its_open_sockets_with_4401():
+async def test_revoking_a_token_closes_its_open_sockets_with_4401() -> None:
     def setup() -> tuple:
         ann = make("ann")
         game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
@@ -199,7 +207,7 @@ async def test_revoking_a_token_closes_its_open_sockets_with_4401():
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_logging_out_closes_the_sockets_of_that_session_with_4401():
+async def test_logging_out_closes_the_sockets_of_that_session_with_4401() -> None:
     def setup() -> tuple:
         ann = make("ann")
         game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
@@ -245,7 +253,7 @@ def admin_urls() -> list[str]:
 
 
 @pytest.mark.django_db
-def test_the_admin_is_for_staff_only():
+def test_the_admin_is_for_staff_only() -> None:
     urls = admin_urls()
     assert len(urls) > 8
     anonymous = Client()
@@ -271,7 +279,7 @@ def test_the_admin_is_for_staff_only():
 
 
 @pytest.mark.django_db
-def test_staff_without_permissions_sees_no_model():
+def test_staff_without_permissions_sees_no_model() -> None:
     clerk = Client()
     clerk.force_login(make("clerk", is_staff=True))
     assert clerk.get(reverse("admin:index")).status_code == 200
@@ -280,7 +288,7 @@ def test_staff_without_permissions_sees_no_model():
 
 
 @pytest.mark.django_db
-def test_the_admin_login_form_needs_the_csrf_token():
+def test_the_admin_login_form_needs_the_csrf_token() -> None:
     make("boss", is_staff=True, is_superuser=True)
     client = Client(enforce_csrf_checks=True)
     data = {"username": "boss", "password": PASSWORD}
@@ -315,7 +323,12 @@ WRITES = [
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("method, path, data", WRITES)
-def test_every_session_write_needs_the_csrf_token(settings, method, path, data):
+def test_every_session_write_needs_the_csrf_token(
+    settings: Settings,
+    method: str,
+    path: str,
+    data: dict[str, str] | dict[str, str | int] | dict[str, int] | None,
+) -> None:
     from games import clock
 
     settings.HINT_SOLVER_NODES = 200
@@ -348,7 +361,7 @@ def test_every_session_write_needs_the_csrf_token(settings, method, path, data):
 
 
 @pytest.mark.django_db
-def test_the_language_form_needs_the_csrf_token():
+def test_the_language_form_needs_the_csrf_token() -> None:
     client = Client(enforce_csrf_checks=True)
     assert client.post("/i18n/setlang/", {"language": "de"}).status_code == 403
     client.get("/login/")  # any page sets the cookie
@@ -359,7 +372,7 @@ def test_the_language_form_needs_the_csrf_token():
 
 
 @pytest.mark.django_db
-def test_pages_with_forms_carry_the_token_and_are_not_framed(client):
+def test_pages_with_forms_carry_the_token_and_are_not_framed(client: Client) -> None:
     client.force_login(make("ann"))
     for path in ("/login/", "/register/", "/account/tokens/", "/"):
         response = client.get(path)
@@ -383,7 +396,9 @@ def test_pages_with_forms_carry_the_token_and_are_not_framed(client):
         ("p" * 129, "128"),
     ],
 )
-def test_register_refuses_weak_passwords_with_the_validators_messages(password, says):
+def test_register_refuses_weak_passwords_with_the_validators_messages(
+    password: str, says: str
+) -> None:
     response = APIClient().post(
         "/api/v1/auth/register/",
         {"username": "margaret-thatcher", "password": password, "email": "m@example.com"},
@@ -400,7 +415,7 @@ def test_register_refuses_weak_passwords_with_the_validators_messages(password, 
 
 
 @pytest.mark.django_db
-def test_every_validator_is_on():
+def test_every_validator_is_on() -> None:
     names = {v["NAME"].rsplit(".", 1)[1] for v in django_settings.AUTH_PASSWORD_VALIDATORS}
     assert names == {
         "UserAttributeSimilarityValidator",
@@ -411,7 +426,7 @@ def test_every_validator_is_on():
 
 
 @pytest.mark.django_db
-def test_passwords_are_stored_hashed_and_never_returned(password):
+def test_passwords_are_stored_hashed_and_never_returned(password: str) -> None:
     client = APIClient()
     response = client.post(
         "/api/v1/auth/register/", {"username": "carol", "password": password}, format="json"
@@ -437,7 +452,7 @@ def rates(**lowered: str) -> dict:
 
 
 @pytest.mark.django_db
-def test_a_forged_forwarded_for_does_not_reset_the_login_limit():
+def test_a_forged_forwarded_for_does_not_reset_the_login_limit() -> None:
     """Without a proxy in front (NUM_PROXIES=0), X-Forwarded-For is the client's own word."""
     assert django_settings.REST_FRAMEWORK["NUM_PROXIES"] == 0
     client = APIClient()
@@ -460,7 +475,7 @@ def test_a_forged_forwarded_for_does_not_reset_the_login_limit():
 
 
 @pytest.mark.django_db
-def test_behind_one_proxy_only_the_address_it_adds_counts():
+def test_behind_one_proxy_only_the_address_it_adds_counts() -> None:
     """NUM_PROXIES=1 (the compose stack): a client cannot pick its address by prepending one."""
     conf = rates(auth="2/min")
     conf["NUM_PROXIES"] = 1
@@ -482,7 +497,7 @@ def test_behind_one_proxy_only_the_address_it_adds_counts():
 
 
 @pytest.mark.django_db
-def test_registration_is_limited_by_address_too(password):
+def test_registration_is_limited_by_address_too(password: str) -> None:
     client = APIClient()
     with override_settings(REST_FRAMEWORK=rates(auth="2/min")):
         for name in ("u1", "u2"):
