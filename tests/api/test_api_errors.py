@@ -7,6 +7,7 @@ import pytest
 from api.errors import error_status
 from games import errors as domain
 from games.engine import EngineError
+from games.errors import ServiceError
 
 
 def _subclasses(base: type[Exception]) -> list[type[Exception]]:
@@ -21,13 +22,13 @@ ENGINE_ERRORS = [EngineError, *_subclasses(EngineError)]
 
 
 @pytest.mark.parametrize("cls", DOMAIN_ERRORS + ENGINE_ERRORS, ids=lambda c: c.__name__)
-def test_every_error_of_the_domain_and_the_engine_has_an_http_status(cls) -> None:
+def test_every_error_of_the_domain_and_the_engine_has_an_http_status(cls: type[Exception]) -> None:
     exc = cls.__new__(cls)  # some take more than a message; the status is the class's
     assert 400 <= error_status(exc) < 600 and error_status(exc) != 500
 
 
 @pytest.mark.parametrize("cls", DOMAIN_ERRORS, ids=lambda c: c.__name__)
-def test_domain_errors_carry_a_code_and_no_http_status(cls) -> None:
+def test_domain_errors_carry_a_code_and_no_http_status(cls: type[ServiceError]) -> None:
     assert cls.code and not hasattr(cls, "status")
 
 

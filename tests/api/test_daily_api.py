@@ -316,9 +316,7 @@ def test_board_pages_with_a_cursor_my_rank_and_around(
     "params", [{"around": 26}, {"around": -1}, {"cursor": "x" * 65}, {"cursor": "bz0tMQ=="}]
 )
 def test_bad_board_parameters(
-    board: tuple[Deal, list[Any], list[Result]],
-    today: date,
-    params: dict[str, int] | dict[str, str],
+    board: tuple[Deal, list[Any], list[Result]], today: date, params: dict[str, int | str]
 ) -> None:
     error = error_of(
         APIClient().get(url("bristol", today, "board/"), params), 400, "validation_error"

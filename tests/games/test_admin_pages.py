@@ -40,9 +40,7 @@ def url(model: type[Model], view: str, *args: object) -> str:
 
 @pytest.mark.parametrize("model", [Deal, Game, Move, ApiToken])
 def test_changelist_and_change_page_load(
-    staff_client: Any,
-    games: list[Game],
-    model: type[Deal] | type[Game] | type[Move] | type[ApiToken],
+    staff_client: Any, games: list[Game], model: type[Model]
 ) -> None:
     obj = model.objects.order_by("pk").first()
     response = staff_client.get(url(model, "changelist"))
@@ -53,9 +51,7 @@ def test_changelist_and_change_page_load(
 
 @pytest.mark.parametrize("model", [Deal, Game, Move, ApiToken])
 def test_changelist_search_and_filters_load(
-    staff_client: Any,
-    games: list[Game],
-    model: type[Deal] | type[Game] | type[Move] | type[ApiToken],
+    staff_client: Any, games: list[Game], model: type[Model]
 ) -> None:
     model_admin = admin.site._registry[model]
     assert model_admin.search_fields

@@ -35,7 +35,7 @@ pytest_plugins = ["tests.daily_fixtures"]
     ],
 )
 def test_reach_is_the_entries_to_the_last_rise_to_the_final_cards(
-    scores: list[Any] | list[int], reach: int
+    scores: list[int], reach: int
 ) -> None:
     assert reach_of(scores) == reach
 
@@ -44,9 +44,7 @@ def test_reach_is_the_entries_to_the_last_rise_to_the_final_cards(
     "scores, reach",
     [([], 0), ([4, 4], 0), ([4, 5, 5], 2), ([5, 4], 0)],
 )
-def test_cards_the_deal_put_home_are_reached_by_nobody(
-    scores: list[Any] | list[int], reach: int
-) -> None:
+def test_cards_the_deal_put_home_are_reached_by_nobody(scores: list[int], reach: int) -> None:
     """Belvedere deals its four aces home: a score of 4 from the first entry is no rise."""
     assert reach_of(scores, 4) == reach
 

@@ -73,10 +73,7 @@ GAME_REQUESTS = [
 
 @pytest.mark.parametrize("method, path, data", GAME_REQUESTS)
 def test_another_players_game_is_not_found_like_a_missing_one(
-    two_players: dict[str, Any],
-    method: str,
-    path: str,
-    data: dict[str, str | int] | dict[str, int] | None,
+    two_players: dict[str, Any], method: str, path: str, data: dict[str, str | int] | None
 ) -> None:
     game, b = two_players["game"], two_players["b"]
     before = state_of(game)
@@ -324,10 +321,7 @@ WRITES = [
 @pytest.mark.django_db
 @pytest.mark.parametrize("method, path, data", WRITES)
 def test_every_session_write_needs_the_csrf_token(
-    settings: Settings,
-    method: str,
-    path: str,
-    data: dict[str, str] | dict[str, str | int] | dict[str, int] | None,
+    settings: Settings, method: str, path: str, data: dict[str, str | int] | None
 ) -> None:
     from games import clock
 
