@@ -143,7 +143,7 @@ def test_a_guest_that_still_moves_is_kept(settings: Settings, guest: Any) -> Non
         assert account_services.guests_purge() == 0
 
 
-def game_current_move(game):
+def game_current_move(game: Game) -> str:
     """A legal move of a game, as its public state lists them."""
     from api import shapes
 

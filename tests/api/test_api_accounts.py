@@ -22,7 +22,7 @@ CSRF = "/api/v1/auth/csrf/"
 TOKENS = "/api/v1/auth/tokens/"
 
 
-def error_of(response, status: int) -> dict:
+def error_of(response: Any, status: int) -> dict[str, Any]:
     """The error envelope of a response, after checking its status and shape."""
     assert response.status_code == status, response.content
     body = response.json()

@@ -41,7 +41,7 @@ STATE_KEYS = {
 }
 
 
-def error_of(response, status: int) -> dict:
+def error_of(response: Any, status: int) -> dict[str, Any]:
     """The error envelope of a response, after checking its status and shape."""
     assert response.status_code == status, response.content
     assert response["Content-Type"] == "application/json"
@@ -52,14 +52,14 @@ def error_of(response, status: int) -> dict:
     return body["error"]
 
 
-def start(client, variant: str = "bristol", seed: int | str | None = 3) -> dict:
+def start(client: Any, variant: str = "bristol", seed: int | str | None = 3) -> dict[str, Any]:
     data = {"variant": variant} if seed is None else {"variant": variant, "seed": seed}
     response = client.post(GAMES, data, format="json")
     assert response.status_code == 201, response.content
     return response.json()
 
 
-def move(client, game: dict, notation: str, ply: int | None = None):
+def move(client: Any, game: dict[str, Any], notation: str, ply: int | None = None) -> Any:
     ply = game["ply"] if ply is None else ply
     return client.post(f"{GAMES}{game['id']}/moves/", {"move": notation, "ply": ply}, format="json")
 

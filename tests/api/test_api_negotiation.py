@@ -3,7 +3,7 @@ other header is negotiated by DRF as before."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 from django.test import RequestFactory
@@ -35,7 +35,7 @@ HEADERS = [
 def test_it_chooses_as_drf_does(
     accept: str | None, renderers: list[JSONRenderer | BrowsableAPIRenderer]
 ) -> None:
-    extra = {} if accept is None else {"HTTP_ACCEPT": accept}
+    extra: dict[str, Any] = {} if accept is None else {"HTTP_ACCEPT": accept}
     request = Request(RequestFactory().get("/x/", **extra))
     try:
         expected = DefaultContentNegotiation().select_renderer(request, renderers)
@@ -49,7 +49,7 @@ def test_it_chooses_as_drf_does(
 
 @pytest.mark.parametrize("accept", ["*/*", "application/json"])
 def test_a_common_header_is_not_parsed(accept: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    def parsed(*args, **kwargs):
+    def parsed(*args: object, **kwargs: object) -> NoReturn:
         raise AssertionError("the header was parsed")
 
     monkeypatch.setattr(DefaultContentNegotiation, "_get_parsed_accept_list", parsed)

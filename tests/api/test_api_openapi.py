@@ -6,7 +6,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -47,7 +49,7 @@ def schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return yaml.safe_load(out.read_text())
 
 
-def operations(schema: dict):
+def operations(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for path, item in schema["paths"].items():
         for method, op in item.items():
             if method in METHODS:

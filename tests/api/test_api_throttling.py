@@ -29,7 +29,7 @@ def rates(**lowered: str) -> dict:
     return conf
 
 
-def assert_throttled(response) -> None:
+def assert_throttled(response: Any) -> None:
     assert response.status_code == 429, response.content
     body = response.json()
     assert body["error"]["code"] == "throttled"
@@ -131,7 +131,7 @@ def test_overlapping_requests_are_all_counted() -> None:
     from api.throttling import UserThrottle
 
     class OneClient(UserThrottle):
-        def get_cache_key(self, request, view):
+        def get_cache_key(self, request: Request, view: APIView) -> str:
             return "throttle_test_one_client"
 
     request, view = Request(HttpRequest()), APIView()  # unread: the key is fixed
@@ -223,7 +223,7 @@ def test_both_windows_cost_one_redis_command(
     sent = []
     execute = redis.Redis.execute_command
 
-    def counted(client, *args, **kwargs):
+    def counted(client: redis.Redis, *args: Any, **kwargs: Any) -> Any:
         sent.append(args[0])
         return execute(client, *args, **kwargs)
 

@@ -4,6 +4,7 @@ a day's board, replays, all-time boards and player statistics, with their errors
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
@@ -35,7 +36,7 @@ pytest_plugins = ["tests.daily_fixtures"]
 API = "/api/v1"
 
 
-def client_of(user=None) -> APIClient:
+def client_of(user: Any = None) -> APIClient:
     client = APIClient()
     if user is not None:
         _, key = account_services.token_create(user=user, name="tests")
@@ -47,19 +48,19 @@ def person(name: str) -> Any:
     return get_user_model().objects.create_user(name, password=f"pw-{name}-12345")
 
 
-def error_of(response, status: int, code: str) -> dict:
+def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
     assert response.status_code == status, response.content
     body = response.json()
     assert set(body) == {"error"} and body["error"]["code"] == code, body
     return body["error"]
 
 
-def call(method, *args, **kwargs):
+def call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """A request whose on-commit work (board mirror, events) runs as in production."""
     return committed(method, *args, **kwargs)
 
 
-def url(variant: str, day, rest: str = "") -> str:
+def url(variant: str, day: date | str, rest: str = "") -> str:
     return f"{API}/daily/{variant}/{day}/{rest}"
 
 
@@ -76,13 +77,13 @@ def today(daily_secret: str, daily_clock: FakeClock) -> date:
     return day
 
 
-def play(client, variant: str, day, status: int = 201) -> dict:
+def play(client: APIClient, variant: str, day: date | str, status: int = 201) -> dict[str, Any]:
     response = call(client.post, url(variant, day, "play/"))
     assert response.status_code == status, response.content
     return response.json()
 
 
-def move(client, game: dict, notation: str | None) -> dict:
+def move(client: APIClient, game: dict[str, Any], notation: str | None) -> dict[str, Any]:
     assert notation is not None, "the deal has no such move"
     response = call(
         client.post,
@@ -94,13 +95,13 @@ def move(client, game: dict, notation: str | None) -> dict:
     return response.json()
 
 
-def resign(client, game: dict) -> dict:
+def resign(client: APIClient, game: dict[str, Any]) -> dict[str, Any]:
     response = call(client.post, f"{API}/games/{game['id']}/resign/")
     assert response.status_code == 200, response.content
     return response.json()
 
 
-def assert_secret_kept(response, deal: Deal) -> None:
+def assert_secret_kept(response: Any, deal: Deal) -> None:
     text = response.content.decode()
     assert str(int(deal.seed)) not in text
     assert ",".join(f'"{c}"' for c in deck_order(deal.variant, int(deal.seed))[:6]) not in text
@@ -404,7 +405,7 @@ def test_replay_errors(today: date, ann: Any, daily_clock: FakeClock) -> None:
 # -- all-time boards and player statistics -------------------------------------------------------
 
 
-def win_days(daily_clock, user, days):
+def win_days(daily_clock: FakeClock, user: Any, days: list[date]) -> None:
     for day in days:
         daily_clock.set(datetime.combine(day, NOON.timetz()))
         finished_result(daily("bristol", day), user, won=True)

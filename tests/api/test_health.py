@@ -1,3 +1,5 @@
+from typing import Any, NoReturn
+
 import pytest
 from django.test import Client
 
@@ -60,7 +62,7 @@ def test_ready_when_migrated_and_dealt(client: Client, dailies_today: list[Deal]
     assert response.json() == {"status": "ok"}
 
 
-def _not_ready(response) -> dict:
+def _not_ready(response: Any) -> dict[str, str]:
     assert response.status_code == 503
     error = response.json()["error"]
     assert error["code"] == "not_ready"
@@ -96,7 +98,7 @@ def test_not_ready_without_the_database(client: Client, monkeypatch: pytest.Monk
     from games.selectors import health
 
     class Down:
-        def cursor(self):
+        def cursor(self) -> NoReturn:
             raise OperationalError("connection refused")
 
     monkeypatch.setattr(health, "connection", Down())

@@ -133,7 +133,13 @@ def test_the_same_move_through_both_processes_at_once_is_applied_once(
             barrier = threading.Barrier(2)
             answers: list[dict[str, Any] | None] = [None, None]
 
-            def play(i: int, move: str = move, ply: int = ply, barrier=barrier, answers=answers):
+            def play(
+                i: int,
+                move: str = move,
+                ply: int = ply,
+                barrier: threading.Barrier = barrier,
+                answers: list[dict[str, Any] | None] = answers,
+            ) -> None:
                 barrier.wait(TIMEOUT)
                 sockets[i].send(json.dumps({"type": "move", "move": move, "ply": ply}))
                 answers[i] = answer_to(sockets[i], "move")

@@ -40,9 +40,12 @@ def url(model: type[Model], view: str, *args: object) -> str:
 
 @pytest.mark.parametrize("model", [Deal, Game, Move, ApiToken])
 def test_changelist_and_change_page_load(
-    staff_client: Any, games: list[Game], model: type[Model]
+    staff_client: Any,
+    games: list[Game],
+    model: type[Deal] | type[Game] | type[Move] | type[ApiToken],
 ) -> None:
     obj = model.objects.order_by("pk").first()
+    assert obj is not None
     response = staff_client.get(url(model, "changelist"))
     assert response.status_code == 200
     assert str(obj) in response.content.decode()
@@ -51,7 +54,9 @@ def test_changelist_and_change_page_load(
 
 @pytest.mark.parametrize("model", [Deal, Game, Move, ApiToken])
 def test_changelist_search_and_filters_load(
-    staff_client: Any, games: list[Game], model: type[Model]
+    staff_client: Any,
+    games: list[Game],
+    model: type[Deal] | type[Game] | type[Move] | type[ApiToken],
 ) -> None:
     model_admin = admin.site._registry[model]
     assert model_admin.search_fields
@@ -77,9 +82,11 @@ def test_game_page_shows_the_log_inline_and_read_only(staff_client: Any, games: 
     assert "undo" in page
     assert 'name="moves-0-notation"' not in page  # not editable
     assert staff_client.get(url(Move, "add")).status_code == 403
-    response = staff_client.post(url(Move, "change", game.moves.first().pk), {"notation": "x"})
+    first = game.moves.first()
+    assert first is not None
+    response = staff_client.post(url(Move, "change", first.pk), {"notation": "x"})
     assert response.status_code == 403
-    assert game.moves.first().notation == "deal"
+    assert game.moves.get(pk=first.pk).notation == "deal"
 
 
 def test_non_staff_users_are_sent_to_the_login_page(client: Client, user: Any) -> None:
@@ -89,7 +96,7 @@ def test_non_staff_users_are_sent_to_the_login_page(client: Client, user: Any) -
     assert "/login/" in response["Location"]
 
 
-def run_verify(staff_client, games):
+def run_verify(staff_client: Any, games: list[Game]) -> list[tuple[int, str]]:
     response = staff_client.post(
         url(Game, "changelist"),
         {"action": "verify_games", "_selected_action": [g.pk for g in games]},

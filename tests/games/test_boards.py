@@ -4,8 +4,9 @@ with ranks counted in the database and from the Redis mirror (rebuilt when missi
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import timedelta
-from typing import Any
+from typing import Any, NoReturn
 
 import pytest
 import redis
@@ -13,7 +14,7 @@ from django.contrib.auth import get_user_model
 from pytest_django import Settings
 
 from games import boards
-from games.models import Result
+from games.models import Deal, Result
 from games.services.results import result_disqualify
 from tests.daily_fixtures import (
     DAY,
@@ -32,12 +33,12 @@ pytest_plugins = ["tests.daily_fixtures"]
 _names = iter(range(10**6))
 
 
-def player():
+def player() -> Any:
     n = next(_names)
     return get_user_model().objects.create_user(f"u{n:05d}", password="pw-12345-x")
 
 
-def random_result(deal, rng: random.Random):
+def random_result(deal: Deal, rng: random.Random) -> Result:
     """A result with coarse values, so that ties on every criterion are common."""
     won = rng.random() < 0.3
     return finished_result(
@@ -54,7 +55,7 @@ def random_result(deal, rng: random.Random):
 def better_count(result: Result) -> int:
     """Results of its day standing strictly ahead of ``result``, by the rules written out."""
 
-    def order(r: Result):
+    def order(r: Result) -> tuple[int, int, int, int, float, int]:
         if r.won:
             return (0, 0, r.moves, r.time_ms, r.finished_at.timestamp(), r.game_id)
         # Not won (these games have no log: every reach is 0): more moves, the later finish.
@@ -65,7 +66,9 @@ def better_count(result: Result) -> int:
     return sum(1 for r in others if order(r) < mine)
 
 
-def walk(deal, *, limit: int, between=None) -> list[dict]:
+def walk(
+    deal: Deal, *, limit: int, between: Callable[[int], object] | None = None
+) -> list[dict[str, Any]]:
     """Every line of a board, page by page through each page's ``next`` link."""
     lines, url, pages = [], None, 0
     while True:
@@ -82,7 +85,7 @@ def walk(deal, *, limit: int, between=None) -> list[dict]:
             between(pages)
 
 
-def mirror(redis_client, deal) -> list[str]:
+def mirror(redis_client: Any, deal: Deal) -> list[str]:
     return [
         k.decode()
         for k in redis_client.zrange(boards._key(deal.pk), 0, -1)
@@ -313,8 +316,8 @@ def test_redis_failures_fall_back_to_the_database(
     results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(4)]
 
     class Down:
-        def __getattr__(self, name):
-            def fail(*args, **kwargs):
+        def __getattr__(self, name: str) -> Callable[..., NoReturn]:
+            def fail(*args: object, **kwargs: object) -> NoReturn:
                 raise redis.exceptions.ConnectionError("redis is down")
 
             return fail

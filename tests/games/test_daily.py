@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
 import pytest
@@ -15,7 +16,7 @@ from pytest_django import Settings
 
 from api import shapes
 from games import clock
-from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
+from games.engine import SEED_LIMIT, VARIANTS, Position, deck_order, new_position
 from games.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
 from games.models import UNDO, Deal, Game, Result
 from games.selectors import dailies as daily_selectors
@@ -39,7 +40,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
 
 
-def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:
+def hmac_seed(secret: str, variant: str, day: date, index: int = 0) -> int:
     """The documented derivation, written out independently of games.services.dailies."""
     mac = hmac.new(
         secret.encode(), f"{variant}|{day:%Y-%m-%d}|{index}".encode(), hashlib.sha256
@@ -73,20 +74,24 @@ def resign(game: Game) -> Game:
     return committed(game_services.game_resign, game_id=game.pk, user=game.player)
 
 
-def start(user, variant: str = "bristol", day=None) -> tuple[Game, bool]:
+def start(user: Any, variant: str = "bristol", day: date | None = None) -> tuple[Game, bool]:
     """Start or resume the player's game of a daily (today's by default)."""
     day = clock.today() if day is None else day
     return committed(daily_services.daily_game_start, user=user, variant=variant, day=day)
 
 
-def play_day(daily_clock, variant: str = "bristol", test=lambda pos: True):
+def play_day(
+    daily_clock: FakeClock,
+    variant: str = "bristol",
+    test: Callable[[Position], bool] = lambda pos: True,
+) -> date:
     """Make today a day whose daily fits ``test``."""
     day = day_where(variant, test)
     daily_clock.set(morning(day))
     return day
 
 
-def start_position(game: Game):
+def start_position(game: Game) -> Position:
     return new_position(game.deal.variant, seed=int(fresh(game).deal.seed))
 
 
@@ -227,6 +232,7 @@ def test_create_dailies_makes_n_days_of_every_variant_idempotently(
     }
     before = {d.pk: (d.seed, d.commitment) for d in deals}
     for d in deals:
+        assert d.date is not None
         seed = hmac_seed(SECRET, d.variant, d.date)
         assert d.commitment == hashlib.sha256(str(seed).encode()).hexdigest()
     out = _Sink()
@@ -412,7 +418,7 @@ def test_a_practice_game_may_undo_a_deal(
 def test_ranked_undo_never_crosses_a_reserve_refill(
     daily_secret: str, daily_clock: FakeClock, ann: Any, variant: str
 ) -> None:
-    def fits(p):
+    def fits(p: Position) -> bool:
         move = refill_move(p)
         return move is not None and quiet_move(p.apply(move)) is not None
 
@@ -420,6 +426,7 @@ def test_ranked_undo_never_crosses_a_reserve_refill(
     game, _ = start(ann, variant)
     pos = start_position(game)
     refill = refill_move(pos)
+    assert refill is not None
     game = play(game, refill)
     assert fresh(game).undo_floor == 1
     with pytest.raises(UndoNotAllowed):
@@ -494,6 +501,7 @@ def test_replace_is_refused_for_today_the_past_and_a_played_daily(
         daily_services.daily_replace(future)
     future.refresh_from_db()
     assert future.seed_index == 0
+    assert future.date is not None
     assert future.commitment == daily_services.commitment_derive(
         hmac_seed(SECRET, "bristol", future.date)
     )

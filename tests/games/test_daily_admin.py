@@ -4,6 +4,7 @@ future daily nobody has played. Driven as a logged-in staff member posting the a
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from datetime import timedelta
 from typing import Any
 
@@ -36,18 +37,18 @@ def staff(client: Client) -> Any:
     return client
 
 
-def people(*names):
+def people(*names: str) -> list[Any]:
     User = get_user_model()
     return [User.objects.create_user(n, password=f"pw-{n}-12345") for n in names]
 
 
-def board_of(deal):
+def board_of(deal: Deal) -> tuple[int, list[int]]:
     """(size, result ids in rank order) of a day's board."""
     page = board_page(deal=deal, limit=100)
     return page["total"], [e["result_id"] for e in page["results"]]
 
 
-def action(client, url: str, name: str, ids) -> str:
+def action(client: Any, url: str, name: str, ids: Iterable[int]) -> str:
     """Post an admin action; returns the page text after the redirect (with its messages)."""
     response = committed(
         client.post, url, {"action": name, "_selected_action": [str(i) for i in ids]}, follow=True

@@ -30,7 +30,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
 
 
-def started(user, variant: str = "bristol") -> Game:
+def started(user: Any, variant: str = "bristol") -> Game:
     """Today's ranked daily, started and one move in."""
     game, created = daily_services.daily_game_start(user=user, variant=variant, day=DAY)
     assert created and game.ranked

@@ -45,6 +45,12 @@ def certified() -> Deal:
     return deal
 
 
+def par_line(deal: Deal) -> list[str]:
+    """The winning line ``certified`` set as the deal's par."""
+    assert deal.par_line is not None
+    return list(deal.par_line)
+
+
 def start(user: Any, client: ClientSignal) -> Game:
     game, created = daily_game_start(user=user, variant="bristol", day=DAY, client=client)
     assert created and game.ranked
@@ -76,7 +82,7 @@ def test_a_win_on_a_scouted_deck_is_flagged_and_queued_but_stays_on_the_board(
     certified: Deal, make_user: Callable[..., Any]
 ) -> None:
     scout(make_user("scout"), HOME)
-    main = play(start(make_user("main"), SAME_HOME), certified.par_line)
+    main = play(start(make_user("main"), SAME_HOME), par_line(certified))
     result = Result.objects.get(game=main)
     assert result.won and result.review == Result.Review.PENDING
     assert flags(main) == {"par_line", "linked_account", "fast_moves", "new_account"}
@@ -111,8 +117,8 @@ def test_signals_are_hashed_networks_that_link_one_day_only(
 
 def test_a_review_clears_or_disqualifies(certified: Deal, make_user: Callable[..., Any]) -> None:
     scout(make_user("scout"), HOME)
-    kept = play(start(make_user("kept"), SAME_HOME), certified.par_line)
-    gone = play(start(make_user("gone"), SAME_HOME), certified.par_line)
+    kept = play(start(make_user("kept"), SAME_HOME), par_line(certified))
+    gone = play(start(make_user("gone"), SAME_HOME), par_line(certified))
     kept_result, gone_result = (Result.objects.get(game=g) for g in (kept, gone))
     result_review(result_id=kept_result.pk, verdict="cleared")
     result_review(result_id=gone_result.pk, verdict="disqualified")
@@ -129,7 +135,7 @@ def test_the_review_queue_lists_flagged_results_and_disqualifies_them(
     certified: Deal, make_user: Callable[..., Any], staff_client: Any
 ) -> None:
     scout(make_user("scout"), HOME)
-    cheat = Result.objects.get(game=play(start(make_user("cheat"), SAME_HOME), certified.par_line))
+    cheat = Result.objects.get(game=play(start(make_user("cheat"), SAME_HOME), par_line(certified)))
     queue = reverse("admin:games_reviewqueue_changelist")
     page = staff_client.get(queue).content.decode()
     assert "cheat" in page and "linked_account" in page and "par_line" in page
@@ -149,7 +155,7 @@ def test_signals_are_deleted_after_their_keeping_and_their_flags_stay(
     certified: Deal, make_user: Callable[..., Any]
 ) -> None:
     scout(make_user("scout"), HOME)
-    main = play(start(make_user("main"), SAME_HOME), certified.par_line)
+    main = play(start(make_user("main"), SAME_HOME), par_line(certified))
     assert fairplay.play_signals_purge() == 0  # today's are kept
     later = clock.now() + fairplay.SIGNAL_KEEP + timedelta(days=2)
     with time_machine.travel(later):

@@ -62,7 +62,7 @@ def players(make_user: Callable[..., Any]) -> list[Any]:
     return [make_user(f"racer{i}") for i in range(8)]
 
 
-def quick_race(settings, players: list[Any], n: int = 2) -> Race:
+def quick_race(settings: Settings, players: list[Any], n: int = 2) -> Race:
     pool(settings)
     joined = [race_services.race_quick_join(user=p, variant="bristol")[0] for p in players[:n]]
     race = joined[-1]

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from api import shapes
 from games import boards
 from games.engine import new_position
-from games.models import Game, PlayerStats, Result
+from games.models import Deal, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.services.results import (
@@ -56,7 +56,7 @@ def players(*names: str) -> list:
     return [User.objects.create_user(n, password=f"pw-{n}-12345") for n in names]
 
 
-def key(**over) -> str:
+def key(**over: Any) -> str:
     base = {
         "won": True,
         "cards_missing": 0,
@@ -215,7 +215,7 @@ def test_no_result_for_practice_or_unfinished_games(daily_clock: FakeClock) -> N
 # -- disqualification and removal ------------------------------------------------------------
 
 
-def make_board(deal, n: int, prefix: str = "p") -> list[Result]:
+def make_board(deal: Deal, n: int, prefix: str = "p") -> list[Result]:
     """``n`` results in rank order (the i-th has i more moves)."""
     people = players(*[f"{prefix}{i}" for i in range(n)])
     return [
@@ -311,7 +311,9 @@ def test_removing_an_accounts_results(board_backend: str, daily_clock: FakeClock
 # -- records: streaks and statistics ----------------------------------------------------------
 
 
-def play_days(daily_clock, player, outcomes: dict[int, bool], variant: str = "bristol"):
+def play_days(
+    daily_clock: FakeClock, player: Any, outcomes: dict[int, bool], variant: str = "bristol"
+) -> dict[int, Result]:
     """Ranked results on DAY + offset: True won, False lost."""
     out = {}
     for offset, won in sorted(outcomes.items()):
@@ -427,7 +429,7 @@ def test_alltime_boards_order_and_page(daily_clock: FakeClock) -> None:
     play_days(daily_clock, eve, {5: True, 6: False})  # 1 won, run ended by today's loss
     daily_clock.set(datetime(2026, 3, 16, 20, 0, tzinfo=UTC))  # day 6
 
-    def names(order, **kw):
+    def names(order: str, **kw: Any) -> tuple[list[tuple[int, str]], dict[str, Any]]:
         page = alltime(variant="bristol", order=order, limit=10, **kw)
         return [(e["rank"], e["player"]) for e in page["results"]], page
 
