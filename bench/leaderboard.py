@@ -489,6 +489,42 @@ def around_rank(deal_id: int, rank: int, count: int = 50) -> list[tuple[int, int
     return list(rows)
 
 
+def mirror_rebuilds(
+    deal: Any, deep: list[tuple[int, int, str]], checked: list[tuple[int, int, str]]
+) -> list[tuple]:
+    """Rows of the first calls on a missing Redis mirror (each rebuilds it), after checking
+    that the ranks of ``checked`` from Redis and from PostgreSQL agree."""
+    from devtools.boards import day_board as board_page
+    from games import boards
+
+    rows: list[tuple] = []
+    # With no mirror, the first rank query or top-50 page rebuilds it.
+    for name, first_call in (
+        (
+            "first rank query, mirror missing (rebuilds)",
+            lambda: boards.rank_of(deal.pk, deep[0][2]),
+        ),
+        (
+            "first top-50 page, mirror missing (rebuilds)",
+            lambda: board_page(deal=deal),
+        ),
+        ("board_rebuild alone", lambda: boards.board_rebuild(deal.pk)),
+    ):
+        boards.board_drop(deal.pk)
+        t = time.perf_counter()
+        first_call()
+        took = time.perf_counter() - t
+        if not boards._client().exists(boards._key(deal.pk)):  # (older code)
+            name = name.replace("rebuilds", "no rebuild")
+            boards.board_rebuild(deal.pk)
+        log(f"{name}: {took:.2f} s")
+        rows.append((name, "redis", 1, took * 1e3, None, None, None))
+    # Ranks from Redis and from PostgreSQL agree.
+    for _, _, key in checked:
+        assert boards.rank_of(deal.pk, key) == boards._rank_in_database(deal.pk, key)
+    return rows
+
+
 def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> list[tuple]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -596,30 +632,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
         settings.REDIS_URL = os.environ["REDIS_URL"] if backend == "redis" else ""
         boards._client.cache_clear()
         if backend == "redis":
-            # With no mirror, the first rank query or top-50 page rebuilds it.
-            for name, first_call in (
-                (
-                    "first rank query, mirror missing (rebuilds)",
-                    lambda: boards.rank_of(deal.pk, deep[0][2]),
-                ),
-                (
-                    "first top-50 page, mirror missing (rebuilds)",
-                    lambda: board_page(deal=deal),
-                ),
-                ("board_rebuild alone", lambda: boards.board_rebuild(deal.pk)),
-            ):
-                boards.board_drop(deal.pk)
-                t = time.perf_counter()
-                first_call()
-                took = time.perf_counter() - t
-                if not boards._client().exists(boards._key(deal.pk)):  # (older code)
-                    name = name.replace("rebuilds", "no rebuild")
-                    boards.board_rebuild(deal.pk)
-                log(f"{name}: {took:.2f} s")
-                rows.append((name, backend, 1, took * 1e3, None, None, None))
-            # Ranks from Redis and from PostgreSQL agree.
-            for _, _, key in deep[:5] + targets[list(depths)[0]][:5]:
-                assert boards.rank_of(deal.pk, key) == boards._rank_in_database(deal.pk, key)
+            rows += mirror_rebuilds(deal, deep, deep[:5] + targets[list(depths)[0]][:5])
         these = ops(backend)
         if backend == "redis":
             measured = measure(these, reps, budget, least=200)
