@@ -95,18 +95,10 @@ def _no_reserve_can_empty(
     leave = 0
     while True:
         if rows is not None:
-            starts = 0
-            for row, (has_empty, loose) in enumerate(rows):
-                if has_empty or loose & leave:
-                    starts |= ROW_STARTS[row]
+            starts = _offered_starts(rows, leave)
         t1 = now1 | ex1  # a copy built now or able to come to the top
         t2 = now2 | (now1 & ex1) | ex2  # two such copies
-        while True:
-            n1 = b1 | (t1 & (starts | (b1 << BUILD_STEP)))
-            n2 = b2 | (t2 & (starts | (b2 << BUILD_STEP)))
-            if n1 == b1 and n2 == b2:
-                break
-            b1, b2 = n1, n2
+        b1, b2 = _stand_built(b1, b2, t1, t2, starts)
         was = leave
         leave = ACES | starts | ((b1 << BUILD_STEP) & ~now1) | ((b2 << BUILD_STEP) & now1)
         changed = leave != was
@@ -126,6 +118,27 @@ def _no_reserve_can_empty(
                 changed = True
         if not changed:
             return True
+
+
+def _offered_starts(rows: tuple[tuple[bool, int], ...], leave: int) -> int:
+    """The start cards of the rows that can offer a slot: one is empty, or the top of a
+    slot not built can leave (a code in ``leave``)."""
+    starts = 0
+    for row, (has_empty, loose) in enumerate(rows):
+        if has_empty or loose & leave:
+            starts |= ROW_STARTS[row]
+    return starts
+
+
+def _stand_built(b1: int, b2: int, t1: int, t2: int, starts: int) -> tuple[int, int]:
+    """The least fixpoint of the codes whose one (``b1``) or two (``b2``) copies can stand
+    built, from the copies ``t1``/``t2`` built now or able to come to the top."""
+    while True:
+        n1 = b1 | (t1 & (starts | (b1 << BUILD_STEP)))
+        n2 = b2 | (t2 & (starts | (b2 << BUILD_STEP)))
+        if n1 == b1 and n2 == b2:
+            return b1, b2
+        b1, b2 = n1, n2
 
 
 #: States the search of rule ``no-exit`` may visit before it gives up (answers "not dead").
@@ -307,6 +320,19 @@ class GalleryGame:
         if got is not None:
             return got
         seen = {root}
+        if not self._no_exit_from(first, first_rows, seen):
+            memo(table, root, False)
+            return False
+        for k in seen:
+            memo(table, k, True)
+        return True
+
+    def _no_exit_from(
+        self, first: list[bytes], first_rows: list[RowTargets], seen: set[Hashable]
+    ) -> bool:
+        """The search of :meth:`_no_exit` from its root (whose key ``seen`` holds): True if
+        no line of builds empties a reserve, ``seen`` then holding every state visited."""
+        table = self._exits
         stack = [(first, first_rows)]
         out = len(self.stock)
         while stack:
@@ -320,7 +346,6 @@ class GalleryGame:
                 if not targets:
                     continue
                 if s >= FIRST_RESERVE and len(q) == 1:
-                    memo(table, root, False)
                     return False  # this build empties a reserve
                 d = targets[0]
                 child = list(p)
@@ -331,7 +356,6 @@ class GalleryGame:
                 if s < SLOTS:
                     self._renew_row(child, child_rows, s)
                 if not self._uncontested(child, child_rows):
-                    memo(table, root, False)
                     return False
                 k = _endgame_key(child)
                 if k in seen:
@@ -341,12 +365,9 @@ class GalleryGame:
                     seen.add(k)
                     continue  # no exit from there
                 if got is False or len(seen) >= EXIT_STATES:
-                    memo(table, root, False)
                     return False
                 seen.add(k)
                 stack.append((child, child_rows))
-        for k in seen:
-            memo(table, k, True)
         return True
 
     def _renew_row(self, p: list[bytes], rows: list[RowTargets], s: int) -> None:
@@ -415,6 +436,25 @@ class GalleryGame:
             empty_res = [j for j in range(FIRST_RESERVE, SOURCES) if not piles[j]]
             if self.symmetry and not stock_left:
                 empty_res = empty_res[:1]  # no deal to come: the reserves are interchangeable
+        aces, builds, parks, unbuilds = self._card_moves(piles, rows, empty_res, stock_left)
+        deals: list[Move] = []
+        if stock_left:
+            deals.append(DEAL)
+            if self.reversible and stock_left <= LAST_ROW:
+                deals.append(DEAL_REVERSE)
+        if self.deal_first:
+            return deals + aces + builds + parks + unbuilds
+        return aces + builds + parks + deals + unbuilds
+
+    def _card_moves(
+        self,
+        piles: tuple[bytes, ...],
+        rows: tuple[RowTargets, RowTargets, RowTargets],
+        empty_res: list[int],
+        stock_left: int,
+    ) -> tuple[list[Move], list[Move], list[Move], list[Move]]:
+        """The card moves, in four lists to order: Aces home, builds onto slots, parks
+        into the empty reserves ``empty_res``, and built slots' cards taken into them."""
         aces: list[Move] = []
         builds: list[Move] = []
         parks: list[Move] = []
@@ -442,14 +482,7 @@ class GalleryGame:
                 for d in empty_res:
                     if d != s:
                         into.append((s, d))
-        deals: list[Move] = []
-        if stock_left:
-            deals.append(DEAL)
-            if self.reversible and stock_left <= LAST_ROW:
-                deals.append(DEAL_REVERSE)
-        if self.deal_first:
-            return deals + aces + builds + parks + unbuilds
-        return aces + builds + parks + deals + unbuilds
+        return aces, builds, parks, unbuilds
 
     def _slot_targets(
         self, piles: tuple[bytes, ...] | list[bytes]
