@@ -26,7 +26,6 @@ all positions. The exit status is 1 if any figure misses its target (bench/READM
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import platform
@@ -40,8 +39,9 @@ from functools import partial
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from games.engine import VARIANTS, Family, Position, new_position, replay  # noqa: E402
 
 #: Targets in microseconds (listing by family), and for 300 replayed moves.
@@ -221,9 +221,7 @@ def render(rows: Sequence[Row]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python bench/engine.py", description=__doc__.splitlines()[0]
-    )
+    parser = _cli.parser(__doc__, prog="python bench/engine.py")
     parser.add_argument("--quick", action="store_true", help="a short run with fewer samples")
     parser.add_argument(
         "--variant", action="append", choices=sorted(VARIANTS), help="only these variants"

@@ -49,7 +49,6 @@ idle machine: the header shows the load average.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import io
 import math
@@ -64,10 +63,10 @@ from typing import Any
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from devtools.servers import migrate  # noqa: E402
 
 PG: dict[str, Any] = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
@@ -118,13 +117,6 @@ def django_env(database_url: str, redis_url: str) -> dict[str, str]:
         # (bench/solver.py measures it); a board does not depend on which seed it is.
         "DAILY_SOLVER_NODES": "0",
     }
-
-
-def setup_django(env: dict[str, str]) -> None:
-    os.environ.update(env)
-    import django
-
-    django.setup()
 
 
 # -- filling with COPY ---------------------------------------------------------------------
@@ -694,7 +686,7 @@ def print_table(rows: list[tuple], facts: dict[str, Any]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--results", type=int, default=1_000_000, help="results (and users) today")
     parser.add_argument(
         "--history-days", type=int, default=60, help="past dailies for all-time boards"
@@ -720,7 +712,7 @@ def main(argv: list[str] | None = None) -> int:
         env = django_env(database_url, redis_url)
         migrate({**os.environ, **env})
         log("migrations applied")
-        setup_django(env)
+        _cli.django_setup(env)
         from games import boards
 
         boards._key = lambda deal_id: f"{namespace}:{deal_id}"

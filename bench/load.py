@@ -64,10 +64,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from bench._server import (  # noqa: E402
     choose,
     cpu_times,
@@ -784,7 +784,7 @@ def play(bases: list[str], args: argparse.Namespace, pids: list[int]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--url", help="base URL of a running server on 127.0.0.1 (default: own)")
     parser.add_argument("--servers", type=int, default=1, help="own daphne processes (1)")
     parser.add_argument("--players", type=int, default=100, help="concurrent players (100)")
