@@ -580,26 +580,9 @@ class _RelaxedSearch:
         gone = _relaxed_settle(h, free, stacks, rem, gone)
         if h[KING] == PER_RANK:
             return True
-        key = (tuple(h), gone, dealt)
-        seen = self.seen
-        if key in seen:
+        if not self._first_visit((tuple(h), gone, dealt)):
             return False
-        seen.add(key)
-        self.budget -= 1
-        if self.budget < 0:
-            raise _TooBig
-        return self._won_by_a_branch(h, free, stacks, rem, dealt, gone)
-
-    def _won_by_a_branch(
-        self,
-        h: list[int],
-        free: list[int],
-        stacks: list[tuple[Unit, ...]],
-        rem: list[int],
-        dealt: int,
-        gone: int,
-    ) -> bool:
-        """True if a contested play (a unit or a free card home) or the deal wins."""
+        # A contested play (a unit or a free card home), or the deal.
         for i, st in enumerate(stacks):
             if st:
                 q, seg, u = st[-1]
@@ -624,6 +607,17 @@ class _RelaxedSearch:
             f2, s2, n = self._dealt(free, stacks, dealt)
             return self.won(h[:], f2, s2, rem[:], dealt + n, gone)
         return False
+
+    def _first_visit(self, key: Hashable) -> bool:
+        """True the first time the search meets a state (raises _TooBig past the limit)."""
+        seen = self.seen
+        if key in seen:
+            return False
+        seen.add(key)
+        self.budget -= 1
+        if self.budget < 0:
+            raise _TooBig
+        return True
 
     def _dealt(
         self, free: list[int], stacks: list[tuple[Unit, ...]], dealt: int

@@ -94,11 +94,21 @@ def _no_reserve_can_empty(
     starts = STARTS
     leave = 0
     while True:
-        if rows is not None:
-            starts = _offered_starts(rows, leave)
+        if rows is not None:  # the rows that can offer a slot: one is empty, or a top leaves
+            (empty1, loose1), (empty2, loose2), (empty3, loose3) = rows
+            starts = (
+                (ROW_STARTS[0] if empty1 or loose1 & leave else 0)
+                | (ROW_STARTS[1] if empty2 or loose2 & leave else 0)
+                | (ROW_STARTS[2] if empty3 or loose3 & leave else 0)
+            )
         t1 = now1 | ex1  # a copy built now or able to come to the top
         t2 = now2 | (now1 & ex1) | ex2  # two such copies
-        b1, b2 = _stand_built(b1, b2, t1, t2, starts)
+        while True:
+            n1 = b1 | (t1 & (starts | (b1 << BUILD_STEP)))
+            n2 = b2 | (t2 & (starts | (b2 << BUILD_STEP)))
+            if n1 == b1 and n2 == b2:
+                break
+            b1, b2 = n1, n2
         was = leave
         leave = ACES | starts | ((b1 << BUILD_STEP) & ~now1) | ((b2 << BUILD_STEP) & now1)
         changed = leave != was
@@ -113,32 +123,10 @@ def _no_reserve_can_empty(
                     ex1 |= bit
             if d == n:
                 return False  # this reserve can be emptied
-            if d != depth[j]:
-                depth[j] = d
-                changed = True
+            changed = changed or d != depth[j]
+            depth[j] = d
         if not changed:
             return True
-
-
-def _offered_starts(rows: tuple[tuple[bool, int], ...], leave: int) -> int:
-    """The start cards of the rows that can offer a slot: one is empty, or the top of a
-    slot not built can leave (a code in ``leave``)."""
-    starts = 0
-    for row, (has_empty, loose) in enumerate(rows):
-        if has_empty or loose & leave:
-            starts |= ROW_STARTS[row]
-    return starts
-
-
-def _stand_built(b1: int, b2: int, t1: int, t2: int, starts: int) -> tuple[int, int]:
-    """The least fixpoint of the codes whose one (``b1``) or two (``b2``) copies can stand
-    built, from the copies ``t1``/``t2`` built now or able to come to the top."""
-    while True:
-        n1 = b1 | (t1 & (starts | (b1 << BUILD_STEP)))
-        n2 = b2 | (t2 & (starts | (b2 << BUILD_STEP)))
-        if n1 == b1 and n2 == b2:
-            return b1, b2
-        b1, b2 = n1, n2
 
 
 #: States the search of rule ``no-exit`` may visit before it gives up (answers "not dead").
