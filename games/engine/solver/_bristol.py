@@ -557,7 +557,9 @@ class _RelaxedSearch:
 
     __slots__ = ("rest", "home_only", "first_reserve", "uid", "seen", "budget")
 
-    def __init__(self, rest: bytes, home_only: int, first_reserve: int, uid: int, limit: int):
+    def __init__(
+        self, rest: bytes, home_only: int, first_reserve: int, uid: int, limit: int
+    ) -> None:
         self.rest = rest
         self.home_only = home_only
         self.first_reserve = first_reserve
