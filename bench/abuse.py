@@ -43,11 +43,10 @@ from pathlib import Path
 
 import requests
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import api  # noqa: E402
+from bench import _cli, api  # noqa: E402
 from bench._play import Tally  # noqa: E402
 from bench._server import (  # noqa: E402
     CpuAccount,
@@ -311,7 +310,7 @@ def rest_report(args: argparse.Namespace, info: dict, phases: list[dict]) -> int
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--servers", type=int, default=2, help="own daphne processes (2)")
     parser.add_argument("--clients", type=int, default=20, help="paced players (20)")
     parser.add_argument("--rate", type=float, default=40.0, help="players' moves/s in all (40)")

@@ -13,7 +13,6 @@ Both databases are dropped at the end.
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
 import tempfile
@@ -21,16 +20,16 @@ import time
 import uuid
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from devtools import backups  # noqa: E402
 from devtools.servers import pg_admin, server_env, with_database  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--players", type=int, default=200, help="players (200)")
     parser.add_argument("--moves", type=int, default=100, help="most moves a game (100)")
     parser.add_argument("--database-url", default=os.environ.get("DATABASE_URL"))

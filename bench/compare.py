@@ -49,11 +49,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import api, ws  # noqa: E402
+from bench import _cli, api, ws  # noqa: E402
 from bench._play import Tally  # noqa: E402
 from bench._server import percentile, shared_redis_arguments  # noqa: E402
 from devtools.accounts import register  # noqa: E402
@@ -288,7 +287,7 @@ def per_move(runs: list[dict[str, Any]]) -> dict[str, float]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--old", required=True, type=Path, help="checkout of the old commit")
     parser.add_argument("--new", required=True, type=Path, help="checkout of the new commit")
     parser.add_argument("--old-label", default="old")

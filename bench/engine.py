@@ -26,7 +26,6 @@ all positions. The exit status is 1 if any figure misses its target (bench/READM
 
 from __future__ import annotations
 
-import argparse
 import gc
 import os
 import platform
@@ -34,16 +33,21 @@ import random
 import statistics
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from games.engine import VARIANTS, Family, Position, new_position, replay  # noqa: E402
 
 #: Targets in microseconds (listing by family), and for 300 replayed moves.
+#: One replayed move list: (seed, moves) per game, chained until 300 moves.
+Chain = list[tuple[int, list[str]]]
+
 LIST_TARGET_US = {Family.BRISTOL: 30.0, Family.GALLERY: 60.0}
 APPLY_TARGET_US = 10.0
 REPLAY_TARGET_MS = 5.0
@@ -88,7 +92,7 @@ def random_game(variant: str, seed: int, max_ply: int) -> tuple[list[Position], 
     return positions, moves
 
 
-def _mean_ns(fn, reps: int) -> float:
+def _mean_ns(fn: Callable[[], object], reps: int) -> float:
     t0 = time.perf_counter_ns()
     for _ in range(reps):
         fn()
@@ -114,11 +118,11 @@ def time_apply(positions: Sequence[Position], reps: int, rng: random.Random) -> 
     for pos in positions:
         move = str(rng.choice(pos.legal_moves))
         apply = pos.apply
-        out.append(_mean_ns(lambda apply=apply, move=move: apply(move), reps))
+        out.append(_mean_ns(partial(apply, move), reps))
     return out
 
 
-def replay_chains(variant: str, count: int, first_seed: int) -> list[list[tuple[int, list[str]]]]:
+def replay_chains(variant: str, count: int, first_seed: int) -> list[Chain]:
     """``count`` move lists of exactly 300 moves: one game, or games chained when one ends
     (won or lost) before 300 moves; a chain lists (seed, moves) per game."""
     chains, seed = [], first_seed
@@ -134,12 +138,12 @@ def replay_chains(variant: str, count: int, first_seed: int) -> list[list[tuple[
     return chains
 
 
-def time_replay(variant: str, chains, reps: int) -> list[float]:
+def time_replay(variant: str, chains: list[Chain], reps: int) -> list[float]:
     """Per chain: mean ns to replay all its games (each dealt from its seed)."""
     out = []
     for chain in chains:
 
-        def run(chain=chain) -> None:
+        def run(chain: Chain = chain) -> None:
             for seed, moves in chain:
                 replay(variant, moves, seed=seed)
 
@@ -217,9 +221,7 @@ def render(rows: Sequence[Row]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python bench/engine.py", description=__doc__.splitlines()[0]
-    )
+    parser = _cli.parser(__doc__, prog="python bench/engine.py")
     parser.add_argument("--quick", action="store_true", help="a short run with fewer samples")
     parser.add_argument(
         "--variant", action="append", choices=sorted(VARIANTS), help="only these variants"

@@ -15,7 +15,6 @@ keeps hashes, see the C++ file). Needs g++ and 16 to 32 bytes of memory per stat
 
 from __future__ import annotations
 
-import argparse
 import resource
 import shutil
 import subprocess
@@ -25,8 +24,9 @@ from collections.abc import Iterable
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from games.engine import VARIANTS, Card, Family, Position, new_position  # noqa: E402
 from games.engine.bristol import FOUNDATIONS, SOURCES, STOCK  # noqa: E402
 from games.engine.cards import rank  # noqa: E402
@@ -62,7 +62,7 @@ def unlimited_stack() -> None:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument(
         "variant", choices=[v for v in VARIANTS if VARIANTS[v].family is Family.BRISTOL]
     )

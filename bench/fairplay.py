@@ -38,7 +38,6 @@ not what is measured), except where the refill itself is measured. The attacks:
 
 from __future__ import annotations
 
-import argparse
 import inspect
 import os
 import subprocess
@@ -50,10 +49,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
+from bench._cli import ROOT  # noqa: E402
 from devtools.servers import pg_admin, with_database  # noqa: E402
 
 ATTACKS = ("farm", "ties", "drain", "burst", "scout", "block")
@@ -306,8 +306,8 @@ def block() -> list[str]:
 
     from devtools.blocking import blocking_line
     from games.models import Race, RaceRating
+    from games.play.finish import resign as game_resign
     from games.play.move import apply_move as game_apply_move
-    from games.play.move import game_resign
     from games.services.races import race_finish
 
     fill(60)
@@ -394,7 +394,7 @@ def scout() -> list[str]:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--pg-url", default="postgres://postgres@127.0.0.1:5432")
     parser.add_argument("--attacks", default=",".join(ATTACKS))
     args = parser.parse_args()
@@ -409,11 +409,8 @@ def main() -> None:
         "LOG_LEVEL": "ERROR",
         "CONN_MAX_AGE": "60",
     }
-    os.environ.update(env)
     try:
-        import django
-
-        django.setup()
+        _cli.django_setup(env)
         from django.core.management import call_command
 
         call_command("migrate", interactive=False, verbosity=0)

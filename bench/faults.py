@@ -28,10 +28,10 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from bench._server import Pace, database_arguments, percentile  # noqa: E402
 from bench.load import Http, Lost  # noqa: E402
 from devtools.servers import RedisServer, own_servers, server_env, subprocess_json  # noqa: E402
@@ -471,7 +471,7 @@ SCENARIOS = {
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
     database_arguments(parser)
     parser.add_argument("--players", type=int, default=8, help="REST players (redis, database)")

@@ -36,11 +36,11 @@ from typing import Any
 import requests
 from websockets.asyncio.client import connect
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import sockets  # noqa: E402
+from bench import _cli, sockets  # noqa: E402
+from bench._cli import ROOT  # noqa: E402
 from bench._play import Tally  # noqa: E402
 from bench._server import CpuAccount, Pace, shared_redis_arguments  # noqa: E402
 from bench.compare import Tree, measure, per_move  # noqa: E402
@@ -149,7 +149,7 @@ def start_games(product: Tree) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--transports", default="ws,api", help="ws, api or both (ws,api)")
     parser.add_argument("--clients", type=int, default=20, help="concurrent clients (20)")
     parser.add_argument("--rounds", type=int, default=2, help="runs of each per transport (2)")

@@ -27,7 +27,12 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import _cli  # noqa: E402
+
+REPO = _cli.ROOT
 #: Random moves played from the deal to reach a mid-game position, by family.
 MOVES = {"bristol": 15, "picture-gallery": 25}
 NODES = 50_000
@@ -92,7 +97,7 @@ def pct(values: list[float], q: float) -> float:
 
 
 def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--before", default="HEAD", help="commit of the 'before' solver")
     parser.add_argument("--positions", type=int, default=200, help="positions per family")
     parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)

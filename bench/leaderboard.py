@@ -49,7 +49,6 @@ idle machine: the header shows the load average.
 
 from __future__ import annotations
 
-import argparse
 import gc
 import io
 import math
@@ -64,10 +63,10 @@ from typing import Any
 
 import psycopg
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from devtools.servers import migrate  # noqa: E402
 
 PG: dict[str, Any] = {"host": "127.0.0.1", "port": 5432, "user": "postgres"}
@@ -118,13 +117,6 @@ def django_env(database_url: str, redis_url: str) -> dict[str, str]:
         # (bench/solver.py measures it); a board does not depend on which seed it is.
         "DAILY_SOLVER_NODES": "0",
     }
-
-
-def setup_django(env: dict[str, str]) -> None:
-    os.environ.update(env)
-    import django
-
-    django.setup()
 
 
 # -- filling with COPY ---------------------------------------------------------------------
@@ -489,6 +481,42 @@ def around_rank(deal_id: int, rank: int, count: int = 50) -> list[tuple[int, int
     return list(rows)
 
 
+def mirror_rebuilds(
+    deal: Any, deep: list[tuple[int, int, str]], checked: list[tuple[int, int, str]]
+) -> list[tuple]:
+    """Rows of the first calls on a missing Redis mirror (each rebuilds it), after checking
+    that the ranks of ``checked`` from Redis and from PostgreSQL agree."""
+    from devtools.boards import day_board as board_page
+    from games import boards
+
+    rows: list[tuple] = []
+    # With no mirror, the first rank query or top-50 page rebuilds it.
+    for name, first_call in (
+        (
+            "first rank query, mirror missing (rebuilds)",
+            lambda: boards.rank_of(deal.pk, deep[0][2]),
+        ),
+        (
+            "first top-50 page, mirror missing (rebuilds)",
+            lambda: board_page(deal=deal),
+        ),
+        ("board_rebuild alone", lambda: boards.board_rebuild(deal.pk)),
+    ):
+        boards.board_drop(deal.pk)
+        t = time.perf_counter()
+        first_call()
+        took = time.perf_counter() - t
+        if not boards._client().exists(boards._key(deal.pk)):  # (older code)
+            name = name.replace("rebuilds", "no rebuild")
+            boards.board_rebuild(deal.pk)
+        log(f"{name}: {took:.2f} s")
+        rows.append((name, "redis", 1, took * 1e3, None, None, None))
+    # Ranks from Redis and from PostgreSQL agree.
+    for _, _, key in checked:
+        assert boards.rank_of(deal.pk, key) == boards._rank_in_database(deal.pk, key)
+    return rows
+
+
 def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> list[tuple]:
     from django.conf import settings
     from django.contrib.auth import get_user_model
@@ -596,30 +624,7 @@ def run_measurements(deal: Any, day: date, n: int, reps: int, budget: float) -> 
         settings.REDIS_URL = os.environ["REDIS_URL"] if backend == "redis" else ""
         boards._client.cache_clear()
         if backend == "redis":
-            # With no mirror, the first rank query or top-50 page rebuilds it.
-            for name, first_call in (
-                (
-                    "first rank query, mirror missing (rebuilds)",
-                    lambda: boards.rank_of(deal.pk, deep[0][2]),
-                ),
-                (
-                    "first top-50 page, mirror missing (rebuilds)",
-                    lambda: board_page(deal=deal),
-                ),
-                ("board_rebuild alone", lambda: boards.board_rebuild(deal.pk)),
-            ):
-                boards.board_drop(deal.pk)
-                t = time.perf_counter()
-                first_call()
-                took = time.perf_counter() - t
-                if not boards._client().exists(boards._key(deal.pk)):  # (older code)
-                    name = name.replace("rebuilds", "no rebuild")
-                    boards.board_rebuild(deal.pk)
-                log(f"{name}: {took:.2f} s")
-                rows.append((name, backend, 1, took * 1e3, None, None, None))
-            # Ranks from Redis and from PostgreSQL agree.
-            for _, _, key in deep[:5] + targets[list(depths)[0]][:5]:
-                assert boards.rank_of(deal.pk, key) == boards._rank_in_database(deal.pk, key)
+            rows += mirror_rebuilds(deal, deep, deep[:5] + targets[list(depths)[0]][:5])
         these = ops(backend)
         if backend == "redis":
             measured = measure(these, reps, budget, least=200)
@@ -681,7 +686,7 @@ def print_table(rows: list[tuple], facts: dict[str, Any]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--results", type=int, default=1_000_000, help="results (and users) today")
     parser.add_argument(
         "--history-days", type=int, default=60, help="past dailies for all-time boards"
@@ -707,7 +712,7 @@ def main(argv: list[str] | None = None) -> int:
         env = django_env(database_url, redis_url)
         migrate({**os.environ, **env})
         log("migrations applied")
-        setup_django(env)
+        _cli.django_setup(env)
         from games import boards
 
         boards._key = lambda deal_id: f"{namespace}:{deal_id}"

@@ -64,10 +64,10 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from bench._server import (  # noqa: E402
     choose,
     cpu_times,
@@ -76,15 +76,9 @@ from bench._server import (  # noqa: E402
     servers_for,
 )
 from devtools.accounts import register  # noqa: E402
+from games.engine import VARIANTS as ENGINE_VARIANTS  # noqa: E402
 
-VARIANTS = (
-    "bristol",
-    "belvedere",
-    "picture-gallery",
-    "royal-parade",
-    "picture-gallery-reversed",
-    "mod3",
-)
+VARIANTS = tuple(ENGINE_VARIANTS)
 LOCAL_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 #: Bounds of every player's loops, whatever the clock says.
 MAX_GAMES = 10_000
@@ -640,9 +634,8 @@ def summary(values: list[float], wall: float) -> dict[str, Any]:
     }
 
 
-def report(
-    players: list[Player], stats: Stats, wall: float, info: dict[str, Any], args: argparse.Namespace
-) -> bool:
+def latency_rows(players: list[Player], stats: Stats, wall: float) -> dict[str, dict[str, Any]]:
+    """The report's rows: moves by transport, each other request kind, all moves, all."""
     rows: dict[str, dict[str, Any]] = {}
     for transport in ("rest", "ws"):
         group = [p for p in players if p.transport == transport]
@@ -659,6 +652,33 @@ def report(
     rows["all moves"] = {"players": len(players), **summary(all_moves, wall)}
     every = [x for v in stats.latencies.values() for x in v]
     rows["all requests"] = summary(every, wall)
+    return rows
+
+
+def print_failures(stats: Stats) -> int:
+    """Print the errors, lost connections and resent moves; the number of errors."""
+    errors = sum(stats.errors.values())
+    print(f"  errors       {errors}" + ("" if errors else " (none)"))
+    for code, n in stats.errors.most_common():
+        print(f"    {n:>7}  {code}")
+    if stats.lost:
+        print(
+            f"  lost connections {sum(stats.lost.values())} (broken sockets, refused or timed-out "
+            "handshakes and requests: reconnected, moves resent)"
+        )
+        for code, n in stats.lost.most_common():
+            print(f"    {n:>7}  {code}")
+    if stats.resent:
+        print(f"  resent moves {dict(stats.resent)}")
+    return errors
+
+
+def report(
+    players: list[Player], stats: Stats, wall: float, info: dict[str, Any], args: argparse.Namespace
+) -> bool:
+    rows = latency_rows(players, stats, wall)
+    moves = rows["all moves"]["count"]
+    requests = rows["all requests"]["count"]
 
     load = tuple(round(x, 2) for x in os.getloadavg())
     print(
@@ -695,26 +715,14 @@ def report(
     print()
     print(f"  games        started {dict(stats.games_started)}, ended {dict(stats.games_ended)}")
     cpu = info.get("server_cpu")
-    if cpu is not None and all_moves:
+    if cpu is not None and moves:
         print(
             f"  server CPU   {sum(cpu):.1f} s (user {cpu[0]:.1f}, sys {cpu[1]:.1f}) = "
-            f"{1000 * sum(cpu) / len(every):.2f} ms per request"
+            f"{1000 * sum(cpu) / requests:.2f} ms per request"
         )
     print(f"  client CPU   {info.get('client_cpu', 0):.1f} s (this process)")
-    errors = sum(stats.errors.values())
-    print(f"  errors       {errors}" + ("" if errors else " (none)"))
-    for code, n in stats.errors.most_common():
-        print(f"    {n:>7}  {code}")
-    if stats.lost:
-        print(
-            f"  lost connections {sum(stats.lost.values())} (broken sockets, refused or timed-out "
-            "handshakes and requests: reconnected, moves resent)"
-        )
-        for code, n in stats.lost.most_common():
-            print(f"    {n:>7}  {code}")
-    if stats.resent:
-        print(f"  resent moves {dict(stats.resent)}")
-    ok = not errors and not stats.lost and bool(all_moves)
+    errors = print_failures(stats)
+    ok = not errors and not stats.lost and bool(moves)
     print("PASS" if ok else "FAIL")
     if args.json:
         figures = {
@@ -776,7 +784,7 @@ def play(bases: list[str], args: argparse.Namespace, pids: list[int]) -> bool:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--url", help="base URL of a running server on 127.0.0.1 (default: own)")
     parser.add_argument("--servers", type=int, default=1, help="own daphne processes (1)")
     parser.add_argument("--players", type=int, default=100, help="concurrent players (100)")

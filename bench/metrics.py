@@ -23,7 +23,6 @@ dropped); the default is a SQLite file in a temporary directory.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import random
@@ -36,9 +35,10 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import _cli  # noqa: E402
 
 ROUNDS = 40
 
@@ -60,17 +60,15 @@ def _setup(database_url: str | None, workdir: Path) -> Callable[[], None]:
             pg_admin(database_url, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
     else:
         os.environ["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
-    os.environ.update(
-        DJANGO_SETTINGS_MODULE="patience_site.settings",
-        LOG_FORMAT="json",
-        SHARED_CLOCK="process",
-        REDIS_URL="",
-        THROTTLE_RATE_USER="1000000/min",  # one player plays thousands of moves a minute
-        THROTTLE_RATE_IP="1000000/min",
+    _cli.django_setup(
+        {
+            "LOG_FORMAT": "json",
+            "SHARED_CLOCK": "process",
+            "REDIS_URL": "",
+            "THROTTLE_RATE_USER": "1000000/min",  # one player plays thousands of moves a minute
+            "THROTTLE_RATE_IP": "1000000/min",
+        }
     )
-    import django
-
-    django.setup()
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
@@ -208,7 +206,7 @@ def _middleware_rows(requests: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--moves", type=int, default=2000, help="moves a side a door (2000)")
     parser.add_argument("--database-url", default=None, help="PostgreSQL server (SQLite)")
     args = parser.parse_args(argv)

@@ -33,8 +33,10 @@ import threading
 from pathlib import Path
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from bench._server import percentile, server_arguments, servers_for  # noqa: E402
 from devtools.accounts import PASSWORD  # noqa: E402
 from devtools.layout import INDEX_SHOWN, SIZES, VARIANTS  # noqa: E402
@@ -265,7 +267,7 @@ def paint(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("what", choices=["clicks", "paint", "layout"])
     parser.add_argument("--seeds", type=int, default=12, help="clicks: seeds per variant")
     parser.add_argument("--moves", type=int, default=30, help="paint: card moves per row")

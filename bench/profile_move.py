@@ -33,7 +33,6 @@ rows are noisy (a few samples): read the shares and differences, with /proc's to
 
 from __future__ import annotations
 
-import argparse
 import json
 import re
 import shutil
@@ -48,10 +47,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
+from bench._cli import ROOT  # noqa: E402
 from bench._server import cpu_times, shared_redis_arguments, tree_cpu  # noqa: E402
 from bench.compare import Tree, per_move  # noqa: E402
 from bench.floor import FloorPlay, start_games, trees  # noqa: E402
@@ -330,7 +330,7 @@ def say(name: str, figures: dict[str, Any]) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--transport", choices=("ws", "api"), default="ws")
     parser.add_argument("--clients", type=int, default=20, help="concurrent clients (20)")
     parser.add_argument("--rounds", type=int, default=1, help="profiled runs of each side (1)")

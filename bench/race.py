@@ -38,7 +38,6 @@ Printed:
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import json
 import os
@@ -54,10 +53,11 @@ from typing import Any
 import requests
 from websockets.asyncio.client import connect
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
+from bench._cli import ROOT  # noqa: E402
 from bench._server import (  # noqa: E402
     CpuAccount,
     choose,
@@ -305,7 +305,7 @@ def report(run: Run, wall: float, cpu: dict[str, float], args: Any, info: dict) 
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--races", type=int, default=50, help="races of 4 players (50)")
     parser.add_argument("--moves", type=int, default=30, help="moves per player, then resign")
     parser.add_argument("--seed", type=int, default=1, help="seed of the players' choices")

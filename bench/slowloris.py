@@ -28,10 +28,10 @@ from pathlib import Path
 
 import requests
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from bench._server import database_arguments, percentile  # noqa: E402
 from devtools.servers import free_port, nginx_conf, own_servers, start_nginx, stop  # noqa: E402
 
@@ -87,7 +87,7 @@ def attack(label: str, base: str, args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = _cli.parser(__doc__)
     database_arguments(parser)
     parser.add_argument("--slow", type=int, default=16, help="slow connections")
     parser.add_argument("--drip", type=float, default=2.0, help="seconds between their bytes")

@@ -27,11 +27,10 @@ from pathlib import Path
 import requests
 from websockets.asyncio.client import ClientConnection, connect
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import ws  # noqa: E402
+from bench import _cli, ws  # noqa: E402
 from bench._server import server_arguments, servers_for  # noqa: E402
 from devtools.accounts import register  # noqa: E402
 
@@ -106,7 +105,7 @@ def peak_during(pid: int, work: threading.Thread) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--sockets", type=int, default=2000, help="idle sockets (2,000)")
     parser.add_argument("--per-player", type=int, default=400, help="sockets per player (400)")
     parser.add_argument("--rate", type=float, default=100.0, help="moves/s of the load phase")

@@ -17,7 +17,6 @@ machine the times grow.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 import platform
@@ -29,8 +28,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 if __package__ in (None, ""):  # run as a script: make the repository importable
-    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from games.engine import VARIANTS, Family, new_position  # noqa: E402
 from games.engine.solver import solve  # noqa: E402
 
@@ -119,7 +119,7 @@ def render(rows: Sequence[Row]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--quick", action="store_true", help="fewer deals")
     parser.add_argument("--variant", action="append", choices=sorted(VARIANTS), default=None)
     parser.add_argument("--deals", type=int, default=None, help="deals per variant")

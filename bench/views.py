@@ -15,7 +15,6 @@ the request path, which the capacity model in docs/scaling.md scales.
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 import uuid
@@ -24,10 +23,10 @@ from pathlib import Path
 
 import requests
 
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:  # run as a script: make the repository importable
-    sys.path.insert(0, str(ROOT))
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import _cli  # noqa: E402
 from bench._server import (  # noqa: E402
     CpuAccount,
     cpu_lines,
@@ -40,7 +39,7 @@ from devtools.accounts import register  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = _cli.parser(__doc__)
     parser.add_argument("--clients", type=int, default=8, help="concurrent clients (8)")
     parser.add_argument("--seconds", type=float, default=15.0, help="length of the run (15)")
     parser.add_argument("--path", default="/api/v1/daily/bristol/today/board/")

@@ -90,13 +90,13 @@ def _settings_env_names() -> set[str]:
 SERVERS = ("http", "ws")
 
 
-def test_services_exist():
+def test_services_exist() -> None:
     services = _compose()["services"]
     assert {"postgres", "redis", "http", "ws", "proxy", "migrate", "dailies"} <= set(services)
     assert "web" not in services
 
 
-def test_servers_depend_on_healthy_postgres_and_redis():
+def test_servers_depend_on_healthy_postgres_and_redis() -> None:
     for name in SERVERS:
         depends = _compose()["services"][name]["depends_on"]
         assert {"postgres", "redis"} <= set(depends)
@@ -104,7 +104,7 @@ def test_servers_depend_on_healthy_postgres_and_redis():
             assert depends[dep]["condition"] == "service_healthy"
 
 
-def test_dailies_are_dealt_ahead_every_hour_after_the_migration():
+def test_dailies_are_dealt_ahead_every_hour_after_the_migration() -> None:
     dailies = _compose()["services"]["dailies"]
     command = " ".join(dailies["command"])
     assert "create_dailies --days 2" in command and "sleep 3600" in command
@@ -114,19 +114,19 @@ def test_dailies_are_dealt_ahead_every_hour_after_the_migration():
     assert dailies["restart"] == "unless-stopped"
 
 
-def test_server_environments_name_required_settings():
+def test_server_environments_name_required_settings() -> None:
     for name in SERVERS:
         assert _env_names(_compose()["services"][name]) >= REQUIRED_ENV
 
 
-def test_required_env_matches_settings():
+def test_required_env_matches_settings() -> None:
     read = _settings_env_names()
     assert read >= REQUIRED_ENV, f"settings.py does not read {REQUIRED_ENV - read}"
     unexpected = read - REQUIRED_ENV - OPTIONAL_ENV
     assert not unexpected, f"settings.py reads {unexpected}: add them to compose and this test"
 
 
-def test_database_connections_fit_postgres_with_a_reserve():
+def test_database_connections_fit_postgres_with_a_reserve() -> None:
     services = _compose()["services"]
     assert _command(services["postgres"]).endswith(
         f"-c max_connections={db_budget.MAX_CONNECTIONS}"
@@ -165,7 +165,7 @@ def _replicas(service: dict) -> int:
     return service.get("deploy", {}).get("replicas", service.get("scale", 1))
 
 
-def test_http_runs_gunicorn_threaded_replicas_with_the_wsgi_handler():
+def test_http_runs_gunicorn_threaded_replicas_with_the_wsgi_handler() -> None:
     http = _compose()["services"]["http"]
     assert _replicas(http) > 1
     command = _command(http)
@@ -173,7 +173,7 @@ def test_http_runs_gunicorn_threaded_replicas_with_the_wsgi_handler():
     assert "--worker-class gthread" in command and "--threads" in command
 
 
-def test_ws_runs_daphne_replicas_with_channels():
+def test_ws_runs_daphne_replicas_with_channels() -> None:
     ws = _compose()["services"]["ws"]
     assert _replicas(ws) > 1
     command = _command(ws)
@@ -181,7 +181,7 @@ def test_ws_runs_daphne_replicas_with_channels():
     assert "--proxy-headers" in command
 
 
-def test_replicas_publish_no_host_port_and_share_redis():
+def test_replicas_publish_no_host_port_and_share_redis() -> None:
     for name in SERVERS:
         service = _compose()["services"][name]
         # Several replicas cannot all bind one host port: only the proxy publishes one.
@@ -192,7 +192,7 @@ def test_replicas_publish_no_host_port_and_share_redis():
         assert env["NUM_PROXIES"] == "1"
 
 
-def test_proxy_is_the_one_entry_point():
+def test_proxy_is_the_one_entry_point() -> None:
     proxy = _proxy()
     assert proxy["image"].startswith("nginx")
     assert any(str(p).endswith(":80") for p in proxy["ports"])
@@ -207,7 +207,7 @@ def test_proxy_is_the_one_entry_point():
     assert all(str(p).startswith("127.0.0.1:") for p in services["grafana"]["ports"])
 
 
-def test_nginx_routes_ws_to_daphne_and_the_rest_to_gunicorn_by_docker_dns():
+def test_nginx_routes_ws_to_daphne_and_the_rest_to_gunicorn_by_docker_dns() -> None:
     conf = _nginx_conf()
     assert "resolver 127.0.0.11" in conf
     assert "server http:8000 resolve;" in conf and "server ws:8000 resolve;" in conf
@@ -217,7 +217,7 @@ def test_nginx_routes_ws_to_daphne_and_the_rest_to_gunicorn_by_docker_dns():
     assert "proxy_pass http://patience_http;" in rest
 
 
-def test_nginx_drops_idle_upstream_connections_before_gunicorn_does():
+def test_nginx_drops_idle_upstream_connections_before_gunicorn_does() -> None:
     """Else a request can go out on a connection gunicorn is closing: 502 for a POST."""
     conf = _nginx_conf()
     upstream = conf[conf.index("upstream patience_http") :].split("}", 1)[0]
@@ -230,7 +230,7 @@ def test_nginx_drops_idle_upstream_connections_before_gunicorn_does():
     assert int(nginx_idle.group(1)) < gunicorn_idle
 
 
-def test_nginx_passes_websocket_upgrades():
+def test_nginx_passes_websocket_upgrades() -> None:
     conf = _nginx_conf()
     assert "proxy_http_version 1.1;" in conf
     assert "proxy_set_header Upgrade $http_upgrade;" in conf
@@ -240,7 +240,7 @@ def test_nginx_passes_websocket_upgrades():
     assert "Upgrade" in ws and "proxy_read_timeout" in ws
 
 
-def test_every_nginx_location_forwards_host_and_client_address():
+def test_every_nginx_location_forwards_host_and_client_address() -> None:
     """A location that sets any proxy header inherits none: each must set them all."""
     conf = _nginx_conf()
     locations = conf.split("location ")[1:]
@@ -262,7 +262,7 @@ def _seconds(value: str) -> float:
     return int(number) * {"ms": 0.001, "s": 1, "m": 60, None: 1}[unit]
 
 
-def test_nginx_cuts_off_slow_clients_before_gunicorn_sees_them():
+def test_nginx_cuts_off_slow_clients_before_gunicorn_sees_them() -> None:
     """gunicorn's threads would each wait on one slow sender (bench/slowloris.py): nginx
     must time out slow headers and bodies, cap bodies and connections per address."""
     conf = _nginx_conf()
@@ -279,7 +279,7 @@ def test_nginx_cuts_off_slow_clients_before_gunicorn_sees_them():
 # -- health -----------------------------------------------------------------------------
 
 
-def test_servers_are_healthy_when_ready_and_restarted_when_dead():
+def test_servers_are_healthy_when_ready_and_restarted_when_dead() -> None:
     """The healthcheck asks readiness (the proxy waits for it) through the probe module
     (no curl in the image); a dead server's container exits and is restarted."""
     for name in SERVERS:
@@ -296,7 +296,7 @@ def test_servers_are_healthy_when_ready_and_restarted_when_dead():
     assert all(proxy_waits[name]["condition"] == "service_healthy" for name in SERVERS)
 
 
-def test_probe_paths_exist():
+def test_probe_paths_exist() -> None:
     from django.urls import resolve
 
     from patience_site.probe import KINDS
@@ -308,7 +308,7 @@ def test_probe_paths_exist():
 # -- monitoring ---------------------------------------------------------------------------
 
 
-def test_monitoring_runs_behind_a_profile_with_its_files():
+def test_monitoring_runs_behind_a_profile_with_its_files() -> None:
     services = _compose()["services"]
     for name in ("prometheus", "grafana"):
         assert services[name]["profiles"] == ["monitoring"]
@@ -318,7 +318,7 @@ def test_monitoring_runs_behind_a_profile_with_its_files():
                 assert (REPO_ROOT / source).exists(), source
 
 
-def test_prometheus_scrapes_every_server_with_the_metrics_token():
+def test_prometheus_scrapes_every_server_with_the_metrics_token() -> None:
     compose = _compose()
     prometheus = compose["services"]["prometheus"]
     config = yaml.safe_load((REPO_ROOT / "deploy/prometheus/prometheus.yml").read_text())
@@ -338,7 +338,7 @@ def test_prometheus_scrapes_every_server_with_the_metrics_token():
     assert config["rule_files"] == ["/etc/prometheus/alerts.yml"]
 
 
-def test_gunicorn_adds_up_its_workers_metrics():
+def test_gunicorn_adds_up_its_workers_metrics() -> None:
     http = _compose()["services"]["http"]
     assert "--config python:patience_site.gunicorn" in _command(http)
     assert http["environment"]["PROMETHEUS_MULTIPROC_DIR"]
@@ -347,7 +347,7 @@ def test_gunicorn_adds_up_its_workers_metrics():
 # -- backups ------------------------------------------------------------------------------
 
 
-def test_backups_dump_the_database_with_retention():
+def test_backups_dump_the_database_with_retention() -> None:
     compose = _compose()
     backup = compose["services"]["backup"]
     assert backup["image"] == compose["services"]["postgres"]["image"]  # pg_dump of its version

@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from patience_site import gunicorn
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +47,9 @@ def _value(scrape: str, series: str) -> float | None:
     return None
 
 
-def test_workers_add_up_and_a_dead_worker_leaves(tmp_path: Path, monkeypatch):
+def test_workers_add_up_and_a_dead_worker_leaves(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     directory = tmp_path / "prometheus"
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(directory))
     directory.mkdir()

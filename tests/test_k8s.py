@@ -65,7 +65,7 @@ def _joined(command: list[str] | str) -> str:
     return " ".join(command) if isinstance(command, list) else command
 
 
-def test_kustomize_lists_every_manifest():
+def test_kustomize_lists_every_manifest() -> None:
     listed = set(_kustomization()["resources"])
     present = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml", "secret.example.yaml"}
     assert listed == present
@@ -73,14 +73,14 @@ def test_kustomize_lists_every_manifest():
 
 
 @pytest.mark.parametrize("name", sorted(p.name for p in K8S.glob("*.yaml")))
-def test_every_manifest_is_valid_kubernetes(name: str):
+def test_every_manifest_is_valid_kubernetes(name: str) -> None:
     if name == "kustomization.yaml":
         pytest.skip("kustomize's own file, no Kubernetes object")
     for doc in _documents(name):
         kubernetes_validate.validate(doc, KUBERNETES, strict=True)
 
 
-def test_the_layout_is_compose_s():
+def test_the_layout_is_compose_s() -> None:
     deployments = _by_kind("Deployment")
     assert set(deployments) == {"patience-http", "patience-ws"}
     assert set(_by_kind("Job")) == {"patience-migrate"}
@@ -97,7 +97,7 @@ def test_the_layout_is_compose_s():
     assert deployments["patience-ws"]["spec"]["replicas"] >= 2
 
 
-def test_every_container_runs_the_one_image_with_the_settings():
+def test_every_container_runs_the_one_image_with_the_settings() -> None:
     config = _by_kind("ConfigMap")["patience-config"]["data"]
     secret = yaml.safe_load((K8S / "secret.example.yaml").read_text())["stringData"]
     for doc, container in _containers():
@@ -109,7 +109,7 @@ def test_every_container_runs_the_one_image_with_the_settings():
     assert not set(config) & set(secret)
 
 
-def test_servers_probe_liveness_and_readiness_at_served_paths():
+def test_servers_probe_liveness_and_readiness_at_served_paths() -> None:
     for name, deployment in _by_kind("Deployment").items():
         (container,) = _pod(deployment)["spec"]["containers"]
         ports = {port["name"]: port["containerPort"] for port in container["ports"]}
@@ -126,7 +126,7 @@ def test_servers_probe_liveness_and_readiness_at_served_paths():
             assert host["name"] == "Host" and host["value"] in allowed.split(",")
 
 
-def test_disruption_budgets_and_services_select_the_servers():
+def test_disruption_budgets_and_services_select_the_servers() -> None:
     budgets, services = _by_kind("PodDisruptionBudget"), _by_kind("Service")
     for name, deployment in _by_kind("Deployment").items():
         labels = _pod(deployment)["metadata"]["labels"]
@@ -136,7 +136,7 @@ def test_disruption_budgets_and_services_select_the_servers():
         assert services[name]["spec"]["selector"].items() <= labels.items()
 
 
-def test_gunicorn_pods_add_up_their_workers_metrics():
+def test_gunicorn_pods_add_up_their_workers_metrics() -> None:
     http = _by_kind("Deployment")["patience-http"]
     (container,) = _pod(http)["spec"]["containers"]
     env = {item["name"]: item["value"] for item in container["env"]}
@@ -145,12 +145,12 @@ def test_gunicorn_pods_add_up_their_workers_metrics():
     assert "python:patience_site.gunicorn" in container["command"]
 
 
-def test_the_jobs_never_overlap_themselves():
+def test_the_jobs_never_overlap_themselves() -> None:
     for cronjob in _by_kind("CronJob").values():
         assert cronjob["spec"]["concurrencyPolicy"] == "Forbid"
 
 
-def test_database_connections_fit_postgres_with_a_reserve():
+def test_database_connections_fit_postgres_with_a_reserve() -> None:
     """Every server pod at once, one more of each during a rolling update, and every job."""
     config = _by_kind("ConfigMap")["patience-config"]["data"]
     budget = {}

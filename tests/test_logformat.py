@@ -9,11 +9,13 @@ import json
 import logging
 import logging.config
 import re
+from _io import StringIO
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from django.conf import settings
+from django.test import Client
 
 from core.tracing import RequestIdFilter
 
@@ -75,7 +77,9 @@ def written(log: tuple[str, io.StringIO, Records]) -> list[str]:
 
 
 @pytest.mark.django_db
-def test_a_line_feed_in_a_path_cannot_start_a_line(client, log):
+def test_a_line_feed_in_a_path_cannot_start_a_line(
+    client: Client, log: tuple[str, StringIO, Records]
+) -> None:
     assert client.get(PATH).status_code == 404
     lines = written(log)
     assert len(lines) == 2  # Django's "Not Found", the request's line
@@ -87,7 +91,7 @@ def test_a_line_feed_in_a_path_cannot_start_a_line(client, log):
         assert all(SHOWN in line for line in lines)
 
 
-def test_every_field_and_argument_is_escaped(log):
+def test_every_field_and_argument_is_escaped(log: tuple[str, StringIO, Records]) -> None:
     agent = "curl\r\n" + FORGED + "\u2028\x85"
     logging.getLogger("patience.request").info(
         "login %s", "ann\n" + FORGED, extra={"user_agent": agent, "username": ["bob\nx"]}
@@ -102,7 +106,9 @@ def test_every_field_and_argument_is_escaped(log):
         assert fields["username"] == ["bob\\nx"]
 
 
-def test_a_traceback_keeps_its_lines_but_none_starts_a_record(log):
+def test_a_traceback_keeps_its_lines_but_none_starts_a_record(
+    log: tuple[str, StringIO, Records],
+) -> None:
     try:
         raise ValueError("bad input\n" + FORGED)
     except ValueError:

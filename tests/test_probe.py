@@ -33,16 +33,16 @@ def port() -> Iterator[int]:
     server.shutdown()
 
 
-def test_probe_follows_the_status(port):
+def test_probe_follows_the_status(port: int) -> None:
     assert probe.main(["live", str(port)]) == 0
     assert probe.main(["ready", str(port)]) == 1
 
 
-def test_probe_fails_when_nothing_listens(port):
+def test_probe_fails_when_nothing_listens(port: int) -> None:
     assert probe.probe("live", port + 1 if port < 65535 else port - 1) is False
 
 
-def test_probe_runs_as_a_module(port):
+def test_probe_runs_as_a_module(port: int) -> None:
     run = [sys.executable, "-m", "patience_site.probe"]
     assert subprocess.run([*run, "live", str(port)]).returncode == 0
     assert subprocess.run([*run, "bogus"], capture_output=True).returncode == 2

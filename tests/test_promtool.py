@@ -53,13 +53,13 @@ def _files_named(config: dict[str, Any]) -> list[str]:
     return files
 
 
-def test_the_alert_rules_load():
+def test_the_alert_rules_load() -> None:
     rules = yaml.safe_load((PROMETHEUS / "alerts.yml").read_text())["groups"][0]["rules"]
     done = promtool("check", "rules", PROMETHEUS / "alerts.yml")
     assert f"SUCCESS: {len(rules)} rules found" in done.stdout
 
 
-def test_the_compose_config_loads_with_the_files_compose_mounts(tmp_path):
+def test_the_compose_config_loads_with_the_files_compose_mounts(tmp_path: Path) -> None:
     """The config names its files at their paths inside compose's container: each must be
     one compose mounts there; promtool then reads a copy pointing at local copies."""
     config_path = "/etc/prometheus/prometheus.yml"
@@ -122,7 +122,7 @@ def _responses(
     ]
 
 
-def test_the_alerts_fire_as_documented(tmp_path):
+def test_the_alerts_fire_as_documented(tmp_path: Path) -> None:
     """docs/operations.md's table, played on made-up series: 2% of 5xx pages after five
     minutes, 0.5% never does, nor a hint flood shed with 503s; a server down pages after a
     minute; an empty race pool names its variant."""

@@ -34,29 +34,29 @@ def _settings(**extra: str) -> dict:
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_default_database_is_sqlite():
+def test_default_database_is_sqlite() -> None:
     s = _settings()
     assert s["engine"] == "django.db.backends.sqlite3"
     assert s["name"] == str(REPO_ROOT / "db.sqlite3")
     assert s["debug"] is True
 
 
-def test_database_url_selects_postgres():
+def test_database_url_selects_postgres() -> None:
     s = _settings(DATABASE_URL="postgres://u:p@db.example:5432/patience")
     assert s["engine"] == "django.db.backends.postgresql"
 
 
-def test_redis_url_selects_redis_channel_layer():
+def test_redis_url_selects_redis_channel_layer() -> None:
     s = _settings(REDIS_URL="redis://127.0.0.1:6379/0")
     assert s["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
 
 
-def test_no_redis_url_selects_in_memory_layer():
+def test_no_redis_url_selects_in_memory_layer() -> None:
     s = _settings()
     assert s["layer"] == "channels.layers.InMemoryChannelLayer"
 
 
-def test_production_requires_secret_key():
+def test_production_requires_secret_key() -> None:
     env = {k: v for k, v in os.environ.items() if k not in VARS}
     env.update(DJANGO_SETTINGS_MODULE="patience_site.settings", DEBUG="False")
     out = subprocess.run(
@@ -66,7 +66,7 @@ def test_production_requires_secret_key():
     assert "SECRET_KEY" in out.stderr
 
 
-def test_production_deploy_check_passes():
+def test_production_deploy_check_passes() -> None:
     env = {k: v for k, v in os.environ.items() if k not in VARS}
     env.update(
         DJANGO_SETTINGS_MODULE="patience_site.settings",
@@ -99,14 +99,14 @@ def _log_line(log_format: str) -> subprocess.CompletedProcess:
     )
 
 
-def test_json_logs_are_one_object_a_line():
+def test_json_logs_are_one_object_a_line() -> None:
     line = json.loads(_log_line("json").stderr.strip().splitlines()[-1])
     assert line["level"] == "INFO" and line["logger"] == "patience.request"
     assert line["message"] == "GET / 200" and line["status"] == 200
     assert "request_id" in line and "time" in line
 
 
-def test_text_logs_are_for_people_and_other_formats_refused():
+def test_text_logs_are_for_people_and_other_formats_refused() -> None:
     assert _log_line("text").stderr.strip().endswith("patience.request [None]: GET / 200")
     refused = _log_line("xml")
     assert refused.returncode != 0 and "LOG_FORMAT" in refused.stderr

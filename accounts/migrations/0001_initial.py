@@ -8,12 +8,14 @@ permissions and admin history that point at them) are relabelled to accounts.
 import django.db.models.deletion
 from django.conf import settings
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 #: The moved models, as content types name them.
 MODELS = ("apitoken", "usernameskeleton")
 
 
-def _relabel(apps, schema_editor, old: str, new: str) -> None:
+def _relabel(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor, old: str, new: str) -> None:
     content_types = apps.get_model("contenttypes", "ContentType").objects.db_manager(
         schema_editor.connection.alias
     )
@@ -23,11 +25,11 @@ def _relabel(apps, schema_editor, old: str, new: str) -> None:
             content_types.filter(app_label=old, model=model).update(app_label=new)
 
 
-def forwards(apps, schema_editor):
+def forwards(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     _relabel(apps, schema_editor, "games", "accounts")
 
 
-def backwards(apps, schema_editor):
+def backwards(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     _relabel(apps, schema_editor, "accounts", "games")
 
 

@@ -102,24 +102,14 @@ class GalleryPosition(Position):
 
     def _why_illegal(self, si: int, di: int) -> str | None:
         piles = self.piles
-        stock = len(piles[STOCK])
-        if si == DEAL_INDEX:
-            return None if stock else "the stock is empty"
-        if si == DEAL_REVERSE_INDEX:
-            if not self.variant.reversible_last_row:
-                return f"deal-reverse is not part of {self.variant.key}"
-            if not stock:
-                return "the stock is empty"
-            if stock > LAST_ROW:
-                return f"deal-reverse only deals the last row (the stock holds {stock} cards)"
-            return None
+        if si < 0:
+            return self._why_deal_illegal(si)
         if si >= ACE_PILE:
             return "cards never leave the ace pile or the stock that way"
         src = piles[si]
         if not src:
             return f"{self.PILE_IDS[si]} is empty"
         c = src[-1]
-        name = card_text(c)
         if di == si:
             return "source and destination are the same pile"
         if rank(c) == ACE:
@@ -128,7 +118,24 @@ class GalleryPosition(Position):
             return "only Aces go to the ace pile"
         if di == STOCK:
             return "nothing is moved onto the stock"
-        dst = piles[di]
+        return self._why_not_onto(c, di)
+
+    def _why_deal_illegal(self, si: int) -> str | None:
+        """Why a deal (``si`` is DEAL_INDEX or DEAL_REVERSE_INDEX) is illegal, if it is."""
+        stock = len(self.piles[STOCK])
+        if si == DEAL_INDEX:
+            return None if stock else "the stock is empty"
+        if not self.variant.reversible_last_row:
+            return f"deal-reverse is not part of {self.variant.key}"
+        if not stock:
+            return "the stock is empty"
+        if stock > LAST_ROW:
+            return f"deal-reverse only deals the last row (the stock holds {stock} cards)"
+        return None
+
+    def _why_not_onto(self, c: Card, di: int) -> str | None:
+        """Why card ``c`` (no Ace) may not go onto reserve or slot ``di``, if it may not."""
+        dst = self.piles[di]
         if di >= RESERVES.start:
             if dst:
                 return "nothing is built on a reserve"
@@ -138,12 +145,15 @@ class GalleryPosition(Position):
         start = ROW_START[di]
         if not dst:
             if rank(c) != start:
-                return f"an empty slot of this row takes only a {start}, not {name}"
+                return f"an empty slot of this row takes only a {start}, not {card_text(c)}"
             return None
         if rank(dst[0]) != start:
             return f"nothing is built on {self.PILE_IDS[di]}: its bottom card is not a {start}"
         if c != dst[-1] + BUILD_STEP:
-            return f"{name} does not go on {card_text(dst[-1])} (same suit, three ranks higher)"
+            return (
+                f"{card_text(c)} does not go on {card_text(dst[-1])} "
+                "(same suit, three ranks higher)"
+            )
         return None
 
     def _after(self, si: int, di: int) -> Piles:

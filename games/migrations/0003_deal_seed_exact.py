@@ -8,12 +8,14 @@ with the range check removed meanwhile (unpadded text would fail it).
 from decimal import Decimal
 
 from django.db import migrations
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 from django.db.models import CheckConstraint, Q
 
 import games.models
 
 
-def pad_sqlite_seeds(apps, schema_editor):
+def pad_sqlite_seeds(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     if schema_editor.connection.vendor != "sqlite":
         return
     with schema_editor.connection.cursor() as cursor:

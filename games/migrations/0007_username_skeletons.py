@@ -8,11 +8,13 @@ import django.db.models.deletion
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 from accounts.usernames import username_skeleton
 
 
-def fill(apps, schema_editor):
+def fill(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     user_model = apps.get_model(settings.AUTH_USER_MODEL)
     skeletons = apps.get_model("games", "UsernameSkeleton")
     field = get_user_model().USERNAME_FIELD  # historical models have no USERNAME_FIELD

@@ -5,13 +5,15 @@ log (``games.services``); 0009 makes both fields required.
 """
 
 from django.db import migrations, models
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 from games.engine import EngineError, new_position
 
 UNDO = "undo"
 
 
-def fill(apps, schema_editor):
+def fill(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     game_model = apps.get_model("games", "Game")
     move_model = apps.get_model("games", "Move")
     for game in game_model.objects.select_related("deal").iterator(chunk_size=200):

@@ -2,12 +2,14 @@
 from their logs, and drop the Redis mirrors of their boards (rebuilt on their next read)."""
 
 from django.db import migrations
+from django.db.backends.base.schema import BaseDatabaseSchemaEditor
+from django.db.migrations.state import StateApps
 
 from games.engine import GameLog, get_variant, new_position
 from games.standings import reach_of, standing_key
 
 
-def rekey(apps, schema_editor):
+def rekey(apps: StateApps, schema_editor: BaseDatabaseSchemaEditor) -> None:
     from games.boards import board_drop
 
     Result = apps.get_model("games", "Result")

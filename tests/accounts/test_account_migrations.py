@@ -15,7 +15,7 @@ MOVE = [("games", "0010_move_account_models"), ("accounts", "0001_initial")]
 
 
 @pytest.mark.parametrize(("app", "migration"), MOVE)
-def test_the_move_runs_no_sql(app, migration):
+def test_the_move_runs_no_sql(app: str, migration: str) -> None:
     out = StringIO()
     call_command("sqlmigrate", app, migration, stdout=out)
     statements = [
@@ -26,6 +26,6 @@ def test_the_move_runs_no_sql(app, migration):
     assert statements == []
 
 
-def test_the_models_keep_the_tables_games_made():
+def test_the_models_keep_the_tables_games_made() -> None:
     assert ApiToken._meta.db_table == "games_apitoken"
     assert UsernameSkeleton._meta.db_table == "games_usernameskeleton"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.django_db
 # -- tokens ---------------------------------------------------------------------------------
 
 
-def test_token_is_stored_hashed_and_found_by_its_key(user):
+def test_token_is_stored_hashed_and_found_by_its_key(user: Any) -> None:
     token, key = account_services.token_create(user=user, name="bot")
     assert key.startswith("pt_") and len(key) > 40
     assert token.key_hash == account_selectors.token_hash(key) != key
@@ -28,7 +29,7 @@ def test_token_is_stored_hashed_and_found_by_its_key(user):
     assert account_selectors.token_user(key + "x") is None
 
 
-def test_revoked_token_and_inactive_user_do_not_authenticate(user, other_user):
+def test_revoked_token_and_inactive_user_do_not_authenticate(user: Any, other_user: Any) -> None:
     token, key = account_services.token_create(user=user, name="bot")
     account_services.token_revoke(user=user, token_id=token.pk)
     assert account_selectors.token_user(key) is None
@@ -45,7 +46,7 @@ def test_revoked_token_and_inactive_user_do_not_authenticate(user, other_user):
     assert account_selectors.token_user(other_key) is None
 
 
-def test_token_use_is_recorded_at_most_once_a_minute(user):
+def test_token_use_is_recorded_at_most_once_a_minute(user: Any) -> None:
     token, _ = account_services.token_create(user=user, name="bot")
     account_services.token_touch(token)
     token.refresh_from_db()
@@ -62,7 +63,7 @@ def test_token_use_is_recorded_at_most_once_a_minute(user):
     assert token.last_used_at >= first
 
 
-def test_token_authenticate_records_the_use_of_a_good_key_only(user):
+def test_token_authenticate_records_the_use_of_a_good_key_only(user: Any) -> None:
     token, key = account_services.token_create(user=user, name="bot")
     assert account_services.token_authenticate(key + "x") is None
     token.refresh_from_db()
@@ -75,7 +76,7 @@ def test_token_authenticate_records_the_use_of_a_good_key_only(user):
 # -- accounts -------------------------------------------------------------------------------
 
 
-def test_register_creates_a_user_with_a_hashed_password(db, password):
+def test_register_creates_a_user_with_a_hashed_password(db: None, password: str) -> None:
     user = account_services.user_register(
         username="carol", password=password, email="c@example.com"
     )
@@ -84,14 +85,14 @@ def test_register_creates_a_user_with_a_hashed_password(db, password):
     assert get_user_model().objects.filter(username="carol").exists()
 
 
-def test_register_refuses_a_weak_password(db):
+def test_register_refuses_a_weak_password(db: None) -> None:
     with pytest.raises(InvalidInput) as exc:
         account_services.user_register(username="carol", password="123")
     assert "password" in exc.value.details
     assert not get_user_model().objects.exists()
 
 
-def test_register_refuses_a_taken_username_in_any_case(user, password):
+def test_register_refuses_a_taken_username_in_any_case(user: Any, password: str) -> None:
     with pytest.raises(InvalidInput) as exc:
         account_services.user_register(username="ANN", password=password)
     assert exc.value.details == {"username": ["taken"]}

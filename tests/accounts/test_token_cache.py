@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from django.test import RequestFactory
 from django.test.utils import CaptureQueriesContext
 
 from accounts import selectors as account_selectors
@@ -21,6 +22,7 @@ from accounts import services as account_services
 from accounts import token_cache
 from accounts.models import ApiToken
 from core.errors import Unavailable
+from devtools.servers import RedisServer
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.own_redis"]
@@ -51,14 +53,16 @@ def test_a_cached_token_authenticates_without_a_statement(key: str, user: Any) -
     assert "password" in got_user.get_deferred_fields()  # never cached
 
 
-def test_rest_requests_with_a_cached_token_run_no_token_statement(own_redis, api) -> None:
+def test_rest_requests_with_a_cached_token_run_no_token_statement(
+    own_redis: RedisServer, api: Any
+) -> None:
     assert api.get(ME).status_code == 200  # fills the entry
     with CaptureQueriesContext(connection) as captured:
         assert api.get(ME).status_code == 200
     assert not [q for q in captured.captured_queries if "games_apitoken" in q["sql"]]
 
 
-def test_an_unknown_key_is_refused_and_not_cached(own_redis, user) -> None:
+def test_an_unknown_key_is_refused_and_not_cached(own_redis: RedisServer, user: Any) -> None:
     assert account_services.token_authenticate("pt_unknown") is None
     assert account_services.token_authenticate("pt_unknown") is None
     assert own_redis_keys(own_redis, "token:") == []
@@ -70,7 +74,9 @@ def own_redis_keys(server: Any, part: str) -> list[bytes]:
     return [k for k in redis.Redis.from_url(server.url).scan_iter() if part.encode() in k]
 
 
-def test_a_revoked_token_is_refused_on_the_next_request(own_redis, api, user) -> None:
+def test_a_revoked_token_is_refused_on_the_next_request(
+    own_redis: RedisServer, api: Any, user: Any
+) -> None:
     assert api.get(ME).status_code == 200
     token = ApiToken.objects.get(user=user)
     assert api.delete(tokens_url(token)).status_code == 204
@@ -113,7 +119,9 @@ def test_a_token_given_a_new_key_refuses_the_old_one(key: str, user: Any) -> Non
     assert account_services.token_authenticate("pt_new") is not None
 
 
-def test_a_read_from_before_a_revocation_cannot_put_the_token_back(own_redis, user) -> None:
+def test_a_read_from_before_a_revocation_cannot_put_the_token_back(
+    own_redis: RedisServer, user: Any
+) -> None:
     token, key = account_services.token_create(user=user, name="bot")
     read_at = time.monotonic()
     found = account_selectors.token_user(key)  # a request read the row, then stalled
@@ -124,7 +132,7 @@ def test_a_read_from_before_a_revocation_cannot_put_the_token_back(own_redis, us
     assert account_services.token_authenticate(key) is None
 
 
-def test_a_fill_from_an_old_read_is_dropped(own_redis, user) -> None:
+def test_a_fill_from_an_old_read_is_dropped(own_redis: RedisServer, user: Any) -> None:
     _, key = account_services.token_create(user=user, name="bot")
     found = account_selectors.token_user(key)
     assert found is not None
@@ -142,13 +150,17 @@ def test_the_use_is_recorded_when_the_entry_is_filled(key: str, user: Any) -> No
     assert token.last_used_at is None
 
 
-def test_with_redis_down_tokens_authenticate_from_postgresql(key: str, api, own_redis) -> None:
+def test_with_redis_down_tokens_authenticate_from_postgresql(
+    key: str, api: Any, own_redis: RedisServer
+) -> None:
     own_redis.kill()
     assert account_services.token_authenticate(key) is not None
     assert api.get(ME).status_code == 200
 
 
-def test_with_redis_down_a_revocation_is_refused_and_changes_nothing(own_redis, api, user) -> None:
+def test_with_redis_down_a_revocation_is_refused_and_changes_nothing(
+    own_redis: RedisServer, api: Any, user: Any
+) -> None:
     assert api.get(ME).status_code == 200
     token = ApiToken.objects.get(user=user)
     own_redis.kill()
@@ -163,7 +175,9 @@ def test_with_redis_down_a_revocation_is_refused_and_changes_nothing(own_redis, 
         user.save()
 
 
-def test_with_redis_down_an_admin_edit_of_an_account_answers_503(key, own_redis, user, rf) -> None:
+def test_with_redis_down_an_admin_edit_of_an_account_answers_503(
+    key: str, own_redis: RedisServer, user: Any, rf: RequestFactory
+) -> None:
     from patience_site.middleware import DatabaseUnavailableMiddleware
 
     own_redis.kill()

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from django.contrib.auth import get_user_model
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts.models import ApiToken
@@ -18,7 +22,7 @@ CSRF = "/api/v1/auth/csrf/"
 TOKENS = "/api/v1/auth/tokens/"
 
 
-def error_of(response, status: int) -> dict:
+def error_of(response: Any, status: int) -> dict[str, Any]:
     """The error envelope of a response, after checking its status and shape."""
     assert response.status_code == status, response.content
     body = response.json()
@@ -31,7 +35,7 @@ def error_of(response, status: int) -> dict:
 # -- register -------------------------------------------------------------------------------
 
 
-def test_register_creates_the_account_and_logs_in(password):
+def test_register_creates_the_account_and_logs_in(password: str) -> None:
     client = APIClient()
     response = client.post(
         REGISTER,
@@ -47,7 +51,7 @@ def test_register_creates_the_account_and_logs_in(password):
     assert client.get(ME).json()["username"] == "carol"
 
 
-def test_register_with_a_weak_password_is_a_validation_error():
+def test_register_with_a_weak_password_is_a_validation_error() -> None:
     response = APIClient().post(REGISTER, {"username": "carol", "password": "12345"}, format="json")
     error = error_of(response, 400)
     assert error["code"] == "validation_error"
@@ -55,7 +59,7 @@ def test_register_with_a_weak_password_is_a_validation_error():
     assert not get_user_model().objects.filter(username="carol").exists()
 
 
-def test_register_with_a_taken_username_is_refused(user, password):
+def test_register_with_a_taken_username_is_refused(user: Any, password: str) -> None:
     response = APIClient().post(REGISTER, {"username": "Ann", "password": password}, format="json")
     error = error_of(response, 400)
     assert error["code"] == "validation_error"
@@ -71,7 +75,9 @@ def test_register_with_a_taken_username_is_refused(user, password):
         "adm\u0456n",  # Cyrillic і
     ],
 )
-def test_register_refuses_a_name_that_looks_like_a_taken_one(make_user, password, look_alike):
+def test_register_refuses_a_name_that_looks_like_a_taken_one(
+    make_user: Callable[..., Any], password: str, look_alike: str
+) -> None:
     make_user("admin")
     response = APIClient().post(
         REGISTER, {"username": look_alike, "password": password}, format="json"
@@ -82,7 +88,7 @@ def test_register_refuses_a_name_that_looks_like_a_taken_one(make_user, password
     assert get_user_model().objects.count() == 1
 
 
-def test_register_accepts_names_that_only_share_letters(password):
+def test_register_accepts_names_that_only_share_letters(password: str) -> None:
     for name in ("admin", "admin2", "adm1n", "\u0430\u0431\u0432"):
         response = APIClient().post(
             REGISTER, {"username": name, "password": password}, format="json"
@@ -90,7 +96,7 @@ def test_register_accepts_names_that_only_share_letters(password):
         assert response.status_code == 201, (name, response.content)
 
 
-def test_register_with_missing_or_bad_fields_is_refused(password):
+def test_register_with_missing_or_bad_fields_is_refused(password: str) -> None:
     error = error_of(APIClient().post(REGISTER, {"password": password}, format="json"), 400)
     assert error["code"] == "validation_error"
     assert "username" in error["details"]
@@ -103,7 +109,7 @@ def test_register_with_missing_or_bad_fields_is_refused(password):
 # -- log in and out, the current user ---------------------------------------------------------
 
 
-def test_login_and_me_and_logout(user, password):
+def test_login_and_me_and_logout(user: Any, password: str) -> None:
     client = APIClient()
     response = client.post(LOGIN, {"username": "ann", "password": password}, format="json")
     assert response.status_code == 200
@@ -123,7 +129,7 @@ def test_login_and_me_and_logout(user, password):
     assert error_of(client.get(ME), 401)["code"] == "not_authenticated"
 
 
-def test_login_with_a_wrong_password_is_refused(user):
+def test_login_with_a_wrong_password_is_refused(user: Any) -> None:
     client = APIClient()
     response = client.post(LOGIN, {"username": "ann", "password": "wrong"}, format="json")
     error = error_of(response, 401)
@@ -132,7 +138,7 @@ def test_login_with_a_wrong_password_is_refused(user):
     assert error_of(client.get(ME), 401)["code"] == "not_authenticated"
 
 
-def test_login_of_an_unknown_user_or_without_fields_is_refused(db):
+def test_login_of_an_unknown_user_or_without_fields_is_refused(db: None) -> None:
     error = error_of(
         APIClient().post(LOGIN, {"username": "nobody", "password": "x"}, format="json"), 401
     )
@@ -141,7 +147,7 @@ def test_login_of_an_unknown_user_or_without_fields_is_refused(db):
     assert set(error["details"]) == {"username", "password"}
 
 
-def test_me_unauthenticated_is_401_with_www_authenticate(db):
+def test_me_unauthenticated_is_401_with_www_authenticate(db: None) -> None:
     response = APIClient().get(ME)
     error = error_of(response, 401)
     assert error["code"] == "not_authenticated"
@@ -160,7 +166,7 @@ def csrf_client() -> tuple[APIClient, str]:
     return client, token
 
 
-def test_session_writes_need_the_csrf_token(user, password):
+def test_session_writes_need_the_csrf_token(user: Any, password: str) -> None:
     client, token = csrf_client()
     error = error_of(
         client.post(LOGIN, {"username": "ann", "password": password}, format="json"), 403
@@ -195,14 +201,14 @@ def test_session_writes_need_the_csrf_token(user, password):
     assert client.get(ME).status_code == 401
 
 
-def test_register_needs_the_csrf_token(password):
+def test_register_needs_the_csrf_token(password: str) -> None:
     client, token = csrf_client()
     data = {"username": "carol", "password": password}
     assert error_of(client.post(REGISTER, data, format="json"), 403)["code"] == "permission_denied"
     assert client.post(REGISTER, data, format="json", HTTP_X_CSRFTOKEN=token).status_code == 201
 
 
-def test_token_requests_need_no_csrf_token(user, token_client):
+def test_token_requests_need_no_csrf_token(user: Any, token_client: Callable[..., Any]) -> None:
     client = token_client(user, enforce_csrf_checks=True)
     assert client.post("/api/v1/games/", {"variant": "bristol"}, format="json").status_code == 201
 
@@ -210,7 +216,7 @@ def test_token_requests_need_no_csrf_token(user, token_client):
 # -- personal tokens ---------------------------------------------------------------------------
 
 
-def test_token_is_shown_once_and_authenticates(user, password):
+def test_token_is_shown_once_and_authenticates(user: Any, password: str) -> None:
     session = APIClient()
     session.force_login(user)
     created = session.post(TOKENS, {"name": "my bot"}, format="json")
@@ -236,7 +242,9 @@ def test_token_is_shown_once_and_authenticates(user, password):
     assert ApiToken.objects.get(pk=body["id"]).last_used_at is not None
 
 
-def test_token_list_shows_only_my_active_tokens(user, other_user, token_client):
+def test_token_list_shows_only_my_active_tokens(
+    user: Any, other_user: Any, token_client: Callable[..., Any]
+) -> None:
     ann = token_client(user)
     bob = token_client(other_user)
     mine = ann.post(TOKENS, {"name": "second"}, format="json").json()
@@ -247,7 +255,7 @@ def test_token_list_shows_only_my_active_tokens(user, other_user, token_client):
     assert [t["name"] for t in ann.get(TOKENS).json()["results"]] == ["tests"]
 
 
-def test_revoked_token_is_refused(user, token_client):
+def test_revoked_token_is_refused(user: Any, token_client: Callable[..., Any]) -> None:
     client = token_client(user)
     token_id = client.get(TOKENS).json()["results"][0]["id"]
     assert client.delete(f"{TOKENS}{token_id}/").status_code == 204
@@ -257,7 +265,7 @@ def test_revoked_token_is_refused(user, token_client):
     assert response["WWW-Authenticate"] == "Token"
 
 
-def test_unknown_or_malformed_token_is_refused(db):
+def test_unknown_or_malformed_token_is_refused(db: None) -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION="Token pt_not-a-real-key")
     assert error_of(client.get(ME), 401)["code"] == "authentication_failed"
@@ -267,7 +275,9 @@ def test_unknown_or_malformed_token_is_refused(db):
     assert error_of(client.get(ME), 401)["code"] == "authentication_failed"
 
 
-def test_revoking_someone_elses_token_is_not_found(user, other_user, token_client):
+def test_revoking_someone_elses_token_is_not_found(
+    user: Any, other_user: Any, token_client: Callable[..., Any]
+) -> None:
     ann = token_client(user)
     bob = token_client(other_user)
     bob_token = bob.get(TOKENS).json()["results"][0]["id"]
@@ -277,13 +287,13 @@ def test_revoking_someone_elses_token_is_not_found(user, other_user, token_clien
     assert error_of(ann.delete(f"{TOKENS}999999/"), 404)["code"] == "not_found"
 
 
-def test_token_name_is_required(api):
+def test_token_name_is_required(api: Any) -> None:
     error = error_of(api.post(TOKENS, {}, format="json"), 400)
     assert error["code"] == "validation_error"
     assert "name" in error["details"]
 
 
-def test_token_endpoints_need_authentication(db):
+def test_token_endpoints_need_authentication(db: None) -> None:
     assert error_of(APIClient().get(TOKENS), 401)["code"] == "not_authenticated"
     assert (
         error_of(APIClient().post(TOKENS, {"name": "x"}, format="json"), 401)["code"]
@@ -297,7 +307,7 @@ def test_token_endpoints_need_authentication(db):
 TOKEN = "/api/v1/auth/token/"
 
 
-def test_a_password_gets_a_new_token_without_csrf_or_session(user, password):
+def test_a_password_gets_a_new_token_without_csrf_or_session(user: Any, password: str) -> None:
     client = APIClient(enforce_csrf_checks=True)
     response = client.post(
         TOKEN, {"username": "ann", "password": password, "name": "bot"}, format="json"
@@ -316,7 +326,7 @@ def test_a_password_gets_a_new_token_without_csrf_or_session(user, password):
     assert client.post(LOGOUT).status_code == 204
 
 
-def test_the_token_endpoint_ignores_a_session_and_its_csrf(user, password):
+def test_the_token_endpoint_ignores_a_session_and_its_csrf(user: Any, password: str) -> None:
     client = APIClient(enforce_csrf_checks=True)
     client.force_login(user)
     response = client.post(TOKEN, {"username": "ann", "password": password}, format="json")
@@ -325,7 +335,7 @@ def test_the_token_endpoint_ignores_a_session_and_its_csrf(user, password):
     assert ApiToken.objects.filter(user=user).count() == 1
 
 
-def test_a_wrong_password_gets_no_token(user):
+def test_a_wrong_password_gets_no_token(user: Any) -> None:
     client = APIClient()
     for name, secret in (("ann", "wrong"), ("nobody", "wrong"), ("ANN", "x")):
         response = client.post(TOKEN, {"username": name, "password": secret}, format="json")
@@ -336,7 +346,9 @@ def test_a_wrong_password_gets_no_token(user):
     assert not ApiToken.objects.exists()
 
 
-def test_the_token_endpoint_is_rate_limited_like_log_in(user, password, settings):
+def test_the_token_endpoint_is_rate_limited_like_log_in(
+    user: Any, password: str, settings: Settings
+) -> None:
     conf = dict(settings.REST_FRAMEWORK)
     conf["DEFAULT_THROTTLE_RATES"] = {**conf["DEFAULT_THROTTLE_RATES"], "auth": "2/min"}
     settings.REST_FRAMEWORK = conf

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -38,7 +41,7 @@ STATE_KEYS = {
 }
 
 
-def error_of(response, status: int) -> dict:
+def error_of(response: Any, status: int) -> dict[str, Any]:
     """The error envelope of a response, after checking its status and shape."""
     assert response.status_code == status, response.content
     assert response["Content-Type"] == "application/json"
@@ -49,14 +52,14 @@ def error_of(response, status: int) -> dict:
     return body["error"]
 
 
-def start(client, variant: str = "bristol", seed: int | str | None = 3) -> dict:
+def start(client: Any, variant: str = "bristol", seed: int | str | None = 3) -> dict[str, Any]:
     data = {"variant": variant} if seed is None else {"variant": variant, "seed": seed}
     response = client.post(GAMES, data, format="json")
     assert response.status_code == 201, response.content
     return response.json()
 
 
-def move(client, game: dict, notation: str, ply: int | None = None):
+def move(client: Any, game: dict[str, Any], notation: str, ply: int | None = None) -> Any:
     ply = game["ply"] if ply is None else ply
     return client.post(f"{GAMES}{game['id']}/moves/", {"move": notation, "ply": ply}, format="json")
 
@@ -68,7 +71,7 @@ def first_non_deal(state: dict) -> str:
 # -- variants ---------------------------------------------------------------------------------
 
 
-def test_variants_are_listed_without_login(db):
+def test_variants_are_listed_without_login(db: None) -> None:
     response = APIClient().get("/api/v1/variants/")
     assert response.status_code == 200
     body = response.json()
@@ -93,7 +96,7 @@ def test_variants_are_listed_without_login(db):
 # -- start ------------------------------------------------------------------------------------
 
 
-def test_start_with_a_seed_deals_that_seed(api, user):
+def test_start_with_a_seed_deals_that_seed(api: Any, user: Any) -> None:
     state = start(api, "bristol", seed=42)
     assert set(state) == STATE_KEYS
     expected = new_position("bristol", seed=42)
@@ -114,7 +117,7 @@ def test_start_with_a_seed_deals_that_seed(api, user):
     assert Game.objects.get(pk=state["id"]).player == user
 
 
-def test_start_accepts_a_seed_as_a_decimal_string(api):
+def test_start_accepts_a_seed_as_a_decimal_string(api: Any) -> None:
     state = start(api, "picture-gallery", seed="7")
     assert (
         state["position"]["piles"] == new_position("picture-gallery", seed=7).public_json()["piles"]
@@ -122,7 +125,7 @@ def test_start_accepts_a_seed_as_a_decimal_string(api):
     assert state["max_score"] == 104
 
 
-def test_start_without_a_seed_deals_a_random_deal(api):
+def test_start_without_a_seed_deals_a_random_deal(api: Any) -> None:
     one = start(api, "bristol", seed=None)
     two = start(api, "bristol", seed=None)
     assert one["position"] != two["position"]
@@ -142,14 +145,16 @@ def test_start_without_a_seed_deals_a_random_deal(api):
         ({"variant": "bristol", "seed": 1.5}, "seed"),
     ],
 )
-def test_start_with_bad_input_is_a_validation_error(api, data, field):
+def test_start_with_bad_input_is_a_validation_error(
+    api: Any, data: dict[str, str | int | float], field: str
+) -> None:
     error = error_of(api.post(GAMES, data, format="json"), 400)
     assert error["code"] == "validation_error"
     assert field in error["details"]
     assert not Game.objects.exists()
 
 
-def test_games_need_authentication(db):
+def test_games_need_authentication(db: None) -> None:
     client = APIClient()
     assert error_of(client.get(GAMES), 401)["code"] == "not_authenticated"
     error = error_of(client.post(GAMES, {"variant": "bristol"}, format="json"), 401)
@@ -163,7 +168,7 @@ def test_games_need_authentication(db):
 # -- read and list ----------------------------------------------------------------------------
 
 
-def test_read_my_game(api):
+def test_read_my_game(api: Any) -> None:
     state = start(api)
     response = api.get(f"{GAMES}{state['id']}/")
     assert response.status_code == 200
@@ -174,7 +179,9 @@ def test_read_my_game(api):
     assert read["elapsed_ms"] >= state["elapsed_ms"]
 
 
-def test_someone_elses_or_an_unknown_game_is_not_found(api, other_user, token_client):
+def test_someone_elses_or_an_unknown_game_is_not_found(
+    api: Any, other_user: Any, token_client: Callable[..., Any]
+) -> None:
     theirs = start(token_client(other_user))
     for path in (f"{GAMES}{theirs['id']}/", f"{GAMES}{theirs['id'] + 100}/"):
         error = error_of(api.get(path), 404)
@@ -183,7 +190,9 @@ def test_someone_elses_or_an_unknown_game_is_not_found(api, other_user, token_cl
     assert "position" not in api.get(f"{GAMES}{theirs['id']}/").json()
 
 
-def test_list_my_games_with_paging(api, other_user, token_client):
+def test_list_my_games_with_paging(
+    api: Any, other_user: Any, token_client: Callable[..., Any]
+) -> None:
     ids = [start(api, seed=i)["id"] for i in range(5)]
     start(token_client(other_user))
     response = api.get(GAMES, {"limit": 2})
@@ -204,7 +213,7 @@ def test_list_my_games_with_paging(api, other_user, token_client):
     assert len(default["results"]) == 5
 
 
-def test_list_only_the_games_to_resume(api):
+def test_list_only_the_games_to_resume(api: Any) -> None:
     ids = [start(api, seed=i)["id"] for i in range(3)]
     api.post(f"{GAMES}{ids[1]}/resign/")
     playing = api.get(GAMES, {"status": "playing"}).json()
@@ -218,7 +227,7 @@ def test_list_only_the_games_to_resume(api):
 # -- moves ------------------------------------------------------------------------------------
 
 
-def test_a_move_answers_with_the_new_public_state(api):
+def test_a_move_answers_with_the_new_public_state(api: Any) -> None:
     state = start(api)
     response = move(api, state, "deal")
     assert response.status_code == 200
@@ -237,7 +246,7 @@ def test_a_move_answers_with_the_new_public_state(api):
     ]
 
 
-def test_a_won_out_game_offers_the_finish_and_it_wins(api):
+def test_a_won_out_game_offers_the_finish_and_it_wins(api: Any) -> None:
     line = solve_seed("bristol", 1).line
     state = start(api, seed=1)
     for notation in line:
@@ -253,7 +262,7 @@ def test_a_won_out_game_offers_the_finish_and_it_wins(api):
     assert (state["finish"], state["safe_moves"]) == ([], [])
 
 
-def test_a_stale_ply_is_a_conflict_with_the_current_ply(api):
+def test_a_stale_ply_is_a_conflict_with_the_current_ply(api: Any) -> None:
     state = start(api)
     after = move(api, state, "deal").json()
     error = error_of(move(api, state, first_non_deal(after), ply=0), 409)
@@ -265,7 +274,7 @@ def test_a_stale_ply_is_a_conflict_with_the_current_ply(api):
     assert api.get(f"{GAMES}{state['id']}/").json()["ply"] == 1
 
 
-def test_resending_the_applied_move_is_answered_as_a_duplicate(api):
+def test_resending_the_applied_move_is_answered_as_a_duplicate(api: Any) -> None:
     state = start(api)
     first = move(api, state, "deal").json()
     again = move(api, state, "deal", ply=0)
@@ -277,7 +286,7 @@ def test_resending_the_applied_move_is_answered_as_a_duplicate(api):
     assert Move.objects.filter(game_id=state["id"]).count() == 1
 
 
-def test_an_illegal_move_is_refused_with_the_engines_code(api):
+def test_an_illegal_move_is_refused_with_the_engines_code(api: Any) -> None:
     state = start(api)
     error = error_of(move(api, state, "t1-r1"), 400)
     assert error["code"] == "illegal_move"
@@ -288,7 +297,7 @@ def test_an_illegal_move_is_refused_with_the_engines_code(api):
 @pytest.mark.parametrize(
     "notation", ["hello", "t9-t1", "g1-a", "t1-", "deal-sideways", " deal", "deal "]
 )
-def test_bad_notation_is_refused(api, notation):
+def test_bad_notation_is_refused(api: Any, notation: str) -> None:
     state = start(api)
     error = error_of(move(api, state, notation), 400)
     assert error["code"] == "bad_notation"
@@ -310,14 +319,16 @@ def test_bad_notation_is_refused(api, notation):
         ({"move": 12, "ply": 0}, {"move"}),
     ],
 )
-def test_a_move_with_missing_or_bad_fields_is_a_validation_error(api, data, fields):
+def test_a_move_with_missing_or_bad_fields_is_a_validation_error(
+    api: Any, data: dict[str, str | int], fields: set[str]
+) -> None:
     state = start(api)
     error = error_of(api.post(f"{GAMES}{state['id']}/moves/", data, format="json"), 400)
     assert error["code"] == "validation_error"
     assert set(error["details"]) == fields
 
 
-def test_a_move_in_a_finished_game_is_a_conflict(api):
+def test_a_move_in_a_finished_game_is_a_conflict(api: Any) -> None:
     state = start(api)
     api.post(f"{GAMES}{state['id']}/resign/")
     error = error_of(move(api, state, "deal"), 409)
@@ -325,14 +336,16 @@ def test_a_move_in_a_finished_game_is_a_conflict(api):
     assert "resigned" in error["message"]
 
 
-def test_a_move_in_someone_elses_game_is_not_found(api, other_user, token_client):
+def test_a_move_in_someone_elses_game_is_not_found(
+    api: Any, other_user: Any, token_client: Callable[..., Any]
+) -> None:
     theirs = start(token_client(other_user))
     assert error_of(move(api, theirs, "deal"), 404)["code"] == "not_found"
     assert error_of(move(api, {"id": 987654, "ply": 0}, "deal"), 404)["code"] == "not_found"
     assert not Move.objects.exists()
 
 
-def test_the_move_log(api):
+def test_the_move_log(api: Any) -> None:
     state = start(api)
     after = move(api, state, "deal").json()
     second = first_non_deal(after)
@@ -350,7 +363,7 @@ def test_the_move_log(api):
 # -- undo and resign --------------------------------------------------------------------------
 
 
-def test_undo_takes_back_the_last_move(api):
+def test_undo_takes_back_the_last_move(api: Any) -> None:
     state = start(api)
     after = move(api, state, "deal").json()
     response = api.post(f"{GAMES}{state['id']}/undo/", {"ply": 1}, format="json")
@@ -370,7 +383,7 @@ def test_undo_takes_back_the_last_move(api):
     assert again.status_code == 200 and again.json()["duplicate"] is True
 
 
-def test_undo_errors(api, other_user, token_client):
+def test_undo_errors(api: Any, other_user: Any, token_client: Callable[..., Any]) -> None:
     state = start(api)
     url = f"{GAMES}{state['id']}/undo/"
     assert error_of(api.post(url, {"ply": 0}, format="json"), 409)["code"] == "undo_not_allowed"
@@ -383,7 +396,7 @@ def test_undo_errors(api, other_user, token_client):
         assert error_of(api.post(url, {"ply": ply}, format="json"), 409)["code"] == "game_finished"
 
 
-def test_resign_reveals_the_deal_and_ends_the_game(api):
+def test_resign_reveals_the_deal_and_ends_the_game(api: Any) -> None:
     state = start(api, "bristol", seed=42)
     move(api, state, "deal")
     response = api.post(f"{GAMES}{state['id']}/resign/")
@@ -402,7 +415,9 @@ def test_resign_reveals_the_deal_and_ends_the_game(api):
     assert error["code"] == "game_finished"
 
 
-def test_resigning_someone_elses_game_is_not_found(api, other_user, token_client):
+def test_resigning_someone_elses_game_is_not_found(
+    api: Any, other_user: Any, token_client: Callable[..., Any]
+) -> None:
     other = token_client(other_user)
     theirs = start(other)
     assert error_of(api.post(f"{GAMES}{theirs['id']}/resign/"), 404)["code"] == "not_found"
@@ -412,7 +427,7 @@ def test_resigning_someone_elses_game_is_not_found(api, other_user, token_client
 # -- the envelope for everything else ------------------------------------------------------------
 
 
-def test_unknown_api_urls_answer_with_the_envelope(api):
+def test_unknown_api_urls_answer_with_the_envelope(api: Any) -> None:
     for path in ("/api/v1/nothing/", "/api/v1/games/abc/", "/api/v1/index/"):
         error = error_of(api.get(path), 404)
         assert error["code"] == "not_found"
@@ -420,7 +435,7 @@ def test_unknown_api_urls_answer_with_the_envelope(api):
     assert error["code"] == "not_found"
 
 
-def test_malformed_json_is_a_parse_error(api):
+def test_malformed_json_is_a_parse_error(api: Any) -> None:
     state = start(api)
     response = api.generic(
         "POST", f"{GAMES}{state['id']}/moves/", '{"move": "deal", ', "application/json"
@@ -429,12 +444,12 @@ def test_malformed_json_is_a_parse_error(api):
     assert error["code"] == "parse_error"
 
 
-def test_a_body_that_is_not_json_is_unsupported(api):
+def test_a_body_that_is_not_json_is_unsupported(api: Any) -> None:
     response = api.post(GAMES, "variant=bristol", content_type="application/x-www-form-urlencoded")
     assert error_of(response, 415)["code"] == "unsupported_media_type"
 
 
-def test_a_wrong_method_is_refused_with_the_envelope(api):
+def test_a_wrong_method_is_refused_with_the_envelope(api: Any) -> None:
     state = start(api)
     assert error_of(api.delete(f"{GAMES}{state['id']}/"), 405)["code"] == "method_not_allowed"
     assert error_of(api.put(GAMES, {}, format="json"), 405)["code"] == "method_not_allowed"

@@ -3,7 +3,10 @@ ranked, and keeps the games on registering or logging in."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts.models import Guest
@@ -19,7 +22,7 @@ GAMES = "/api/v1/games/"
 
 
 @pytest.fixture
-def visitor():
+def visitor() -> APIClient:
     """A browser with a guest session, from the address ``REMOTE_ADDR`` gives it."""
     client = APIClient()
     response = client.post(GUEST)
@@ -27,7 +30,7 @@ def visitor():
     return client
 
 
-def test_a_visitor_becomes_a_guest_and_plays_practice(visitor):
+def test_a_visitor_becomes_a_guest_and_plays_practice(visitor: APIClient) -> None:
     me = visitor.get("/api/v1/auth/me/").json()
     assert me["username"].startswith("guest:")
     response = visitor.post(GAMES, {"variant": "bristol", "seed": 7}, format="json")
@@ -43,7 +46,7 @@ def test_a_visitor_becomes_a_guest_and_plays_practice(visitor):
     assert [g["id"] for g in visitor.get(GAMES).json()["results"]] == [game["id"]]
 
 
-def test_a_signed_in_browser_stays_itself(user, password):
+def test_a_signed_in_browser_stays_itself(user: Any, password: str) -> None:
     client = APIClient()
     client.force_login(user)
     response = client.post(GUEST)
@@ -61,14 +64,16 @@ def test_a_signed_in_browser_stays_itself(user, password):
         ("get", "/api/v1/auth/tokens/", None),
     ],
 )
-def test_a_guest_never_ranks_nor_takes_tokens(visitor, method, path, body):
+def test_a_guest_never_ranks_nor_takes_tokens(
+    visitor: APIClient, method: str, path: str, body: dict[str, str] | None
+) -> None:
     response = getattr(visitor, method)(path, body, format="json")
     error = error_of(response, 403)
     assert error["code"] == "guest_not_allowed"
     assert not Game.objects.filter(ranked=True).exists()
 
 
-def test_the_cap_per_address_is_429_guest_limit(settings):
+def test_the_cap_per_address_is_429_guest_limit(settings: Settings) -> None:
     settings.GUEST_GAMES_PER_HOUR = 2
     first, second = APIClient(REMOTE_ADDR="192.0.2.1"), APIClient(REMOTE_ADDR="192.0.2.1")
     for client in (first, second):
@@ -84,7 +89,7 @@ def test_the_cap_per_address_is_429_guest_limit(settings):
     assert APIClient(REMOTE_ADDR="192.0.2.2").post(GUEST).status_code == 201
 
 
-def test_registering_keeps_the_game_in_progress(visitor, password):
+def test_registering_keeps_the_game_in_progress(visitor: APIClient, password: str) -> None:
     game = visitor.post(GAMES, {"variant": "picture-gallery"}, format="json").json()
     response = visitor.post(
         "/api/v1/auth/register/", {"username": "carol", "password": password}, format="json"
@@ -99,7 +104,9 @@ def test_registering_keeps_the_game_in_progress(visitor, password):
     assert visitor.post(f"/api/v1/daily/bristol/{today}/play/").status_code == 201
 
 
-def test_logging_in_takes_the_guests_games_along(visitor, user, password):
+def test_logging_in_takes_the_guests_games_along(
+    visitor: APIClient, user: Any, password: str
+) -> None:
     game = visitor.post(GAMES, {"variant": "bristol"}, format="json").json()
     response = visitor.post(
         "/api/v1/auth/login/", {"username": "ann", "password": password}, format="json"

@@ -6,6 +6,7 @@ import re
 
 import pytest
 from django.contrib.staticfiles import finders
+from django.test import Client
 from django.urls import Resolver404, resolve
 
 pytestmark = pytest.mark.django_db
@@ -17,7 +18,7 @@ def concrete(href: str, prefix: str) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: "7" if m.group(1).endswith("_id") else "x", path)
 
 
-def test_the_index_links_every_part_of_the_api(client):
+def test_the_index_links_every_part_of_the_api(client: Client) -> None:
     body = client.get("/api/v1/").json()
     assert body["title"] == "Patience API"
     links = {link["name"]: link for link in body["links"]}
@@ -43,7 +44,7 @@ def test_the_index_links_every_part_of_the_api(client):
     assert set(schema["paths"]) <= documented
 
 
-def test_the_index_lists_the_sockets(client):
+def test_the_index_lists_the_sockets(client: Client) -> None:
     sockets = client.get("/api/v1/").json()["sockets"]
     assert [s["href"] for s in sockets] == [
         "ws://testserver/ws/v1/games/{game_id}/",
@@ -55,7 +56,7 @@ def test_the_index_lists_the_sockets(client):
     assert secure[0]["href"].startswith("wss://")
 
 
-def test_every_description_is_a_whole_sentence(client):
+def test_every_description_is_a_whole_sentence(client: Client) -> None:
     """A docstring's first sentence, however its lines are wrapped, never a cut line."""
     body = client.get("/api/v1/").json()
     described = [*body["links"], *body["sockets"]]
@@ -67,7 +68,7 @@ def test_every_description_is_a_whole_sentence(client):
 
 
 @pytest.mark.parametrize("path", ["/api/v1/docs/", "/api/v1/redoc/"])
-def test_the_docs_pages_load_everything_from_this_server(client, path):
+def test_the_docs_pages_load_everything_from_this_server(client: Client, path: str) -> None:
     response = client.get(path)
     assert response.status_code == 200
     page = response.content.decode()

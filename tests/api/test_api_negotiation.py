@@ -3,6 +3,8 @@ other header is negotiated by DRF as before."""
 
 from __future__ import annotations
 
+from typing import Any, NoReturn
+
 import pytest
 from django.test import RequestFactory
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -30,8 +32,10 @@ HEADERS = [
 
 @pytest.mark.parametrize("accept", HEADERS)
 @pytest.mark.parametrize("renderers", [[JSONRenderer()], [JSONRenderer(), BrowsableAPIRenderer()]])
-def test_it_chooses_as_drf_does(accept, renderers):
-    extra = {} if accept is None else {"HTTP_ACCEPT": accept}
+def test_it_chooses_as_drf_does(
+    accept: str | None, renderers: list[JSONRenderer | BrowsableAPIRenderer]
+) -> None:
+    extra: dict[str, Any] = {} if accept is None else {"HTTP_ACCEPT": accept}
     request = Request(RequestFactory().get("/x/", **extra))
     try:
         expected = DefaultContentNegotiation().select_renderer(request, renderers)
@@ -44,8 +48,8 @@ def test_it_chooses_as_drf_does(accept, renderers):
 
 
 @pytest.mark.parametrize("accept", ["*/*", "application/json"])
-def test_a_common_header_is_not_parsed(accept, monkeypatch):
-    def parsed(*args, **kwargs):
+def test_a_common_header_is_not_parsed(accept: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    def parsed(*args: object, **kwargs: object) -> NoReturn:
         raise AssertionError("the header was parsed")
 
     monkeypatch.setattr(DefaultContentNegotiation, "_get_parsed_accept_list", parsed)
@@ -54,7 +58,7 @@ def test_a_common_header_is_not_parsed(accept, monkeypatch):
     assert media_type == "application/json"
 
 
-def test_the_api_answers_json_and_still_negotiates(api):
+def test_the_api_answers_json_and_still_negotiates(api: Any) -> None:
     assert api.get(ME)["Content-Type"] == "application/json"
     assert api.get(ME, HTTP_ACCEPT="*/*")["Content-Type"] == "application/json"
     indented = api.get(ME, HTTP_ACCEPT="application/json; indent=4")

@@ -6,7 +6,9 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -47,7 +49,7 @@ def schema(tmp_path_factory: pytest.TempPathFactory) -> dict:
     return yaml.safe_load(out.read_text())
 
 
-def operations(schema: dict):
+def operations(schema: dict[str, Any]) -> Iterator[tuple[str, str, dict[str, Any]]]:
     for path, item in schema["paths"].items():
         for method, op in item.items():
             if method in METHODS:
@@ -66,12 +68,12 @@ def routes() -> set[str]:
     return out
 
 
-def test_schema_validates_and_is_openapi_3(schema):
+def test_schema_validates_and_is_openapi_3(schema: dict) -> None:
     assert schema["openapi"].startswith("3.")
     assert schema["info"]["title"] == "Patience API"
 
 
-def test_every_endpoint_is_documented(schema):
+def test_every_endpoint_is_documented(schema: dict) -> None:
     documented = set(schema["paths"])
     expected = routes() - SCHEMA_ROUTES
     assert documented == expected
@@ -87,7 +89,7 @@ def test_every_endpoint_is_documented(schema):
         assert path in documented
 
 
-def test_the_error_envelope_is_a_component(schema):
+def test_the_error_envelope_is_a_component(schema: dict) -> None:
     components = schema["components"]["schemas"]
     error = components["Error"]
     assert error["required"] == ["error"]
@@ -97,7 +99,7 @@ def test_the_error_envelope_is_a_component(schema):
     assert set(body["properties"]) == {"code", "message", "details"}
 
 
-def test_every_error_response_is_the_envelope(schema):
+def test_every_error_response_is_the_envelope(schema: dict) -> None:
     errors = 0
     for path, method, op in operations(schema):
         for status, response in op["responses"].items():
@@ -109,14 +111,14 @@ def test_every_error_response_is_the_envelope(schema):
     assert errors > 40
 
 
-def test_operations_that_need_a_login_document_401(schema):
+def test_operations_that_need_a_login_document_401(schema: dict) -> None:
     for path, method, op in operations(schema):
         anonymous_ok = {} in op.get("security", [{}])
         if not anonymous_ok:
             assert "401" in op["responses"], (method, path)
 
 
-def test_game_operations_document_their_errors(schema):
+def test_game_operations_document_their_errors(schema: dict) -> None:
     paths = schema["paths"]
     moves = paths["/api/v1/games/{game_id}/moves/"]["post"]
     assert {"200", "400", "401", "404", "409", "429"} <= set(moves["responses"])
@@ -137,7 +139,7 @@ def test_game_operations_document_their_errors(schema):
     )
 
 
-def test_the_public_game_state_has_no_stock_cards(schema):
+def test_the_public_game_state_has_no_stock_cards(schema: dict) -> None:
     components = schema["components"]["schemas"]
     position = components["Position"]["properties"]
     assert position["stock"]["type"] == "integer"
@@ -145,7 +147,7 @@ def test_the_public_game_state_has_no_stock_cards(schema):
     assert "deal" in state and "legal_moves" in state
 
 
-def test_token_authentication_is_documented(schema):
+def test_token_authentication_is_documented(schema: dict) -> None:
     schemes = schema["components"]["securitySchemes"]
     assert schemes["tokenAuth"] == {
         "type": "apiKey",

@@ -3,10 +3,13 @@ rematch, ratings on the boards and the player's page; and the error envelope."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
 import pytest
+from django.test import Client
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from games.models import Race
 from games.services import races as race_services
@@ -44,7 +47,7 @@ def error_of(response: Any, status: int) -> dict:
 
 
 @pytest.fixture
-def clients(token_client, make_user) -> list[Any]:
+def clients(token_client: Callable[..., Any], make_user: Callable[..., Any]) -> list[Any]:
     return [token_client(make_user(name)) for name in ("ann", "bob", "cid")]
 
 
@@ -65,7 +68,9 @@ def game_of(client: Any, race: dict) -> dict:
     return client.get(f"/api/v1/games/{race['you']['game']}/").json()
 
 
-def test_quick_race_opens_then_joins_with_a_countdown(settings, clients) -> None:
+def test_quick_race_opens_then_joins_with_a_countdown(
+    settings: Settings, clients: list[Any]
+) -> None:
     pool(settings)
     first = quick(clients[0])
     assert first.status_code == 201
@@ -88,7 +93,7 @@ def test_quick_race_opens_then_joins_with_a_countdown(settings, clients) -> None
 
 
 def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
-    settings, clients, every_race_rated
+    settings: Settings, clients: list[Any], every_race_rated: None
 ) -> None:
     race = a_race_of_two(settings, clients)
     game = game_of(clients[0], race)
@@ -134,7 +139,7 @@ def test_moves_of_a_race_game_are_refused_before_the_start_and_counted_after(
     assert done["unrated"] is None
 
 
-def test_errors_of_joining_starting_and_leaving(settings, clients) -> None:
+def test_errors_of_joining_starting_and_leaving(settings: Settings, clients: list[Any]) -> None:
     pool(settings)
     created = clients[0].post(RACES, {"variant": "bristol"}, format="json")
     assert created.status_code == 201
@@ -159,7 +164,9 @@ def test_errors_of_joining_starting_and_leaving(settings, clients) -> None:
     assert Race.objects.count() == 1
 
 
-def test_a_full_race_is_refused(settings, make_user, token_client) -> None:
+def test_a_full_race_is_refused(
+    settings: Settings, make_user: Callable[..., Any], token_client: Callable[..., Any]
+) -> None:
     pool(settings)
     players = [token_client(make_user(f"r{i}")) for i in range(9)]
     code = players[0].post(RACES, {"variant": "bristol"}, format="json").json()["code"]
@@ -168,7 +175,7 @@ def test_a_full_race_is_refused(settings, make_user, token_client) -> None:
     assert error_of(players[8].post(f"{RACES}{code}/join/"), 409)["code"] == "race_full"
 
 
-def test_an_empty_pool_answers_503_with_retry_after(settings, clients) -> None:
+def test_an_empty_pool_answers_503_with_retry_after(settings: Settings, clients: list[Any]) -> None:
     settings.RACE_POOL_SIZE = 0
     response = quick(clients[0])
     assert error_of(response, 503)["code"] == "race_pool_empty"
@@ -176,7 +183,11 @@ def test_an_empty_pool_answers_503_with_retry_after(settings, clients) -> None:
 
 
 def test_replay_rematch_leaderboard_and_player_stats(
-    settings, clients, client, django_capture_on_commit_callbacks, every_race_rated
+    settings: Settings,
+    clients: list[Any],
+    client: Client,
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
+    every_race_rated: None,
 ) -> None:
     race = a_race_of_two(settings, clients)
     code = race["code"]
@@ -217,7 +228,7 @@ def test_replay_rematch_leaderboard_and_player_stats(
 
 
 def test_private_races_beyond_the_hourly_limit_are_429_with_retry_after(
-    settings, clients, race_pool_jobs
+    settings: Settings, clients: list[Any], race_pool_jobs: list[int]
 ) -> None:
     from games.services.races import PRIVATE_RACES_PER_HOUR
 
@@ -232,7 +243,9 @@ def test_private_races_beyond_the_hourly_limit_are_429_with_retry_after(
 
 
 def test_a_quick_race_nobody_raced_says_why_it_is_unrated(
-    settings, clients, django_capture_on_commit_callbacks
+    settings: Settings,
+    clients: list[Any],
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     race = a_race_of_two(settings, clients)
     with at(datetime.fromisoformat(race["starts_at"])):

@@ -201,18 +201,22 @@ def rendered(
     return out
 
 
-def test_every_shape_is_a_served_component_and_is_tested(components, rendered):
+def test_every_shape_is_a_served_component_and_is_tested(
+    components: dict[str, Any], rendered: dict[str, list[Any]]
+) -> None:
     assert shape_names() <= set(components)
     assert set(rendered) == shape_names()
 
 
-def test_every_documented_field_is_required(components):
+def test_every_documented_field_is_required(components: dict[str, Any]) -> None:
     for name in shape_names():
         component = components[name]
         assert set(component["required"]) == set(component["properties"]), name
 
 
-def test_rendered_shapes_are_their_components(components, rendered):
+def test_rendered_shapes_are_their_components(
+    components: dict[str, Any], rendered: dict[str, list[Any]]
+) -> None:
     document = {"components": {"schemas": json_schema(components)}}
     errors = []
     for name, values in rendered.items():
@@ -225,7 +229,7 @@ def test_rendered_shapes_are_their_components(components, rendered):
     assert not errors, "\n".join(errors)
 
 
-def test_the_cases_cover_what_is_hidden_and_what_is_shown(rendered):
+def test_the_cases_cover_what_is_hidden_and_what_is_shown(rendered: dict[str, list[Any]]) -> None:
     """Each nullable branch is rendered both ways, so both are checked against the schema."""
     states = rendered["GameState"]
     assert [s["deal"] is None for s in states] == [True, False, True]  # a daily: not yet
@@ -242,7 +246,9 @@ def test_the_cases_cover_what_is_hidden_and_what_is_shown(rendered):
     assert rendered["PlayerRecord"][1]["variants"] == []
 
 
-def test_the_race_cases_cover_every_status_and_show_counts_only(rendered):
+def test_the_race_cases_cover_every_status_and_show_counts_only(
+    rendered: dict[str, list[Any]],
+) -> None:
     races = rendered["Race"]
     assert [r["status"] for r in races] == ["finished", "finished", "open", "countdown", "running"]
     assert [r["rematch"] is None for r in races] == [True, False, True, True, True]

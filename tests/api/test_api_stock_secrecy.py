@@ -128,7 +128,7 @@ def play_through_every_endpoint(
     return rec, state
 
 
-def test_no_stock_card_in_any_response_before_the_end_bristol(api):
+def test_no_stock_card_in_any_response_before_the_end_bristol(api: Any) -> None:
     seed = 42
     rec, state = play_through_every_endpoint(api, "bristol", seed)
     game = rec.game_id
@@ -151,7 +151,7 @@ def test_no_stock_card_in_any_response_before_the_end_bristol(api):
     assert set(still_hidden) <= set(expected["deck"])
 
 
-def test_no_stock_card_in_any_response_for_a_random_deal(api):
+def test_no_stock_card_in_any_response_for_a_random_deal(api: Any) -> None:
     """A random seed: the game starts without one, and it stays hidden too."""
     rec = Recorder(api)
     state = rec("post", GAMES, {"variant": "bristol"}).json()
@@ -164,7 +164,7 @@ def test_no_stock_card_in_any_response_for_a_random_deal(api):
 
 
 @pytest.mark.parametrize("variant", ["picture-gallery", "mod3"])
-def test_gallery_responses_never_carry_the_stock_or_the_deal(api, variant):
+def test_gallery_responses_never_carry_the_stock_or_the_deal(api: Any, variant: str) -> None:
     """Two decks make card codes ambiguous: check the shapes (no ``s`` pile, no deal)."""
     rec, state = play_through_every_endpoint(api, variant, 8, steps=15)
     resigned = api.post(f"{GAMES}{rec.game_id}/resign/").json()

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import pytest
 from django.conf import settings
 from django.http import HttpRequest
@@ -9,6 +12,8 @@ from django.test import override_settings
 from rest_framework.request import Request
 from rest_framework.test import APIClient
 from rest_framework.views import APIView
+
+from devtools.servers import RedisServer
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.own_redis"]
@@ -24,7 +29,7 @@ def rates(**lowered: str) -> dict:
     return conf
 
 
-def assert_throttled(response) -> None:
+def assert_throttled(response: Any) -> None:
     assert response.status_code == 429, response.content
     body = response.json()
     assert body["error"]["code"] == "throttled"
@@ -33,7 +38,7 @@ def assert_throttled(response) -> None:
     assert 0 < wait <= 60
 
 
-def test_per_user_limit(user, other_user, token_client):
+def test_per_user_limit(user: Any, other_user: Any, token_client: Callable[..., Any]) -> None:
     ann = token_client(user)
     bob = token_client(other_user, REMOTE_ADDR="10.0.0.2")
     with override_settings(REST_FRAMEWORK=rates(user="3/min", ip="1000/min")):
@@ -45,7 +50,9 @@ def test_per_user_limit(user, other_user, token_client):
         assert bob.get(ME).status_code == 200
 
 
-def test_the_user_limit_follows_the_account_across_addresses(user, token_client):
+def test_the_user_limit_follows_the_account_across_addresses(
+    user: Any, token_client: Callable[..., Any]
+) -> None:
     one = token_client(user, REMOTE_ADDR="10.0.0.1")
     two = token_client(user, REMOTE_ADDR="10.0.0.2")
     with override_settings(REST_FRAMEWORK=rates(user="2/min", ip="1000/min")):
@@ -55,7 +62,9 @@ def test_the_user_limit_follows_the_account_across_addresses(user, token_client)
         assert_throttled(two.get(ME))
 
 
-def test_per_ip_limit_covers_several_accounts(user, other_user, token_client):
+def test_per_ip_limit_covers_several_accounts(
+    user: Any, other_user: Any, token_client: Callable[..., Any]
+) -> None:
     ann = token_client(user)
     bob = token_client(other_user)
     elsewhere = token_client(other_user, REMOTE_ADDR="10.9.9.9")
@@ -70,7 +79,7 @@ def test_per_ip_limit_covers_several_accounts(user, other_user, token_client):
         assert elsewhere.get(ME).status_code == 200
 
 
-def test_anonymous_requests_are_limited_by_address(db):
+def test_anonymous_requests_are_limited_by_address(db: None) -> None:
     client = APIClient()
     with override_settings(REST_FRAMEWORK=rates(user="2/min", ip="1000/min")):
         assert client.get("/api/v1/variants/").status_code == 200
@@ -78,7 +87,7 @@ def test_anonymous_requests_are_limited_by_address(db):
         assert_throttled(client.get("/api/v1/variants/"))
 
 
-def test_login_attempts_are_limited(user, password):
+def test_login_attempts_are_limited(user: Any, password: str) -> None:
     client = APIClient()
     other = APIClient(REMOTE_ADDR="10.0.0.7")
     with override_settings(REST_FRAMEWORK=rates(auth="3/min")):
@@ -98,12 +107,14 @@ def test_login_attempts_are_limited(user, password):
         assert response.status_code == 200
 
 
-def test_default_rates_do_not_hold_back_normal_play(api):
+def test_default_rates_do_not_hold_back_normal_play(api: Any) -> None:
     for _ in range(30):
         assert api.get(ME).status_code == 200
 
 
-def test_each_client_costs_one_counter_in_the_cache(user, token_client):
+def test_each_client_costs_one_counter_in_the_cache(
+    user: Any, token_client: Callable[..., Any]
+) -> None:
     from api.throttling import UserThrottle, throttle_cache
 
     api = token_client(user)
@@ -113,14 +124,14 @@ def test_each_client_costs_one_counter_in_the_cache(user, token_client):
     assert throttle_cache().get(key) == 25  # a number, not a list of request times
 
 
-def test_overlapping_requests_are_all_counted():
+def test_overlapping_requests_are_all_counted() -> None:
     """Concurrent requests of one client: exactly the rate gets through, no count is lost."""
     from concurrent.futures import ThreadPoolExecutor
 
     from api.throttling import UserThrottle
 
     class OneClient(UserThrottle):
-        def get_cache_key(self, request, view):
+        def get_cache_key(self, request: Request, view: APIView) -> str:
             return "throttle_test_one_client"
 
     request, view = Request(HttpRequest()), APIView()  # unread: the key is fixed
@@ -134,7 +145,9 @@ def test_overlapping_requests_are_all_counted():
     assert allowed.count(True) == 30
 
 
-def test_retry_after_is_the_time_left_in_the_window(user, token_client):
+def test_retry_after_is_the_time_left_in_the_window(
+    user: Any, token_client: Callable[..., Any]
+) -> None:
     import time
 
     api = token_client(user)
@@ -147,7 +160,7 @@ def test_retry_after_is_the_time_left_in_the_window(user, token_client):
         assert response["Retry-After"] == "59"
 
 
-def test_the_limit_lifts_when_the_window_ends(user, token_client):
+def test_the_limit_lifts_when_the_window_ends(user: Any, token_client: Callable[..., Any]) -> None:
     import time
 
     api = token_client(user)
@@ -161,7 +174,9 @@ def test_the_limit_lifts_when_the_window_ends(user, token_client):
         assert api.get(ME).status_code == 200
 
 
-def test_admin_login_attempts_are_limited_on_the_same_budget(make_user, password):
+def test_admin_login_attempts_are_limited_on_the_same_budget(
+    make_user: Callable[..., Any], password: str
+) -> None:
     from django.test import Client
 
     make_user("boss", is_staff=True, is_superuser=True)
@@ -184,7 +199,9 @@ def test_admin_login_attempts_are_limited_on_the_same_budget(make_user, password
         )
 
 
-def test_both_windows_refuse_until_the_later_one_ends(user, token_client):
+def test_both_windows_refuse_until_the_later_one_ends(
+    user: Any, token_client: Callable[..., Any]
+) -> None:
     api = token_client(user)
     with override_settings(REST_FRAMEWORK=rates(user="1/min", ip="1/s")):
         assert api.get(ME).status_code == 200
@@ -193,7 +210,12 @@ def test_both_windows_refuse_until_the_later_one_ends(user, token_client):
         assert response["Retry-After"] == "60"
 
 
-def test_both_windows_cost_one_redis_command(own_redis, user, token_client, monkeypatch):
+def test_both_windows_cost_one_redis_command(
+    own_redis: RedisServer,
+    user: Any,
+    token_client: Callable[..., Any],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import redis
 
     from api.throttling import IpThrottle, UserThrottle, throttle_cache
@@ -201,7 +223,7 @@ def test_both_windows_cost_one_redis_command(own_redis, user, token_client, monk
     sent = []
     execute = redis.Redis.execute_command
 
-    def counted(client, *args, **kwargs):
+    def counted(client: redis.Redis, *args: Any, **kwargs: Any) -> Any:
         sent.append(args[0])
         return execute(client, *args, **kwargs)
 
@@ -218,7 +240,9 @@ def test_both_windows_cost_one_redis_command(own_redis, user, token_client, monk
     assert 0 < raw.ttl(throttle_cache().make_key(user_key)) <= 60  # the window expires
 
 
-def test_limits_hold_per_process_while_redis_is_down(own_redis, user, token_client):
+def test_limits_hold_per_process_while_redis_is_down(
+    own_redis: RedisServer, user: Any, token_client: Callable[..., Any]
+) -> None:
     api = token_client(user)
     own_redis.kill()
     with override_settings(REST_FRAMEWORK=rates(user="2/min", ip="1000/min")):

@@ -16,6 +16,8 @@ import yaml
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
+from django.test import Client
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
@@ -51,7 +53,9 @@ def refs(node: Any) -> list[str]:
 
 
 @pytest.mark.django_db
-def test_it_is_served_beside_the_openapi_schema_as_yaml_and_json(client, document):
+def test_it_is_served_beside_the_openapi_schema_as_yaml_and_json(
+    client: Client, document: dict[str, Any]
+) -> None:
     response = client.get("/api/v1/asyncapi/")
     assert response.status_code == 200 and response["Content-Type"] == "application/yaml"
     assert yaml.safe_load(response.content) == document
@@ -65,7 +69,7 @@ def test_it_is_served_beside_the_openapi_schema_as_yaml_and_json(client, documen
     assert "(/api/v1/asyncapi/)" in openapi["info"]["description"]  # Swagger UI and Redoc show it
 
 
-def test_every_socket_route_is_a_channel(document):
+def test_every_socket_route_is_a_channel(document: dict[str, Any]) -> None:
     routes = {
         "/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(p.pattern))
         for p in websocket_urlpatterns
@@ -75,13 +79,13 @@ def test_every_socket_route_is_a_channel(document):
     assert addresses == routes | {"/ws/{path}"}  # the last: the catch-all, closed with 4404
 
 
-def test_every_close_code_is_declared_and_real(document):
+def test_every_close_code_is_declared_and_real(document: dict[str, Any]) -> None:
     constants = {v for k, v in vars(consumers).items() if k.startswith("CLOSE_")}
     declared = {code for c in document["channels"].values() for code in c["x-close-codes"]}
     assert declared == constants
 
 
-def test_every_reference_resolves(document):
+def test_every_reference_resolves(document: dict[str, Any]) -> None:
     components = openapi_schema()["components"]["schemas"]
     frames = socket_frames()
     for ref in refs(document):
@@ -91,7 +95,7 @@ def test_every_reference_resolves(document):
             assert frames.resolve(ref), ref
 
 
-def test_every_example_is_its_message(document):
+def test_every_example_is_its_message(document: dict[str, Any]) -> None:
     frames = socket_frames()
     examples = 0
     for message in document["components"]["messages"].values():
@@ -125,7 +129,9 @@ async def _ask(socket: Any, frame: Any) -> dict[str, Any]:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_a_game_socket_sends_what_the_document_says(socket_frames_seen):
+async def test_a_game_socket_sends_what_the_document_says(
+    socket_frames_seen: list[tuple[str, str]],
+) -> None:
     user, key = await database_sync_to_async(_player)("ann")
     game = await database_sync_to_async(game_services.practice_game_start)(
         user=user, variant="bristol", seed=1
@@ -179,7 +185,9 @@ def _finish_ranked(name: str) -> None:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_a_board_socket_sends_what_the_document_says(socket_frames_seen):
+async def test_a_board_socket_sends_what_the_document_says(
+    socket_frames_seen: list[tuple[str, str]],
+) -> None:
     day = await database_sync_to_async(_today_with_a_result)()
     socket = await _open(f"/ws/v1/daily/bristol/{day}/")
     assert (await socket.receive_json_from(5))["type"] == "board"
@@ -207,7 +215,9 @@ def _open_race(settings: Any) -> tuple[str, str]:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_a_race_socket_sends_what_the_document_says(socket_frames_seen, settings):
+async def test_a_race_socket_sends_what_the_document_says(
+    socket_frames_seen: list[tuple[str, str]], settings: Settings
+) -> None:
     code, key = await database_sync_to_async(_open_race)(settings)
     socket = await _open(f"/ws/v1/races/{code}/", token_headers(key))
     assert (await socket.receive_json_from(5))["type"] == "race.state"
@@ -224,7 +234,7 @@ async def test_a_race_socket_sends_what_the_document_says(socket_frames_seen, se
     }
 
 
-def test_a_frame_the_document_does_not_allow_fails():
+def test_a_frame_the_document_does_not_allow_fails() -> None:
     frames = socket_frames()
     with pytest.raises(AssertionError, match="sends no 'board'"):
         frames.check_frame("/ws/v1/games/1/", '{"type": "board"}')

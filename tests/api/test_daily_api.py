@@ -4,10 +4,13 @@ a day's board, replays, all-time boards and player statistics, with their errors
 from __future__ import annotations
 
 import hashlib
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
@@ -17,6 +20,7 @@ from games.models import Deal, Game, Result
 from tests.daily_fixtures import (
     DAY,
     NOON,
+    FakeClock,
     committed,
     daily,
     day_where,
@@ -32,7 +36,7 @@ pytest_plugins = ["tests.daily_fixtures"]
 API = "/api/v1"
 
 
-def client_of(user=None) -> APIClient:
+def client_of(user: Any = None) -> APIClient:
     client = APIClient()
     if user is not None:
         _, key = account_services.token_create(user=user, name="tests")
@@ -40,46 +44,46 @@ def client_of(user=None) -> APIClient:
     return client
 
 
-def person(name: str):
+def person(name: str) -> Any:
     return get_user_model().objects.create_user(name, password=f"pw-{name}-12345")
 
 
-def error_of(response, status: int, code: str) -> dict:
+def error_of(response: Any, status: int, code: str) -> dict[str, Any]:
     assert response.status_code == status, response.content
     body = response.json()
     assert set(body) == {"error"} and body["error"]["code"] == code, body
     return body["error"]
 
 
-def call(method, *args, **kwargs):
+def call(method: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     """A request whose on-commit work (board mirror, events) runs as in production."""
     return committed(method, *args, **kwargs)
 
 
-def url(variant: str, day, rest: str = "") -> str:
+def url(variant: str, day: date | str, rest: str = "") -> str:
     return f"{API}/daily/{variant}/{day}/{rest}"
 
 
 @pytest.fixture
-def ann(db):
+def ann(db: None) -> Any:
     return person("ann")
 
 
 @pytest.fixture
-def today(daily_secret, daily_clock):
+def today(daily_secret: str, daily_clock: FakeClock) -> date:
     """Today is a day whose Bristol daily has a quiet first move; the clock at 08:00."""
     day = day_where("bristol", lambda p: quiet_move(p) is not None)
     daily_clock.set(morning(day))
     return day
 
 
-def play(client, variant: str, day, status: int = 201) -> dict:
+def play(client: APIClient, variant: str, day: date | str, status: int = 201) -> dict[str, Any]:
     response = call(client.post, url(variant, day, "play/"))
     assert response.status_code == status, response.content
     return response.json()
 
 
-def move(client, game: dict, notation: str | None) -> dict:
+def move(client: APIClient, game: dict[str, Any], notation: str | None) -> dict[str, Any]:
     assert notation is not None, "the deal has no such move"
     response = call(
         client.post,
@@ -91,13 +95,13 @@ def move(client, game: dict, notation: str | None) -> dict:
     return response.json()
 
 
-def resign(client, game: dict) -> dict:
+def resign(client: APIClient, game: dict[str, Any]) -> dict[str, Any]:
     response = call(client.post, f"{API}/games/{game['id']}/resign/")
     assert response.status_code == 200, response.content
     return response.json()
 
 
-def assert_secret_kept(response, deal: Deal) -> None:
+def assert_secret_kept(response: Any, deal: Deal) -> None:
     text = response.content.decode()
     assert str(int(deal.seed)) not in text
     assert ",".join(f'"{c}"' for c in deck_order(deal.variant, int(deal.seed))[:6]) not in text
@@ -106,7 +110,7 @@ def assert_secret_kept(response, deal: Deal) -> None:
 # -- today's dailies and one daily --------------------------------------------------------
 
 
-def test_todays_dailies_for_anyone(today):
+def test_todays_dailies_for_anyone(today: date) -> None:
     response = APIClient().get(f"{API}/daily/")
     assert response.status_code == 200
     body = response.json()
@@ -119,7 +123,7 @@ def test_todays_dailies_for_anyone(today):
         assert_secret_kept(response, deal)
 
 
-def test_todays_dailies_show_my_game_and_rank(today, ann):
+def test_todays_dailies_show_my_game_and_rank(today: date, ann: Any) -> None:
     client = client_of(ann)
     game = play(client, "mod3", today)
     body = {d["variant"]: d for d in client.get(f"{API}/daily/").json()}
@@ -139,7 +143,9 @@ def test_todays_dailies_show_my_game_and_rank(today, ann):
     assert mine["status"] == "resigned" and mine["rank"] == 3
 
 
-def test_one_daily_keeps_its_seed_until_the_day_is_over(today, daily_clock):
+def test_one_daily_keeps_its_seed_until_the_day_is_over(
+    today: date, daily_clock: FakeClock
+) -> None:
     response = APIClient().get(url("picture-gallery", today))
     assert response.status_code == 200
     body = response.json()
@@ -154,7 +160,9 @@ def test_one_daily_keeps_its_seed_until_the_day_is_over(today, daily_clock):
     assert body["seconds_left"] == 0
 
 
-def test_today_stands_for_the_current_utc_day(today, ann, daily_clock):
+def test_today_stands_for_the_current_utc_day(
+    today: date, ann: Any, daily_clock: FakeClock
+) -> None:
     client = client_of(ann)
     body = client.get(url("bristol", "today")).json()
     assert body["date"] == today.isoformat()
@@ -175,12 +183,12 @@ def test_today_stands_for_the_current_utc_day(today, ann, daily_clock):
     "bad",
     ["2026-13-01", "yesterday", "2026-02-30", "10.03.2026", "20260310", "2026-W11-2", "Today"],
 )
-def test_a_bad_date_is_a_validation_error(today, bad):
+def test_a_bad_date_is_a_validation_error(today: date, bad: str) -> None:
     error_of(APIClient().get(url("bristol", bad)), 400, "validation_error")
     error_of(APIClient().get(url("bristol", bad, "board/")), 400, "validation_error")
 
 
-def test_unknown_variant_and_future_day_are_not_found(today, ann):
+def test_unknown_variant_and_future_day_are_not_found(today: date, ann: Any) -> None:
     error_of(APIClient().get(url("klondike", today)), 404, "not_found")
     error_of(APIClient().get(url("klondike", today, "board/")), 404, "not_found")
     tomorrow = today + timedelta(days=1)
@@ -195,7 +203,7 @@ def test_unknown_variant_and_future_day_are_not_found(today, ann):
 # -- playing -----------------------------------------------------------------------------------
 
 
-def test_play_starts_the_ranked_game_then_resumes_then_practice(today, ann):
+def test_play_starts_the_ranked_game_then_resumes_then_practice(today: date, ann: Any) -> None:
     client = client_of(ann)
     error_of(call(APIClient().post, url("bristol", today, "play/")), 401, "not_authenticated")
     first = play(client, "bristol", today, 201)
@@ -213,7 +221,9 @@ def test_play_starts_the_ranked_game_then_resumes_then_practice(today, ann):
     assert not past["ranked"] and past["date"] == (today - timedelta(days=3)).isoformat()
 
 
-def test_time_is_the_servers_whatever_the_client_sends(today, ann, daily_clock):
+def test_time_is_the_servers_whatever_the_client_sends(
+    today: date, ann: Any, daily_clock: FakeClock
+) -> None:
     client = client_of(ann)
     t0 = daily_clock.advance(minutes=1)
     game = play(client, "bristol", today)
@@ -250,7 +260,7 @@ def test_time_is_the_servers_whatever_the_client_sends(today, ann, daily_clock):
     assert board["me"]["time_ms"] == 125_007 and board["me"]["moves"] == 1
 
 
-def test_ranked_undo_of_a_deal_is_refused_over_rest(today, ann):
+def test_ranked_undo_of_a_deal_is_refused_over_rest(today: date, ann: Any) -> None:
     client = client_of(ann)
     game = play(client, "bristol", today)
     game = move(client, game, "deal")
@@ -263,7 +273,7 @@ def test_ranked_undo_of_a_deal_is_refused_over_rest(today, ann):
 
 
 @pytest.fixture
-def board(board_backend, today):
+def board(board_backend: str, today: date) -> tuple[Deal, list[Any], list[Result]]:
     deal = daily("bristol", today)
     people = [person(f"p{i:02d}") for i in range(12)]
     # In board order: winners by fewer moves, then games not won by more moves.
@@ -276,7 +286,9 @@ def board(board_backend, today):
     return deal, people, results
 
 
-def test_board_pages_with_a_cursor_my_rank_and_around(board, today):
+def test_board_pages_with_a_cursor_my_rank_and_around(
+    board: tuple[Deal, list[Any], list[Result]], today: date
+) -> None:
     deal, people, results = board
     client = client_of(people[7])
     first = client.get(url("bristol", today, "board/"), {"limit": 5, "around": 2})
@@ -304,14 +316,18 @@ def test_board_pages_with_a_cursor_my_rank_and_around(board, today):
 @pytest.mark.parametrize(
     "params", [{"around": 26}, {"around": -1}, {"cursor": "x" * 65}, {"cursor": "bz0tMQ=="}]
 )
-def test_bad_board_parameters(board, today, params):
+def test_bad_board_parameters(
+    board: tuple[Deal, list[Any], list[Result]], today: date, params: dict[str, int | str]
+) -> None:
     error = error_of(
         APIClient().get(url("bristol", today, "board/"), params), 400, "validation_error"
     )
     assert set(error["details"]) == set(params)
 
 
-def test_the_board_pages_by_any_limit(board, today):
+def test_the_board_pages_by_any_limit(
+    board: tuple[Deal, list[Any], list[Result]], today: date
+) -> None:
     body = APIClient().get(url("bristol", today, "board/"), {"limit": 100}).json()
     assert len(body["results"]) == 12 and body["next"] is None
     # An empty cursor is no cursor (the first page), as for any omitted query field.
@@ -322,7 +338,9 @@ def test_the_board_pages_by_any_limit(board, today):
 # -- replays -------------------------------------------------------------------------------
 
 
-def test_replays_are_public_once_the_day_is_over(today, ann, daily_clock):
+def test_replays_are_public_once_the_day_is_over(
+    today: date, ann: Any, daily_clock: FakeClock
+) -> None:
     client = client_of(ann)
     game = play(client, "bristol", today)
     deal = Deal.objects.get(kind="daily", variant="bristol", date=today)
@@ -363,7 +381,7 @@ def test_replays_are_public_once_the_day_is_over(today, ann, daily_clock):
     assert step["position"]["piles"] == final["piles"]
 
 
-def test_replay_errors(today, ann, daily_clock):
+def test_replay_errors(today: date, ann: Any, daily_clock: FakeClock) -> None:
     deal = daily("bristol", today)
     result = finished_result(deal, ann, won=False, moves=0)
     other = finished_result(daily("mod3", today), person("bob"), won=False, moves=0)
@@ -387,13 +405,15 @@ def test_replay_errors(today, ann, daily_clock):
 # -- all-time boards and player statistics -------------------------------------------------------
 
 
-def win_days(daily_clock, user, days):
+def win_days(daily_clock: FakeClock, user: Any, days: list[date]) -> None:
     for day in days:
         daily_clock.set(datetime.combine(day, NOON.timetz()))
         finished_result(daily("bristol", day), user, won=True)
 
 
-def test_alltime_boards_by_days_won_best_and_current_streak(daily_secret, daily_clock):
+def test_alltime_boards_by_days_won_best_and_current_streak(
+    daily_secret: str, daily_clock: FakeClock
+) -> None:
     ann, bob = person("ann"), person("bob")
     win_days(daily_clock, ann, [DAY, DAY + timedelta(days=1), DAY + timedelta(days=2)])
     win_days(
@@ -423,7 +443,7 @@ def test_alltime_boards_by_days_won_best_and_current_streak(daily_secret, daily_
         assert list(error["details"]) == list(bad)
 
 
-def test_player_statistics(daily_secret, daily_clock):
+def test_player_statistics(daily_secret: str, daily_clock: FakeClock) -> None:
     ann = person("ann")
     win_days(daily_clock, ann, [DAY, DAY + timedelta(days=1)])
     daily_clock.set(datetime.combine(DAY + timedelta(days=2), NOON.timetz()))
@@ -439,7 +459,9 @@ def test_player_statistics(daily_secret, daily_clock):
     error_of(APIClient().get(f"{API}/players/ann/stats/"), 404, "not_found")
 
 
-def test_game_state_keeps_the_deal_until_the_day_is_over(today, ann, daily_clock, settings):
+def test_game_state_keeps_the_deal_until_the_day_is_over(
+    today: date, ann: Any, daily_clock: FakeClock, settings: Settings
+) -> None:
     client = client_of(ann)
     game = resign(client, play(client, "royal-parade", today))
     assert game["deal"] is None
@@ -452,7 +474,9 @@ def test_game_state_keeps_the_deal_until_the_day_is_over(today, ann, daily_clock
     assert hashlib.sha256(shown["seed"].encode()).hexdigest() == deal.commitment
 
 
-def test_a_move_after_the_day_is_refused_with_day_over(today, ann, daily_clock):
+def test_a_move_after_the_day_is_refused_with_day_over(
+    today: date, ann: Any, daily_clock: FakeClock
+) -> None:
     client = client_of(ann)
     game = move(client, play(client, "bristol", today), "deal")
     daily_clock.next_day()

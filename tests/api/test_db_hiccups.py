@@ -12,6 +12,7 @@ from typing import Any
 import psycopg
 import pytest
 from django.db import OperationalError, close_old_connections, connection
+from django.test import Client
 
 from api.consumers import GameConsumer
 from games.play import move as play_move
@@ -24,7 +25,9 @@ def lost(*args: Any, **kwargs: Any) -> Any:
 
 
 @pytest.mark.django_db
-def test_a_lost_connection_is_503_unavailable_on_rest(api, monkeypatch):
+def test_a_lost_connection_is_503_unavailable_on_rest(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(game_selectors, "games_of_player", lost)
     response = api.get("/api/v1/games/")
     assert response.status_code == 503
@@ -33,7 +36,9 @@ def test_a_lost_connection_is_503_unavailable_on_rest(api, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_a_lost_connection_is_503_on_pages(client, user, monkeypatch):
+def test_a_lost_connection_is_503_on_pages(
+    client: Client, user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     client.force_login(user)
     monkeypatch.setattr(game_selectors, "games_of_player", lost)
     response = client.get("/games/")
@@ -42,7 +47,9 @@ def test_a_lost_connection_is_503_on_pages(client, user, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_a_lost_connection_is_the_unavailable_error_on_sockets(user, monkeypatch):
+def test_a_lost_connection_is_the_unavailable_error_on_sockets(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     consumer = GameConsumer()
     consumer.game_id, consumer.user, consumer.sent = game.pk, user, None
@@ -54,7 +61,7 @@ def test_a_lost_connection_is_the_unavailable_error_on_sockets(user, monkeypatch
 
 @pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL's pool")
 @pytest.mark.django_db(transaction=True)
-def test_terminated_backends_cost_503s_then_are_replaced(api):
+def test_terminated_backends_cost_503s_then_are_replaced(api: Any) -> None:
     assert api.get("/api/v1/games/").status_code == 200
     params = connection.get_connection_params()
     for name in ("cursor_factory", "context", "prepare_threshold"):
@@ -85,7 +92,9 @@ def test_terminated_backends_cost_503s_then_are_replaced(api):
 
 
 @pytest.mark.django_db
-def test_a_read_that_lost_its_connection_is_tried_once_more(api, monkeypatch):
+def test_a_read_that_lost_its_connection_is_tried_once_more(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = []
     real = game_selectors.games_of_player
 
@@ -103,7 +112,9 @@ def test_a_read_that_lost_its_connection_is_tried_once_more(api, monkeypatch):
 
 
 @pytest.mark.django_db
-def test_a_write_that_lost_its_connection_is_not_tried_again(api, monkeypatch):
+def test_a_write_that_lost_its_connection_is_not_tried_again(
+    api: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     calls = []
 
     def lost_start(**kwargs: Any) -> Any:

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import importlib.util
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
 import pytest
 from django.contrib.auth import get_user_model
+from httpx import Client
 
 from games.models import Game
 from patience_site.wsgi import application
-from tests.daily_fixtures import morning
+from tests.daily_fixtures import FakeClock, morning
 
 pytest_plugins = ["tests.daily_fixtures"]
 
@@ -46,7 +47,9 @@ def http(bot: Any) -> Iterator[httpx.Client]:
 
 # The bot's games commit for real (results, boards), as in production.
 @pytest.mark.django_db(transaction=True)
-def test_the_bot_plays_a_practice_deal_to_its_end(bot, http, assert_consistent):
+def test_the_bot_plays_a_practice_deal_to_its_end(
+    bot: Any, http: Client, assert_consistent: Callable[[Any], None]
+) -> None:
     game = bot.play(http, bot.start_practice(http, "picture-gallery", seed=11))
     assert game["status"] in ("won", "lost", "resigned")
     assert 0 < game["ply"] <= bot.BUDGET and game["deal"] is not None
@@ -58,7 +61,9 @@ def test_the_bot_plays_a_practice_deal_to_its_end(bot, http, assert_consistent):
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("isolated_boards")
-def test_the_bot_plays_todays_daily_to_the_board(bot, http, daily_clock, daily_secret):
+def test_the_bot_plays_todays_daily_to_the_board(
+    bot: Any, http: Client, daily_clock: FakeClock, daily_secret: str
+) -> None:
     daily_clock.set(morning(daily_clock.t.date()))
     game = bot.play(http, bot.start_daily(http, "bristol"))
     assert game["ranked"] and game["status"] in ("won", "lost", "resigned")
@@ -67,7 +72,9 @@ def test_the_bot_plays_todays_daily_to_the_board(bot, http, daily_clock, daily_s
     assert board["me"]["cards_home"] == game["score"]
 
 
-def test_the_command_line_needs_a_token(bot, monkeypatch, capsys):
+def test_the_command_line_needs_a_token(
+    bot: Any, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.delenv("PATIENCE_TOKEN", raising=False)
     with pytest.raises(SystemExit) as exc:
         bot.main(["--variant", "bristol"])
@@ -76,7 +83,9 @@ def test_the_command_line_needs_a_token(bot, monkeypatch, capsys):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_bot_signs_in_again_with_a_new_token_and_no_second_account(bot, http):
+def test_the_bot_signs_in_again_with_a_new_token_and_no_second_account(
+    bot: Any, http: Client
+) -> None:
     transport = httpx.WSGITransport(app=application)
     with httpx.Client(transport=transport, base_url="http://testserver") as again:
         key = bot.sign_in(again, **LOGIN)
@@ -85,7 +94,7 @@ def test_the_bot_signs_in_again_with_a_new_token_and_no_second_account(bot, http
 
 
 @pytest.mark.django_db(transaction=True)
-def test_the_bot_stops_on_a_wrong_password(bot, http):
+def test_the_bot_stops_on_a_wrong_password(bot: Any, http: Client) -> None:
     transport = httpx.WSGITransport(app=application)
     with (
         httpx.Client(transport=transport, base_url="http://testserver") as other,
@@ -96,7 +105,9 @@ def test_the_bot_stops_on_a_wrong_password(bot, http):
 
 
 @pytest.mark.parametrize("status", [429, 503])
-def test_the_bot_waits_as_retry_after_says_and_sends_again(bot, monkeypatch, status):
+def test_the_bot_waits_as_retry_after_says_and_sends_again(
+    bot: Any, monkeypatch: pytest.MonkeyPatch, status: int
+) -> None:
     answers = iter(
         [
             httpx.Response(status, headers={"Retry-After": "7"}, json={"error": {"code": "x"}}),

@@ -37,7 +37,7 @@ from games.engine import new_position
 from games.engine.solver import Verdict, solve
 from games.models import Deal
 from patience_site.wsgi import application
-from tests.daily_fixtures import day_where, morning
+from tests.daily_fixtures import FakeClock, day_where, morning
 
 pytest_plugins = ["tests.daily_fixtures"]
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.usefixtures("isolated_boards")]
@@ -95,7 +95,9 @@ def op(name: str) -> ModuleType:
     return importlib.import_module(f"{PACKAGE}.api.{name}")
 
 
-def test_a_generated_client_registers_and_plays(generated, daily_clock, daily_secret):
+def test_a_generated_client_registers_and_plays(
+    generated: ModuleType, daily_clock: FakeClock, daily_secret: str
+) -> None:
     pc = generated
     models = importlib.import_module(f"{PACKAGE}.models")
     bristol_key = models.VariantEnum.BRISTOL

@@ -1,14 +1,19 @@
+from typing import Any, NoReturn
+
 import pytest
+from django.test import Client
+
+from games.models import Deal
 
 
 @pytest.mark.django_db
-def test_health_ok(client):
+def test_health_ok(client: Client) -> None:
     response = client.get("/api/v1/health/")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
 
 
-def test_openapi_schema_json(client):
+def test_openapi_schema_json(client: Client) -> None:
     response = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
     assert response.status_code == 200
     schema = response.json()
@@ -18,7 +23,7 @@ def test_openapi_schema_json(client):
     assert "/api/v1/health/" in schema["paths"]
 
 
-def test_openapi_schema_yaml(client):
+def test_openapi_schema_yaml(client: Client) -> None:
     import yaml
 
     response = client.get("/api/v1/schema/")
@@ -27,7 +32,7 @@ def test_openapi_schema_yaml(client):
     assert str(schema["openapi"]).startswith("3.")
 
 
-def test_docs_page(client):
+def test_docs_page(client: Client) -> None:
     response = client.get("/api/v1/docs/")
     assert response.status_code == 200
 
@@ -35,7 +40,7 @@ def test_docs_page(client):
 # -- liveness and readiness -----------------------------------------------------------------
 
 
-def test_live_answers_without_touching_the_database(client):
+def test_live_answers_without_touching_the_database(client: Client) -> None:
     # No database access is allowed here: a query would fail the test.
     response = client.get("/api/v1/health/live/")
     assert response.status_code == 200
@@ -43,7 +48,7 @@ def test_live_answers_without_touching_the_database(client):
 
 
 @pytest.fixture
-def dailies_today(db):
+def dailies_today(db: None) -> list[Deal]:
     from core import clock
     from games.engine import VARIANTS
     from games.services.dailies import daily_create
@@ -51,13 +56,13 @@ def dailies_today(db):
     return [daily_create(key, clock.today()) for key in VARIANTS]
 
 
-def test_ready_when_migrated_and_dealt(client, dailies_today):
+def test_ready_when_migrated_and_dealt(client: Client, dailies_today: list[Deal]) -> None:
     response = client.get("/api/v1/health/ready/")
     assert response.status_code == 200
     assert response.json() == {"status": "ok"}
 
 
-def _not_ready(response) -> dict:
+def _not_ready(response: Any) -> dict[str, str]:
     assert response.status_code == 503
     error = response.json()["error"]
     assert error["code"] == "not_ready"
@@ -66,7 +71,7 @@ def _not_ready(response) -> dict:
 
 
 @pytest.mark.django_db
-def test_not_ready_until_todays_dailies_are_dealt(client):
+def test_not_ready_until_todays_dailies_are_dealt(client: Client) -> None:
     from games.engine import VARIANTS
 
     checks = _not_ready(client.get("/api/v1/health/ready/"))
@@ -74,7 +79,9 @@ def test_not_ready_until_todays_dailies_are_dealt(client):
     assert all(key in checks["dailies"] for key in VARIANTS)
 
 
-def test_not_ready_with_a_migration_pending(client, dailies_today, monkeypatch):
+def test_not_ready_with_a_migration_pending(
+    client: Client, dailies_today: list[Deal], monkeypatch: pytest.MonkeyPatch
+) -> None:
     from django.db.migrations.executor import MigrationExecutor
 
     from games.selectors import health
@@ -85,13 +92,13 @@ def test_not_ready_with_a_migration_pending(client, dailies_today, monkeypatch):
     assert checks == {"migrations": "1 migration(s) not applied"}
 
 
-def test_not_ready_without_the_database(client, monkeypatch):
+def test_not_ready_without_the_database(client: Client, monkeypatch: pytest.MonkeyPatch) -> None:
     from django.db import OperationalError
 
     from games.selectors import health
 
     class Down:
-        def cursor(self):
+        def cursor(self) -> NoReturn:
             raise OperationalError("connection refused")
 
     monkeypatch.setattr(health, "connection", Down())
@@ -99,7 +106,7 @@ def test_not_ready_without_the_database(client, monkeypatch):
     assert checks == {"database": "unreachable: OperationalError"}
 
 
-def test_probes_are_in_the_schema(client):
+def test_probes_are_in_the_schema(client: Client) -> None:
     schema = client.get("/api/v1/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
     ready = schema["paths"]["/api/v1/health/ready/"]["get"]["responses"]
     assert {"200", "503"} <= set(ready)

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import pytest
 import yaml
+from django.test import Client
+from pytest_django import Settings
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 ALERTS = REPO_ROOT / "deploy/prometheus/alerts.yml"
@@ -40,7 +42,7 @@ def metric_names(expr: str) -> set[str]:
 
 
 @pytest.fixture
-def exported(client, settings) -> set[str]:
+def exported(client: Client, settings: Settings) -> set[str]:
     """The names of every sample series a live scrape of /metrics can carry."""
     settings.METRICS_TOKEN = TOKEN
     scrape = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}")
@@ -64,19 +66,19 @@ def _dashboard_exprs() -> list[str]:
     return [target["expr"] for panel in panels for target in panel["targets"]]
 
 
-def test_metric_names_are_read_from_promql():
+def test_metric_names_are_read_from_promql() -> None:
     expr = 'sum by (route) (rate(patience_x_total{status="5xx"}[5m])) / up > 0.01'
     assert metric_names(expr) == {"patience_x_total", "up"}
 
 
-def test_the_promised_alerts_are_there():
+def test_the_promised_alerts_are_there() -> None:
     rules = _alert_rules()
     assert {rule["alert"] for rule in rules} >= PROMISED
     assert all(rule["expr"].strip() and rule["annotations"]["summary"] for rule in rules)
 
 
 @pytest.mark.django_db
-def test_every_alert_names_an_exported_metric(exported):
+def test_every_alert_names_an_exported_metric(exported: set[str]) -> None:
     for rule in _alert_rules():
         names = metric_names(rule["expr"])
         assert names, rule["alert"]
@@ -84,7 +86,7 @@ def test_every_alert_names_an_exported_metric(exported):
 
 
 @pytest.mark.django_db
-def test_every_dashboard_panel_names_an_exported_metric(exported):
+def test_every_dashboard_panel_names_an_exported_metric(exported: set[str]) -> None:
     exprs = _dashboard_exprs()
     assert len(exprs) >= 10
     for expr in exprs:
@@ -92,7 +94,7 @@ def test_every_dashboard_panel_names_an_exported_metric(exported):
         assert names and names <= exported | PROMETHEUS_OWN, (expr, names - exported)
 
 
-def test_the_dashboard_shows_what_the_issue_asks():
+def test_the_dashboard_shows_what_the_issue_asks() -> None:
     text = " ".join(_dashboard_exprs())
     for metric in (
         "patience_moves_total",
@@ -108,7 +110,7 @@ def test_the_dashboard_shows_what_the_issue_asks():
         assert metric in text, metric
 
 
-def test_grafana_provisions_the_dashboard_from_prometheus():
+def test_grafana_provisions_the_dashboard_from_prometheus() -> None:
     provisioning = REPO_ROOT / "deploy/grafana/provisioning"
     sources = yaml.safe_load((provisioning / "datasources/prometheus.yml").read_text())
     (source,) = sources["datasources"]

@@ -6,12 +6,15 @@ from __future__ import annotations
 import io
 import json
 import logging
-from collections.abc import Iterator
+from _io import StringIO
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 from channels.testing import WebsocketCommunicator
+from django.test import Client
 from prometheus_client import REGISTRY
+from pytest_django import Settings
 from pythonjsonlogger.json import JsonFormatter
 
 from accounts import services as account_services
@@ -54,14 +57,14 @@ def lines(stream: io.StringIO, logger: str) -> list[dict[str, Any]]:
 # -- /metrics ---------------------------------------------------------------------------------
 
 
-def test_metrics_are_off_without_a_token(client, settings):
+def test_metrics_are_off_without_a_token(client: Client, settings: Settings) -> None:
     settings.METRICS_TOKEN = ""
     assert client.get("/metrics").status_code == 404
     assert client.get("/metrics", HTTP_AUTHORIZATION="Bearer ").status_code == 404
 
 
 @pytest.mark.django_db
-def test_metrics_need_the_bearer_token(client, settings):
+def test_metrics_need_the_bearer_token(client: Client, settings: Settings) -> None:
     settings.METRICS_TOKEN = TOKEN
     refused = client.get("/metrics", HTTP_AUTHORIZATION="Bearer wrong")
     assert refused.status_code == 401
@@ -73,7 +76,7 @@ def test_metrics_need_the_bearer_token(client, settings):
 
 
 @pytest.mark.django_db
-def test_metrics_answer_any_host(client, settings):
+def test_metrics_answer_any_host(client: Client, settings: Settings) -> None:
     """Prometheus scrapes each process at its own address: no ALLOWED_HOSTS entry for it."""
     settings.METRICS_TOKEN = TOKEN
     scraped = client.get("/metrics", HTTP_AUTHORIZATION=f"Bearer {TOKEN}", HTTP_HOST="10.1.2.3")
@@ -83,7 +86,7 @@ def test_metrics_answer_any_host(client, settings):
 # -- HTTP ---------------------------------------------------------------------------------------
 
 
-def test_answers_are_counted_by_route_and_status_class(client):
+def test_answers_are_counted_by_route_and_status_class(client: Client) -> None:
     live = sample("patience_http_responses_total", route="api/v1/health/live/", status="2xx")
     missing = sample("patience_http_responses_total", route="api/v1/.*$", status="4xx")
     client.get("/api/v1/health/live/")
@@ -96,7 +99,7 @@ def test_answers_are_counted_by_route_and_status_class(client):
     )
 
 
-def test_the_request_id_is_the_clients_or_a_new_one(client, json_log):
+def test_the_request_id_is_the_clients_or_a_new_one(client: Client, json_log: StringIO) -> None:
     given = client.get("/api/v1/health/live/", HTTP_X_REQUEST_ID="abc-123")
     assert given["X-Request-ID"] == "abc-123"
     forged = client.get("/api/v1/health/live/", HTTP_X_REQUEST_ID="x\n{forged}")
@@ -109,7 +112,9 @@ def test_the_request_id_is_the_clients_or_a_new_one(client, json_log):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_rest_move_is_counted_and_its_event_carries_the_request_id(api, user, monkeypatch):
+def test_a_rest_move_is_counted_and_its_event_carries_the_request_id(
+    api: Any, user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from core import events
 
     sent: list[dict[str, Any]] = []
@@ -128,7 +133,13 @@ def test_a_rest_move_is_counted_and_its_event_carries_the_request_id(api, user, 
     assert sample("patience_moves_total", transport="rest", outcome="ok") == moved + 1
 
 
-def test_no_secret_reaches_the_logs(client, json_log, make_user, password, settings):
+def test_no_secret_reaches_the_logs(
+    client: Client,
+    json_log: StringIO,
+    make_user: Callable[..., Any],
+    password: str,
+    settings: Settings,
+) -> None:
     """Log in with a password, then send a token, a session cookie and a bad password:
     none of them appears in any log line (request lines, Django's own, warnings)."""
     user = make_user("secretive")
@@ -161,7 +172,9 @@ def test_no_secret_reaches_the_logs(client, json_log, make_user, password, setti
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_a_socket_session_and_its_moves_are_counted_and_logged(make_user, json_log):
+async def test_a_socket_session_and_its_moves_are_counted_and_logged(
+    make_user: Callable[..., Any], json_log: StringIO
+) -> None:
     from channels.db import database_sync_to_async
 
     user = await database_sync_to_async(make_user)("sock")

@@ -12,12 +12,13 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.test import Client
 from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 
 from api.pagination import CursorPage
 from games.models import PlayerStats, RaceRating
-from tests.daily_fixtures import DAY, NOON, daily, finished_result
+from tests.daily_fixtures import DAY, NOON, FakeClock, daily, finished_result
 from tests.helpers import PAGE_KEYS, pages, rows
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
@@ -164,7 +165,9 @@ def paged(request: pytest.FixtureRequest, api: Any, daily_clock: Any, daily_secr
     return listed
 
 
-def test_a_walk_through_next_shows_every_row_once_while_rows_arrive(paged, daily_clock):
+def test_a_walk_through_next_shows_every_row_once_while_rows_arrive(
+    paged: Any, daily_clock: FakeClock
+) -> None:
     before = [paged.key(row) for row in rows(paged.client, paged.url, {"limit": 100})]
     added: list[Any] = []
 
@@ -182,7 +185,7 @@ def test_a_walk_through_next_shows_every_row_once_while_rows_arrive(paged, daily
     assert ranks == sorted(ranks)
 
 
-def test_previous_goes_back_to_the_same_rows(paged):
+def test_previous_goes_back_to_the_same_rows(paged: Any) -> None:
     first = paged.client.get(paged.url, {"limit": 3}).json()
     assert set(first) >= PAGE_KEYS and first["previous"] is None
     second = paged.client.get(first["next"]).json()
@@ -201,7 +204,7 @@ def test_previous_goes_back_to_the_same_rows(paged):
         b64encode(b"p=2026-13-45").decode(),
     ],
 )
-def test_a_cursor_that_is_not_the_lists_is_400(paged, cursor):
+def test_a_cursor_that_is_not_the_lists_is_400(paged: Any, cursor: str) -> None:
     response = paged.client.get(paged.url, {"cursor": cursor})
     if response.status_code == 200:
         # A string key (a board's key) takes any well-formed position: then the cursor is
@@ -214,7 +217,7 @@ def test_a_cursor_that_is_not_the_lists_is_400(paged, cursor):
     assert error["code"] == "validation_error" and list(error["details"]) == ["cursor"]
 
 
-def test_a_position_of_the_wrong_type_is_400_on_an_integer_order(api):
+def test_a_position_of_the_wrong_type_is_400_on_an_integer_order(api: Any) -> None:
     Games(api).add()
     cursor = b64encode(b"p=abc").decode()
     response = api.get(f"{API}/games/", {"cursor": cursor})
@@ -222,7 +225,7 @@ def test_a_position_of_the_wrong_type_is_400_on_an_integer_order(api):
     assert response.json()["error"]["details"] == {"cursor": [CursorPage.invalid_cursor_message]}
 
 
-def test_limit_is_bounded(paged):
+def test_limit_is_bounded(paged: Any) -> None:
     assert len(paged.client.get(paged.url, {"limit": 1}).json()["results"]) == 1
     for default in ({}, {"limit": 0}, {"limit": -3}, {"limit": "ten"}):
         page = paged.client.get(paged.url, default).json()
@@ -232,12 +235,12 @@ def test_limit_is_bounded(paged):
 @pytest.mark.parametrize(
     ("asked", "size"), [("1", 1), ("1000", 1000), ("1001", 1000), ("10000000000", 1000)]
 )
-def test_limit_above_the_maximum_is_capped(asked, size):
+def test_limit_above_the_maximum_is_capped(asked: str, size: int) -> None:
     request = Request(APIRequestFactory().get("/", {"limit": asked}))
     assert CursorPage().get_page_size(request) == size == min(int(asked), CursorPage.max_page_size)
 
 
-def test_the_schema_describes_every_list_as_a_page_or_a_bounded_array(client):
+def test_the_schema_describes_every_list_as_a_page_or_a_bounded_array(client: Client) -> None:
     schema = client.get(f"{API}/schema/?format=json").json()
     components = schema["components"]["schemas"]
     paged, bare = set(), set()
@@ -272,14 +275,16 @@ def test_the_schema_describes_every_list_as_a_page_or_a_bounded_array(client):
     }
 
 
-def test_ranks_continue_across_pages_on_every_board(paged):
+def test_ranks_continue_across_pages_on_every_board(paged: Any) -> None:
     walked = rows(paged.client, paged.url, {"limit": 3})
     if walked and "rank" in walked[0]:
         assert [row["rank"] for row in walked] == list(range(1, len(walked) + 1))
     assert len(walked) == paged.size
 
 
-def test_a_day_boards_page_carries_my_line_on_every_page(token_client, daily_clock, daily_secret):
+def test_a_day_boards_page_carries_my_line_on_every_page(
+    token_client: Callable[..., Any], daily_clock: FakeClock, daily_secret: str
+) -> None:
     daily_clock.set(NOON)
     deal = daily("bristol", DAY)
     people = [person() for _ in range(6)]

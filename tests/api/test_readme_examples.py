@@ -84,7 +84,7 @@ def code_blocks(page: str) -> list[Block]:
 EXAMPLES = [b for page in PAGES for b in code_blocks(page) if b.name]
 
 
-def test_every_code_block_is_marked_run_or_not():
+def test_every_code_block_is_marked_run_or_not() -> None:
     blocks = [b for page in PAGES for b in code_blocks(page)]
     unmarked = [
         f"{b.page}:{b.line}" for b in blocks if b.mark is None or not MARK.fullmatch(b.mark)
@@ -154,7 +154,9 @@ def run_example(block: Block, base: str, env: dict[str, str], cwd: Path) -> str:
 
 
 @pytest.mark.parametrize("block", EXAMPLES, ids=lambda b: f"{b.page}:{b.name}")
-def test_the_example_runs_as_printed(block, docs_server, robot_token, tmp_path):
+def test_the_example_runs_as_printed(
+    block: Block, docs_server: str, robot_token: str, tmp_path: Path
+) -> None:
     env = {**os.environ, "PATIENCE_TOKEN": robot_token, "PYTHONUNBUFFERED": "1"}
     printed = run_example(block, docs_server, env, tmp_path)
     if block.language in {"python", "py"}:
@@ -165,7 +167,9 @@ def test_the_example_runs_as_printed(block, docs_server, robot_token, tmp_path):
         assert printed.splitlines() == expected_output(block.code)
 
 
-def test_the_python_game_ends_as_it_says(docs_server, robot_token, tmp_path):
+def test_the_python_game_ends_as_it_says(
+    docs_server: str, robot_token: str, tmp_path: Path
+) -> None:
     """What the README's bot prints is the game the server stored."""
     (block,) = [b for b in EXAMPLES if b.name == "python-game"]
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
@@ -193,7 +197,7 @@ def anchors(page: Path) -> set[str]:
 
 
 @pytest.mark.parametrize("page", LINKED_PAGES)
-def test_every_path_and_link_the_page_names_exists(page):
+def test_every_path_and_link_the_page_names_exists(page: str) -> None:
     text = (REPO / page).read_text()
     top = {p.name for p in REPO.iterdir()}
     missing = []
@@ -212,7 +216,7 @@ def test_every_path_and_link_the_page_names_exists(page):
     assert not missing, f"{page} names what does not exist: {missing}"
 
 
-def test_the_docs_map_lists_every_page():
+def test_the_docs_map_lists_every_page() -> None:
     index = (REPO / "docs" / "index.md").read_text()
     pages = {p.name for p in (REPO / "docs").glob("*.md")} - {"index.md"}
     assert pages <= set(re.findall(r"\]\(([\w-]+\.md)\)", index))

@@ -25,13 +25,14 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from devtools.accounts import PASSWORD
+from devtools.servers import RedisServer
 from games import boards
 from games.models import Result
 from games.play import finish
 from games.services import dailies as daily_services
 from games.services import games as game_services
 from patience_site.asgi import application
-from tests.daily_fixtures import DAY
+from tests.daily_fixtures import DAY, FakeClock
 from tests.helpers import token_headers
 
 pytestmark = [pytest.mark.django_db(transaction=True)]
@@ -95,7 +96,9 @@ def wait_for_retry() -> None:
     time.sleep(django_settings.REDIS_RETRY_AFTER + 0.1)
 
 
-def test_rest_and_pages_answer_while_redis_is_down_and_after(own_redis, daily_clock, caplog):
+def test_rest_and_pages_answer_while_redis_is_down_and_after(
+    own_redis: RedisServer, daily_clock: FakeClock, caplog: pytest.LogCaptureFixture
+) -> None:
     user, api, page = player("ann")
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     assert all_ok(play_round(api, page, game.pk))
@@ -109,7 +112,9 @@ def test_rest_and_pages_answer_while_redis_is_down_and_after(own_redis, daily_cl
     assert "Redis is back" in caplog.text
 
 
-def test_rest_and_pages_answer_while_redis_is_stalled(own_redis, daily_clock):
+def test_rest_and_pages_answer_while_redis_is_stalled(
+    own_redis: RedisServer, daily_clock: FakeClock
+) -> None:
     user, api, page = player("ann")
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     assert all_ok(play_round(api, page, game.pk))
@@ -123,7 +128,9 @@ def test_rest_and_pages_answer_while_redis_is_stalled(own_redis, daily_clock):
     assert all_ok(play_round(api, page, game.pk))
 
 
-def test_a_result_entered_during_a_stall_is_in_the_mirror_afterwards(own_redis, daily_clock):
+def test_a_result_entered_during_a_stall_is_in_the_mirror_afterwards(
+    own_redis: RedisServer, daily_clock: FakeClock
+) -> None:
     users = [player(name)[0] for name in ("ann", "bob", "cyd", "dee")]
     _, api, _ = player("eve")
     for user in users[:2]:
@@ -150,7 +157,9 @@ def test_a_result_entered_during_a_stall_is_in_the_mirror_afterwards(own_redis, 
     assert sorted(ranks) == [1, 2, 3, 4]
 
 
-def test_create_dailies_drops_a_mirror_that_lost_a_result(own_redis, daily_clock):
+def test_create_dailies_drops_a_mirror_that_lost_a_result(
+    own_redis: RedisServer, daily_clock: FakeClock
+) -> None:
     users = [player(name)[0] for name in ("ann", "bob", "cyd")]
     _, api, _ = player("eve")
     results = [resign_daily(user) for user in users]
@@ -165,7 +174,9 @@ def test_create_dailies_drops_a_mirror_that_lost_a_result(own_redis, daily_clock
 
 
 @pytest.mark.asyncio
-async def test_an_open_socket_keeps_playing_while_redis_is_down(own_redis, daily_clock):
+async def test_an_open_socket_keeps_playing_while_redis_is_down(
+    own_redis: RedisServer, daily_clock: FakeClock
+) -> None:
     from asgiref.sync import sync_to_async
     from django.db import connections
 

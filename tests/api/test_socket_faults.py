@@ -22,6 +22,7 @@ from django.db import OperationalError, connections
 from accounts import services as account_services
 from api import errors, socket_faults, ws_auth
 from core import clock
+from devtools.servers import RedisServer
 from games.play import finish
 from games.play import move as play_move
 from games.selectors import dailies as daily_selectors
@@ -62,7 +63,9 @@ async def closed_with(comm: WebsocketCommunicator) -> dict[str, Any]:
     return out
 
 
-async def test_a_fault_in_the_handshake_closes_with_4503(channel_layers, user, sweeps, monkeypatch):
+async def test_a_fault_in_the_handshake_closes_with_4503(
+    channel_layers: None, user: Any, sweeps: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     game, headers = await game_and_token(user)
     monkeypatch.setattr(ws_auth, "token_authenticate", lost)
     out = await closed_with(WebsocketCommunicator(application, f"/ws/v1/games/{game}/", headers))
@@ -73,8 +76,8 @@ async def test_a_fault_in_the_handshake_closes_with_4503(channel_layers, user, s
 
 @pytest.mark.parametrize("where", ["game", "race"])
 async def test_a_fault_in_the_connect_closes_with_4503(
-    channel_layers, user, sweeps, monkeypatch, where
-):
+    channel_layers: None, user: Any, sweeps: list[int], monkeypatch: pytest.MonkeyPatch, where: str
+) -> None:
     game, headers = await game_and_token(user)
     if where == "game":
         monkeypatch.setattr(game_selectors, "game_shown", lost)
@@ -88,8 +91,8 @@ async def test_a_fault_in_the_connect_closes_with_4503(
 
 
 async def test_a_request_that_meets_a_fault_is_answered_unavailable_and_the_socket_stays(
-    channel_layers, user, sweeps, monkeypatch
-):
+    channel_layers: None, user: Any, sweeps: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     await database_sync_to_async(daily_services.dailies_create)(first=clock.today(), days=1)
     day = (await database_sync_to_async(clock.today)()).isoformat()
     comm = WebsocketCommunicator(application, f"/ws/v1/daily/bristol/{day}/")
@@ -108,8 +111,8 @@ async def test_a_request_that_meets_a_fault_is_answered_unavailable_and_the_sock
 
 
 async def test_a_game_request_that_meets_a_fault_is_answered_unavailable(
-    channel_layers, user, sweeps, monkeypatch
-):
+    channel_layers: None, user: Any, sweeps: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
     game, headers = await game_and_token(user)
     comm = WebsocketCommunicator(application, f"/ws/v1/games/{game}/", headers)
     assert (await comm.connect())[0]
@@ -146,7 +149,9 @@ async def shown_status(comm: WebsocketCommunicator, status: str) -> dict[str, An
             return frame
 
 
-async def test_open_sockets_show_games_resigned_while_redis_was_away(own_redis, user, monkeypatch):
+async def test_open_sockets_show_games_resigned_while_redis_was_away(
+    own_redis: RedisServer, user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(socket_faults, "WATCH_INTERVAL", 0.1)
     monkeypatch.setattr(socket_faults, "RESYNC_SPREAD", 0.2)
     games, sockets = [], []

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -38,7 +39,9 @@ def round_trips(monkeypatch: Any) -> list[int]:
     return asked
 
 
-def test_frames_take_leases_and_are_refused_at_the_limit(budget, round_trips, user):
+def test_frames_take_leases_and_are_refused_at_the_limit(
+    budget: Any, round_trips: list[int], user: Any
+) -> None:
     budget("300/min")  # a lease is 3 frames
     waits = [throttling.account_wait(user.pk) for _ in range(301)]
     assert waits[:300] == [None] * 300
@@ -46,7 +49,9 @@ def test_frames_take_leases_and_are_refused_at_the_limit(budget, round_trips, us
     assert round_trips == [3] * 101  # one a lease, and the refused frame's
 
 
-def test_a_lease_counts_in_redis_at_once_so_rest_sees_it(budget, token_client, user, monkeypatch):
+def test_a_lease_counts_in_redis_at_once_so_rest_sees_it(
+    budget: Any, token_client: Callable[..., Any], user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     budget("6/min")
     monkeypatch.setattr(throttling, "LEASE_SHARE", 2)  # a lease is 3 requests
     assert throttling.account_wait(user.pk) is None  # takes 3
@@ -57,7 +62,9 @@ def test_a_lease_counts_in_redis_at_once_so_rest_sees_it(budget, token_client, u
     assert throttling.account_wait(user.pk) is not None
 
 
-def test_two_processes_never_admit_more_than_the_budget(budget, token_client, user, monkeypatch):
+def test_two_processes_never_admit_more_than_the_budget(
+    budget: Any, token_client: Callable[..., Any], user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     budget("1000/min")  # a lease is 10 frames
     tables: list[dict[int, Any]] = [{}, {}]  # each process's leases
     admitted = 0
@@ -68,7 +75,7 @@ def test_two_processes_never_admit_more_than_the_budget(budget, token_client, us
     assert token_client(user).get("/api/v1/auth/me/").status_code == 429
 
 
-def test_a_lease_ends_with_its_window(budget, round_trips, user):
+def test_a_lease_ends_with_its_window(budget: Any, round_trips: list[int], user: Any) -> None:
     budget("300/s")  # a lease is 3 frames of a one-second window
     assert throttling.account_wait(user.pk) is None
     assert throttling.account_wait(user.pk) is None

@@ -12,6 +12,7 @@ from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from pytest_django import Settings
 
 from accounts import services as account_services
 from api import consumers
@@ -82,7 +83,7 @@ async def recv(comm: WebsocketCommunicator) -> dict[str, Any]:
     return json.loads(await comm.receive_from(3))
 
 
-async def test_anyone_gets_the_top_of_the_board_on_connect():
+async def test_anyone_gets_the_top_of_the_board_on_connect() -> None:
     await finish_ranked("early")
     comm, first = await open_board(board_path())
     assert first["type"] == "board"
@@ -95,7 +96,7 @@ async def test_anyone_gets_the_top_of_the_board_on_connect():
     await comm.disconnect()
 
 
-async def test_the_board_is_cut_at_the_limit():
+async def test_the_board_is_cut_at_the_limit() -> None:
     for name in ("a1", "a2", "a3"):
         await finish_ranked(name)
     comm, first = await open_board(board_path(query="?limit=2"))
@@ -106,7 +107,7 @@ async def test_the_board_is_cut_at_the_limit():
     await comm.disconnect()
 
 
-async def test_a_ranked_result_is_sent_after_commit_with_its_rank():
+async def test_a_ranked_result_is_sent_after_commit_with_its_rank() -> None:
     comm, first = await open_board(board_path())
     assert first["board"]["results"] == []
     game = await finish_ranked("carol")
@@ -139,7 +140,7 @@ async def test_a_ranked_result_is_sent_after_commit_with_its_rank():
     await comm.disconnect()
 
 
-async def test_a_rolled_back_result_sends_no_event():
+async def test_a_rolled_back_result_sends_no_event() -> None:
     comm, _ = await open_board(board_path())
 
     def resign_then_fail() -> None:
@@ -158,7 +159,7 @@ async def test_a_rolled_back_result_sends_no_event():
     await comm.disconnect()
 
 
-async def test_practice_games_and_other_boards_send_nothing():
+async def test_practice_games_and_other_boards_send_nothing() -> None:
     comm, _ = await open_board(board_path("bristol"))
 
     def practice_and_other_variant() -> None:
@@ -172,7 +173,7 @@ async def test_practice_games_and_other_boards_send_nothing():
     await comm.disconnect()
 
 
-async def test_a_signed_in_listener_sees_its_own_line():
+async def test_a_signed_in_listener_sees_its_own_line() -> None:
     await finish_ranked("hank")
 
     def token() -> str:
@@ -185,7 +186,9 @@ async def test_a_signed_in_listener_sees_its_own_line():
     await comm.disconnect()
 
 
-async def test_a_program_follows_todays_board_with_only_a_token(monkeypatch):
+async def test_a_program_follows_todays_board_with_only_a_token(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """``today`` in the path, a token in the header: the board, then each result live."""
     now = clock.now()
     monkeypatch.setattr(clock, "now", lambda: now)  # "today" must not turn over meanwhile
@@ -206,7 +209,7 @@ async def test_a_program_follows_todays_board_with_only_a_token(monkeypatch):
     await comm.disconnect()
 
 
-async def test_resync_and_bad_messages():
+async def test_resync_and_bad_messages() -> None:
     comm, first = await open_board(board_path())
     await comm.send_to(text_data=json.dumps({"type": "resync"}))
     assert await recv(comm) == first
@@ -218,7 +221,7 @@ async def test_resync_and_bad_messages():
     await comm.disconnect()
 
 
-async def test_close_codes_for_bad_boards():
+async def test_close_codes_for_bad_boards() -> None:
     tomorrow = (_today[0] + timedelta(days=1)).isoformat()
     assert await close_code(board_path("no-such-variant")) == consumers.CLOSE_NOT_FOUND == 4404
     assert await close_code(board_path(day=tomorrow)) == 4404
@@ -228,14 +231,14 @@ async def test_close_codes_for_bad_boards():
     assert await close_code(board_path(query="?limit=x")) == 4400
 
 
-async def test_a_past_days_board_can_be_watched():
+async def test_a_past_days_board_can_be_watched() -> None:
     yesterday = (_today[0] - timedelta(days=1)).isoformat()
     comm, first = await open_board(board_path(day=yesterday))
     assert first["type"] == "board" and first["date"] == yesterday
     await comm.disconnect()
 
 
-async def test_channel_layer_is_redis_exactly_when_redis_url_is_set(settings):
+async def test_channel_layer_is_redis_exactly_when_redis_url_is_set(settings: Settings) -> None:
     """Several processes share groups only through Redis; one process may do without."""
     layer = type(get_channel_layer())
     if settings.REDIS_URL:

@@ -14,6 +14,7 @@ from channels.testing import WebsocketCommunicator
 from django.conf import settings as django_settings
 from django.contrib.auth import get_user_model
 from django.test import Client
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
@@ -141,7 +142,9 @@ def without_clock(state: dict[str, Any]) -> dict[str, Any]:
 # -- connecting -----------------------------------------------------------------------------
 
 
-async def test_connect_sends_the_full_public_state_as_rest_renders_it(sock, game, player):
+async def test_connect_sends_the_full_public_state_as_rest_renders_it(
+    sock: Any, game: Game, player: Any
+) -> None:
     first = sock.first
     assert first["type"] == "state"
     assert first["cause"] == "connect"
@@ -152,7 +155,7 @@ async def test_connect_sends_the_full_public_state_as_rest_renders_it(sock, game
     assert first["state"]["deal"] is None
 
 
-async def test_session_cookie_authenticates(game, player):
+async def test_session_cookie_authenticates(game: Game, player: Any) -> None:
     headers = await database_sync_to_async(session_headers)(player)
     s = Socket(path(game), headers)
     first = await s.open()
@@ -160,20 +163,20 @@ async def test_session_cookie_authenticates(game, player):
     await s.close()
 
 
-async def test_token_header_authenticates_and_bearer_works_too(game, key):
+async def test_token_header_authenticates_and_bearer_works_too(game: Game, key: str) -> None:
     for keyword in ("Token", "Bearer"):
         s = Socket(path(game), [(b"authorization", f"{keyword} {key}".encode())])
         assert (await s.open())["state"]["id"] == game.pk
         await s.close()
 
 
-async def test_token_in_the_query_string_authenticates(game, key):
+async def test_token_in_the_query_string_authenticates(game: Game, key: str) -> None:
     s = Socket(f"{path(game)}?token={key}")
     assert (await s.open())["state"]["id"] == game.pk
     await s.close()
 
 
-async def test_token_use_is_recorded(game, key):
+async def test_token_use_is_recorded(game: Game, key: str) -> None:
     s = Socket(path(game), token_headers(key))
     await s.open()
     await s.close()
@@ -181,22 +184,22 @@ async def test_token_use_is_recorded(game, key):
     assert token.last_used_at is not None
 
 
-async def test_no_credentials_closes_with_4401(game):
+async def test_no_credentials_closes_with_4401(game: Game) -> None:
     assert await Socket(path(game)).close_code() == consumers.CLOSE_UNAUTHENTICATED == 4401
 
 
 @pytest.mark.parametrize("key_text", ["pt_not-a-real-token", ""])
-async def test_unknown_token_closes_with_4401(game, key_text):
+async def test_unknown_token_closes_with_4401(game: Game, key_text: str) -> None:
     s = Socket(f"{path(game)}?token={key_text}")
     assert await s.close_code() == 4401
 
 
-async def test_malformed_authorization_header_closes_with_4401(game, key):
+async def test_malformed_authorization_header_closes_with_4401(game: Game, key: str) -> None:
     s = Socket(path(game), [(b"authorization", f"Token {key} extra".encode())])
     assert await s.close_code() == 4401
 
 
-async def test_revoked_token_closes_with_4401(game, player, key):
+async def test_revoked_token_closes_with_4401(game: Game, player: Any, key: str) -> None:
     def revoke() -> None:
         token = player.api_tokens.get()
         account_services.token_revoke(user=player, token_id=token.pk)
@@ -205,20 +208,24 @@ async def test_revoked_token_closes_with_4401(game, player, key):
     assert await Socket(path(game), token_headers(key)).close_code() == 4401
 
 
-async def test_token_of_an_inactive_account_closes_with_4401(game, player, key):
+async def test_token_of_an_inactive_account_closes_with_4401(
+    game: Game, player: Any, key: str
+) -> None:
     await database_sync_to_async(
         lambda: get_user_model().objects.filter(pk=player.pk).update(is_active=False)
     )()
     assert await Socket(path(game), token_headers(key)).close_code() == 4401
 
 
-async def test_a_bad_token_wins_over_a_good_session(game, player):
+async def test_a_bad_token_wins_over_a_good_session(game: Game, player: Any) -> None:
     headers = await database_sync_to_async(session_headers)(player)
     s = Socket(path(game), [*headers, (b"authorization", b"Token pt_wrong")])
     assert await s.close_code() == 4401
 
 
-async def test_another_players_game_closes_with_4404_like_an_unknown_one(game, rival):
+async def test_another_players_game_closes_with_4404_like_an_unknown_one(
+    game: Game, rival: Any
+) -> None:
     rival_key = await database_sync_to_async(
         lambda: account_services.token_create(user=rival, name="x")
     )()
@@ -226,11 +233,13 @@ async def test_another_players_game_closes_with_4404_like_an_unknown_one(game, r
     assert await Socket(path(game.pk + 1000), token_headers(rival_key[1])).close_code() == 4404
 
 
-async def test_unknown_path_closes_with_4404(key):
+async def test_unknown_path_closes_with_4404(key: str) -> None:
     assert await Socket("/ws/v1/nothing/", token_headers(key)).close_code() == 4404
 
 
-async def test_a_player_holds_a_bounded_number_of_game_sockets(game, key, settings):
+async def test_a_player_holds_a_bounded_number_of_game_sockets(
+    game: Game, key: str, settings: Settings
+) -> None:
     settings.WS_GAME_SOCKETS_PER_PLAYER = 2
     first, second = Socket(path(game), token_headers(key)), Socket(path(game), token_headers(key))
     await first.open()
@@ -246,7 +255,7 @@ async def test_a_player_holds_a_bounded_number_of_game_sockets(game, key, settin
     assert consumers._open_game_sockets[game.player_id] == 0
 
 
-async def test_foreign_browser_origin_is_refused(game, player):
+async def test_foreign_browser_origin_is_refused(game: Game, player: Any) -> None:
     headers = await database_sync_to_async(session_headers)(player)
     headers = [h for h in headers if h[0] != b"origin"] + [(b"origin", b"http://evil.example")]
     connected, _ = await WebsocketCommunicator(application, path(game), headers=headers).connect()
@@ -256,7 +265,7 @@ async def test_foreign_browser_origin_is_refused(game, player):
 # -- moves, undo, resign, resync -------------------------------------------------------------
 
 
-async def test_move_answers_the_new_state_and_is_stored(sock, game, player):
+async def test_move_answers_the_new_state_and_is_stored(sock: Any, game: Game, player: Any) -> None:
     move = sock.first["state"]["legal_moves"][0]
     answer = await sock.ask({"type": "move", "move": move, "ply": 0})
     assert answer["type"] == "state" and answer["cause"] == "move"
@@ -270,7 +279,9 @@ async def test_move_answers_the_new_state_and_is_stored(sock, game, player):
     assert without_clock(answer["state"]) == without_clock(rest)
 
 
-async def test_resending_the_applied_move_is_a_duplicate_that_applies_nothing(sock, game):
+async def test_resending_the_applied_move_is_a_duplicate_that_applies_nothing(
+    sock: Any, game: Game
+) -> None:
     move = sock.first["state"]["legal_moves"][0]
     await sock.ask({"type": "move", "move": move, "ply": 0})
     again = await sock.ask({"type": "move", "move": move, "ply": 0})
@@ -280,7 +291,7 @@ async def test_resending_the_applied_move_is_a_duplicate_that_applies_nothing(so
     assert (await database_sync_to_async(fresh)(game.pk)).ply == 1
 
 
-async def test_undo_takes_back_a_move_and_counts_in_the_log(sock, game):
+async def test_undo_takes_back_a_move_and_counts_in_the_log(sock: Any, game: Game) -> None:
     move = sock.first["state"]["legal_moves"][0]
     await sock.ask({"type": "move", "move": move, "ply": 0})
     answer = await sock.ask({"type": "undo", "ply": 1})
@@ -294,7 +305,7 @@ async def test_undo_takes_back_a_move_and_counts_in_the_log(sock, game):
     assert await database_sync_to_async(game_selectors.game_verify)(g) is None
 
 
-async def test_resign_ends_the_game_and_reveals_the_deal(sock, game):
+async def test_resign_ends_the_game_and_reveals_the_deal(sock: Any, game: Game) -> None:
     answer = await sock.ask({"type": "resign"})
     assert answer["type"] == "state" and answer["cause"] == "resign"
     assert answer["ply"] == 0
@@ -304,7 +315,7 @@ async def test_resign_ends_the_game_and_reveals_the_deal(sock, game):
     assert "duplicate" not in answer
 
 
-async def test_resync_sends_the_current_state(sock, game, player):
+async def test_resync_sends_the_current_state(sock: Any, game: Game, player: Any) -> None:
     move = sock.first["state"]["legal_moves"][0]
     await database_sync_to_async(play_move.apply_move)(
         game_id=game.pk, user=player, move=move, ply=0
@@ -320,7 +331,7 @@ async def test_resync_sends_the_current_state(sock, game, player):
 # -- errors: the REST codes ----------------------------------------------------------------
 
 
-async def test_a_ply_ahead_gives_bad_ply_and_the_current_ply(sock):
+async def test_a_ply_ahead_gives_bad_ply_and_the_current_ply(sock: Any) -> None:
     move = sock.first["state"]["legal_moves"][0]
     answer = await sock.ask({"type": "move", "move": move, "ply": 5})
     assert answer["type"] == "error" and answer["cause"] == "move"
@@ -329,12 +340,12 @@ async def test_a_ply_ahead_gives_bad_ply_and_the_current_ply(sock):
     assert set(answer["error"]) == {"code", "message", "details"}
 
 
-async def test_a_ply_ahead_on_undo(sock):
+async def test_a_ply_ahead_on_undo(sock: Any) -> None:
     answer = await sock.ask({"type": "undo", "ply": 3})
     assert answer["error"]["code"] == "bad_ply" and answer["cause"] == "undo"
 
 
-async def test_a_stale_ply_gives_stale_ply_and_the_current_ply(sock):
+async def test_a_stale_ply_gives_stale_ply_and_the_current_ply(sock: Any) -> None:
     move = sock.first["state"]["legal_moves"][0]
     assert (await sock.ask({"type": "move", "move": move, "ply": 0}))["type"] == "state"
     state = await sock.ask({"type": "resync"})
@@ -344,7 +355,7 @@ async def test_a_stale_ply_gives_stale_ply_and_the_current_ply(sock):
     assert answer["ply"] == 1 == answer["error"]["details"]["ply"]
 
 
-async def test_illegal_move_is_refused_with_the_engines_code(sock, game):
+async def test_illegal_move_is_refused_with_the_engines_code(sock: Any, game: Game) -> None:
     answer = await sock.ask({"type": "move", "move": illegal_move(sock.first["state"]), "ply": 0})
     assert answer["type"] == "error"
     assert answer["error"]["code"] == "illegal_move"
@@ -352,18 +363,18 @@ async def test_illegal_move_is_refused_with_the_engines_code(sock, game):
     assert (await database_sync_to_async(fresh)(game.pk)).ply == 0
 
 
-async def test_bad_notation(sock):
+async def test_bad_notation(sock: Any) -> None:
     answer = await sock.ask({"type": "move", "move": "zz-99", "ply": 0})
     assert answer["error"]["code"] == "bad_notation"
     assert answer["ply"] == 0
 
 
-async def test_undo_with_nothing_to_undo(sock):
+async def test_undo_with_nothing_to_undo(sock: Any) -> None:
     answer = await sock.ask({"type": "undo", "ply": 0})
     assert answer["error"]["code"] == "undo_not_allowed"
 
 
-async def test_moves_undo_and_resign_of_a_finished_game(sock):
+async def test_moves_undo_and_resign_of_a_finished_game(sock: Any) -> None:
     move = sock.first["state"]["legal_moves"][0]
     await sock.ask({"type": "resign"})
     for request in (
@@ -377,7 +388,9 @@ async def test_moves_undo_and_resign_of_a_finished_game(sock):
         assert answer["ply"] == 0
 
 
-async def test_errors_carry_the_same_code_and_message_as_rest(sock, game, player):
+async def test_errors_carry_the_same_code_and_message_as_rest(
+    sock: Any, game: Game, player: Any
+) -> None:
     move = illegal_move(sock.first["state"])
     answer = await sock.ask({"type": "move", "move": move, "ply": 0})
 
@@ -391,7 +404,7 @@ async def test_errors_carry_the_same_code_and_message_as_rest(sock, game, player
     assert response.json() == {"error": answer["error"]}
 
 
-async def test_a_game_deleted_meanwhile_answers_not_found(sock, game):
+async def test_a_game_deleted_meanwhile_answers_not_found(sock: Any, game: Game) -> None:
     await database_sync_to_async(lambda: Game.objects.filter(pk=game.pk).delete())()
     answer = await sock.ask({"type": "resync"})
     assert answer["type"] == "error" and answer["error"]["code"] == "not_found"
@@ -419,7 +432,9 @@ BAD_MESSAGES = [
 ]
 
 
-async def test_bad_messages_get_bad_message_and_the_socket_stays_open(sock, game):
+async def test_bad_messages_get_bad_message_and_the_socket_stays_open(
+    sock: Any, game: Game
+) -> None:
     for text in BAD_MESSAGES:
         await sock.comm.send_to(text_data=text)
         answer = await sock.recv()
@@ -433,7 +448,7 @@ async def test_bad_messages_get_bad_message_and_the_socket_stays_open(sock, game
     assert (await database_sync_to_async(fresh)(game.pk)).ply == 0
 
 
-async def test_binary_frames_get_bad_message(sock):
+async def test_binary_frames_get_bad_message(sock: Any) -> None:
     await sock.comm.send_to(bytes_data=b'{"type": "resync"}')
     answer = await sock.recv()
     assert answer["error"]["code"] == "bad_message"
@@ -442,7 +457,7 @@ async def test_binary_frames_get_bad_message(sock):
 # -- changes from elsewhere -----------------------------------------------------------------
 
 
-async def test_a_move_in_another_tab_is_pushed(game, key, player):
+async def test_a_move_in_another_tab_is_pushed(game: Game, key: str, player: Any) -> None:
     one, two = Socket(path(game), token_headers(key)), Socket(path(game), token_headers(key))
     first = await one.open()
     await two.open()
@@ -459,7 +474,7 @@ async def test_a_move_in_another_tab_is_pushed(game, key, player):
     await two.close()
 
 
-async def test_a_move_in_the_tab_opened_later_reaches_the_first(game, key):
+async def test_a_move_in_the_tab_opened_later_reaches_the_first(game: Game, key: str) -> None:
     one, two = Socket(path(game), token_headers(key)), Socket(path(game), token_headers(key))
     first = await one.open()
     await two.open()
@@ -474,7 +489,7 @@ async def test_a_move_in_the_tab_opened_later_reaches_the_first(game, key):
 
 
 @pytest.fixture
-def sent_events(monkeypatch) -> list[tuple[str, str]]:
+def sent_events(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     """(group, type) of every event the services send from now on."""
 
     sent: list[tuple[str, str]] = []
@@ -488,7 +503,9 @@ def sent_events(monkeypatch) -> list[tuple[str, str]]:
     return sent
 
 
-async def test_a_move_emits_one_event_that_its_own_socket_skips(sock, game, sent_events):
+async def test_a_move_emits_one_event_that_its_own_socket_skips(
+    sock: Any, game: Game, sent_events: list[tuple[str, str]]
+) -> None:
     """The mover's socket has the answer: the event of its move (which reaches it too)
     is skipped by ply; another socket forwards it, with no read of the game."""
     move = sock.first["state"]["legal_moves"][0]
@@ -524,7 +541,7 @@ def moved_message(game_id: int, ply: int, state: dict[str, Any]) -> dict[str, An
     }
 
 
-async def test_a_pushed_state_is_the_events_own(sock, game):
+async def test_a_pushed_state_is_the_events_own(sock: Any, game: Game) -> None:
     """The socket forwards the event's state as it is: it reads nothing to show it."""
     from channels.layers import get_channel_layer
 
@@ -538,7 +555,9 @@ async def test_a_pushed_state_is_the_events_own(sock, game):
     assert pushed == {"type": "state", "cause": "changed", "ply": 5, "state": state}
 
 
-async def test_a_move_and_a_resignation_through_rest_are_pushed(sock, game, player):
+async def test_a_move_and_a_resignation_through_rest_are_pushed(
+    sock: Any, game: Game, player: Any
+) -> None:
     move = sock.first["state"]["legal_moves"][0]
 
     def rest(url: str, data: dict[str, Any] | None = None) -> int:
@@ -562,7 +581,7 @@ async def test_a_move_and_a_resignation_through_rest_are_pushed(sock, game, play
     assert await sock.quiet()
 
 
-async def test_an_event_already_shown_is_not_sent_again(sock, game):
+async def test_an_event_already_shown_is_not_sent_again(sock: Any, game: Game) -> None:
     from channels.layers import get_channel_layer
 
     from games.events import game_group
@@ -576,7 +595,7 @@ async def test_an_event_already_shown_is_not_sent_again(sock, game):
     assert await sock.quiet()
 
 
-async def test_a_rolled_back_move_sends_no_event(sock, game, player):
+async def test_a_rolled_back_move_sends_no_event(sock: Any, game: Game, player: Any) -> None:
     from django.db import transaction
 
     move = sock.first["state"]["legal_moves"][0]
@@ -592,7 +611,7 @@ async def test_a_rolled_back_move_sends_no_event(sock, game, player):
     assert (await database_sync_to_async(fresh)(game.pk)).ply == 0
 
 
-async def test_a_whole_game_over_the_socket_stays_consistent(sock, game):
+async def test_a_whole_game_over_the_socket_stays_consistent(sock: Any, game: Game) -> None:
     """Random legal moves and undos to the end (or 150 entries), then the log replays."""
     import random
 

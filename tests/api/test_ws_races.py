@@ -15,6 +15,7 @@ import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
+from pytest_django import Settings
 
 from accounts import services as account_services
 from core import clock
@@ -63,7 +64,9 @@ async def receive(communicator: WebsocketCommunicator, texts: list[str]) -> dict
     return json.loads(text)
 
 
-async def test_players_and_spectators_see_progress_standings_and_no_card(settings) -> None:
+async def test_players_and_spectators_see_progress_standings_and_no_card(
+    settings: Settings,
+) -> None:
     race, users, keys = await database_sync_to_async(_race)(settings)
     texts: list[str] = []
     ann, spectator = await opened(
@@ -124,7 +127,7 @@ async def test_an_unknown_race_closes_with_4404() -> None:
 
 
 async def test_a_race_games_socket_shows_no_card_before_the_start_and_moves_after(
-    settings,
+    settings: Settings,
 ) -> None:
     race, users, keys = await database_sync_to_async(_race)(settings)
     games = [await database_sync_to_async(game_of)(race, u) for u in users]
@@ -159,7 +162,9 @@ async def test_a_race_games_socket_shows_no_card_before_the_start_and_moves_afte
     await socket.disconnect()
 
 
-async def test_sockets_waiting_for_the_start_get_it_without_the_races_job(settings) -> None:
+async def test_sockets_waiting_for_the_start_get_it_without_the_races_job(
+    settings: Settings,
+) -> None:
     """A bot waiting on its game socket gets the dealt state at the start, and the race
     socket shows the race running: each socket wakes at ``starts_at`` by itself."""
     race, users, keys = await database_sync_to_async(_race)(settings)
@@ -191,7 +196,7 @@ async def test_sockets_waiting_for_the_start_get_it_without_the_races_job(settin
 
 
 async def test_a_race_socket_finishes_the_race_at_its_time_limit_without_the_job(
-    settings,
+    settings: Settings,
 ) -> None:
     """At ``ends_at`` the race socket wakes, its read finishes the overdue race, and the
     standings go out once (the finish's own change event repeats nothing)."""

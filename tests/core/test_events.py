@@ -32,7 +32,7 @@ def settings_layer(settings: Any) -> Any:
     return get_channel_layer()
 
 
-async def test_a_worker_thread_sends_the_event_after_commit(settings_layer):
+async def test_a_worker_thread_sends_the_event_after_commit(settings_layer: Any) -> None:
     channel = await settings_layer.new_channel()
     await settings_layer.group_add(game_group(7), channel)
 
@@ -45,7 +45,7 @@ async def test_a_worker_thread_sends_the_event_after_commit(settings_layer):
     assert message == offered(3).message
 
 
-async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
+async def test_a_rolled_back_transaction_sends_nothing(settings_layer: Any) -> None:
     channel = await settings_layer.new_channel()
     await settings_layer.group_add(game_group(8), channel)
 
@@ -59,7 +59,9 @@ async def test_a_rolled_back_transaction_sends_nothing(settings_layer):
         await asyncio.wait_for(settings_layer.receive(channel), 0.3)
 
 
-async def test_a_failed_send_is_logged_not_raised(settings_layer, monkeypatch, caplog):
+async def test_a_failed_send_is_logged_not_raised(
+    settings_layer: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     async def broken(group: str, message: dict) -> None:
         raise ConnectionError("redis is down")
 
@@ -87,8 +89,8 @@ async def until(done: Any) -> None:
 
 
 async def test_sends_to_redis_keep_their_order_and_the_sender_does_not_wait(
-    redis_layer, monkeypatch
-):
+    redis_layer: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A move's answer does not wait for its event's round trip to Redis; a process's
     events still arrive in the order they were handed over, a slow one not overtaken."""
     gate = threading.Event()
@@ -112,7 +114,9 @@ async def test_sends_to_redis_keep_their_order_and_the_sender_does_not_wait(
     assert arrived == list(range(10))
 
 
-async def test_a_failed_send_to_redis_is_logged_when_it_happens(redis_layer, monkeypatch, caplog):
+async def test_a_failed_send_to_redis_is_logged_when_it_happens(
+    redis_layer: Any, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
     async def broken(group: str, message: dict) -> None:
         raise ConnectionError("redis is down")
 

@@ -50,7 +50,7 @@ def databases(pg_server: str) -> Iterator[tuple[str, str]]:
         pg_admin(pg_server, f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-def test_a_dump_restores_into_a_fresh_database(databases, tmp_path: Path):
+def test_a_dump_restores_into_a_fresh_database(databases: tuple[str, str], tmp_path: Path) -> None:
     source, target = databases
     env = server_env(database_url=source, redis_url=None, extra={"SHARED_CLOCK": "process"})
     backups.populate(env, players=6, moves=40)
@@ -68,7 +68,9 @@ def test_a_dump_restores_into_a_fresh_database(databases, tmp_path: Path):
     assert any(lines for lines in restored["boards"].values())
 
 
-def test_a_restore_refuses_a_database_with_tables(databases, tmp_path: Path):
+def test_a_restore_refuses_a_database_with_tables(
+    databases: tuple[str, str], tmp_path: Path
+) -> None:
     import subprocess
 
     source, target = databases
@@ -80,7 +82,7 @@ def test_a_restore_refuses_a_database_with_tables(databases, tmp_path: Path):
     assert "restore into a fresh one" in refused.value.stderr
 
 
-def test_backups_are_kept_by_count_and_age(pg_server, tmp_path: Path):
+def test_backups_are_kept_by_count_and_age(pg_server: str, tmp_path: Path) -> None:
     """Past BACKUP_KEEP newest dumps, those older than BACKUP_KEEP_DAYS are deleted."""
     import os
     import subprocess

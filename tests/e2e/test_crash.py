@@ -25,11 +25,12 @@ import asyncio
 import os
 import time
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
 from bench.load import Config, Deadline, Stats, make_players, run_players
-from devtools.servers import server_env
+from devtools.servers import Daphne, server_env
 from tests.e2e.conftest import database_rows, redis_prefix
 from tests.e2e.helpers import games_verified
 from tests.pinned_clock import PINNED_DAY
@@ -42,8 +43,12 @@ AFTER_RESTART_S = 8.0  # a cold server under a loaded machine needs a few second
 
 
 def test_a_server_killed_under_load_loses_no_acknowledged_move(
-    e2e_urls, fresh_database, e2e_player, daphne, pinned_clock
-):
+    e2e_urls: tuple[str, str | None],
+    fresh_database: Callable[[str], str],
+    e2e_player: Callable[[], tuple[str, str]],
+    daphne: Callable[..., Daphne],
+    pinned_clock: dict[str, str],
+) -> None:
     database_url = fresh_database("crash")
     _, redis_url = e2e_urls
     env = server_env(database_url=database_url, redis_url=redis_url) | pinned_clock

@@ -16,6 +16,7 @@ import asyncio
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -41,7 +42,11 @@ WRITES = 15
 
 
 def test_dead_pooled_connections_cost_one_write_at_most(
-    postgres_url, fresh_database, e2e_env, e2e_player, tmp_path: Path
+    postgres_url: str,
+    fresh_database: Callable[[str], str],
+    e2e_env: dict[str, str],
+    e2e_player: Callable[[], tuple[str, str]],
+    tmp_path: Path,
 ) -> None:
     base_url = postgres_url  # psycopg's pool and PostgreSQL's backends are the subject
     database_url = fresh_database("pool")
@@ -100,7 +105,11 @@ def _load(base: str, token: str, game: int, stop: threading.Event, *, seen: Coun
 
 
 def test_backend_kills_under_load_never_take_a_process_past_its_bound(
-    e2e_urls, fresh_database, e2e_env, e2e_player, tmp_path: Path
+    e2e_urls: tuple[str, str | None],
+    fresh_database: Callable[[str], str],
+    e2e_env: dict[str, str],
+    e2e_player: Callable[[], tuple[str, str]],
+    tmp_path: Path,
 ) -> None:
     base_url, _ = e2e_urls
     database_url = fresh_database("bound")

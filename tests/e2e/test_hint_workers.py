@@ -72,7 +72,12 @@ def wait_for(check: Callable[[], bool], seconds: float) -> bool:
 
 @pytest.mark.parametrize("kind", ["daphne", "gunicorn"])
 def test_hints_heal_after_a_worker_is_killed_and_die_with_the_server(
-    kind: str, e2e_urls, fresh_database, e2e_player, pinned_clock, tmp_path: Path
+    kind: str,
+    e2e_urls: tuple[str, str],
+    fresh_database: Callable[[str], str],
+    e2e_player: Callable[[], tuple[str, str]],
+    pinned_clock: dict[str, str],
+    tmp_path: Path,
 ) -> None:
     _, redis_url = e2e_urls
     env = server_env(

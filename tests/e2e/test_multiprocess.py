@@ -58,8 +58,8 @@ def answer_to(ws: ClientConnection, cause: str) -> dict[str, Any]:
 
 
 def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_other(
-    servers, e2e_redis_url
-):
+    servers: list[str], e2e_redis_url: str
+) -> None:
     a, b = servers
     today = PINNED_DAY.isoformat()
     with open_socket(a, f"/ws/v1/daily/bristol/{today}/") as listener:
@@ -90,7 +90,9 @@ def test_a_board_listener_on_one_process_sees_a_result_finished_through_the_othe
         assert board["me"]["result_id"] == result["result_id"]
 
 
-def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers, e2e_redis_url):
+def test_a_socket_move_reaches_the_games_socket_on_the_other_process(
+    servers: list[str], e2e_redis_url: str
+) -> None:
     """The sockets of a game greet each other across processes: a move on either is
     pushed to the other, and each mover gets just its answer."""
     a, b = servers
@@ -114,7 +116,9 @@ def test_a_socket_move_reaches_the_games_socket_on_the_other_process(servers, e2
 ROUNDS = 6
 
 
-def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e2e_env):
+def test_the_same_move_through_both_processes_at_once_is_applied_once(
+    servers: list[str], e2e_env: dict[str, str]
+) -> None:
     a, b = servers
     key = register(a, f"e2e-{uuid.uuid4().hex[:10]}")
     api = token_session(key)
@@ -131,7 +135,13 @@ def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e
             barrier = threading.Barrier(2)
             answers: list[dict[str, Any] | None] = [None, None]
 
-            def play(i: int, move: str = move, ply: int = ply, barrier=barrier, answers=answers):
+            def play(
+                i: int,
+                move: str = move,
+                ply: int = ply,
+                barrier: threading.Barrier = barrier,
+                answers: list[dict[str, Any] | None] = answers,
+            ) -> None:
                 barrier.wait(TIMEOUT)
                 sockets[i].send(json.dumps({"type": "move", "move": move, "ply": ply}))
                 answers[i] = answer_to(sockets[i], "move")
@@ -169,7 +179,9 @@ def test_the_same_move_through_both_processes_at_once_is_applied_once(servers, e
     assert games_verified(e2e_env, game_id) == {game_id: None}
 
 
-def test_a_token_revoked_through_one_process_is_refused_at_once_by_the_other(servers):
+def test_a_token_revoked_through_one_process_is_refused_at_once_by_the_other(
+    servers: list[str],
+) -> None:
     a, b = servers
     key = register(b, f"e2e-{uuid.uuid4().hex[:10]}")
     api = token_session(key)

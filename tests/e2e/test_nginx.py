@@ -16,7 +16,7 @@ import subprocess
 import sys
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -26,6 +26,7 @@ from websockets.sync.client import connect
 from bench.slowloris import health_checks, slow_client
 from devtools.servers import (
     REPO_ROOT,
+    Daphne,
     free_port,
     nginx_conf,
     start_gunicorn,
@@ -40,7 +41,12 @@ SLOW = 2 * THREADS
 
 
 @pytest.fixture
-def proxied(fresh_database, e2e_env, daphne, tmp_path: Path) -> Iterator[tuple[str, dict]]:
+def proxied(
+    fresh_database: Callable[[str], str],
+    e2e_env: dict[str, str],
+    daphne: Callable[..., Daphne],
+    tmp_path: Path,
+) -> Iterator[tuple[str, dict]]:
     """The base URL of nginx in front of one gunicorn worker (``THREADS`` threads) and one
     daphne process on a fresh database; and their environment."""
     if shutil.which("nginx") is None:
@@ -67,7 +73,9 @@ def proxied(fresh_database, e2e_env, daphne, tmp_path: Path) -> Iterator[tuple[s
             stop([p for p in (proxy, http) if p is not None])
 
 
-def test_the_probe_rest_and_sockets_answer_through_nginx(proxied, e2e_player):
+def test_the_probe_rest_and_sockets_answer_through_nginx(
+    proxied: tuple[str, dict], e2e_player: Callable[[], tuple[str, str]]
+) -> None:
     base, env = proxied
     port = base.rsplit(":", 1)[1]
     probe = [sys.executable, "-m", "patience_site.probe", "ready", port]
@@ -82,7 +90,7 @@ def test_the_probe_rest_and_sockets_answer_through_nginx(proxied, e2e_player):
     assert frame["type"] == "state" and frame["state"]["id"] == game.json()["id"]
 
 
-def test_slow_clients_never_reach_gunicorn(proxied):
+def test_slow_clients_never_reach_gunicorn(proxied: tuple[str, dict]) -> None:
     base, _ = proxied
     port = int(base.rsplit(":", 1)[1])
     stop_drip, cut = threading.Event(), list[int]()

@@ -14,7 +14,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack
 from datetime import datetime
 from pathlib import Path
@@ -97,7 +97,11 @@ def reach_in(base: str, code: str, player: str) -> int:
 
 
 def test_three_players_on_two_processes_race_to_the_end(
-    servers, e2e_env, e2e_player, stack, e2e_redis_url
+    servers: list[str],
+    e2e_env: dict[str, str],
+    e2e_player: Callable[[], tuple[str, str]],
+    stack: ExitStack,
+    e2e_redis_url: str,
 ) -> None:
     a, b = servers
     fill = (

@@ -26,6 +26,7 @@ import json
 import random
 import uuid
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -181,8 +182,8 @@ def start_practice(base: str, token: str, seed: int) -> dict[str, Any]:
 
 
 def test_the_same_move_sent_by_sixteen_clients_at_once_is_applied_once(
-    servers, e2e_env, e2e_player
-):
+    servers: list[str], e2e_env: dict[str, str], e2e_player: Callable[[], tuple[str, str]]
+) -> None:
     _, token = e2e_player()
     state = start_practice(servers[0], token, seed=1)
     game = state["id"]
@@ -211,8 +212,8 @@ def test_the_same_move_sent_by_sixteen_clients_at_once_is_applied_once(
 
 
 def test_different_moves_at_the_same_ply_one_wins_and_the_others_get_409(
-    servers, e2e_env, e2e_player
-):
+    servers: list[str], e2e_env: dict[str, str], e2e_player: Callable[[], tuple[str, str]]
+) -> None:
     _, token = e2e_player()
     state = start_practice(servers[1], token, seed=1)
     game = state["id"]
@@ -240,7 +241,9 @@ def test_different_moves_at_the_same_ply_one_wins_and_the_others_get_409(
     print(f"\ndifferent moves at one ply, 3 rounds: {dict(outcomes)}")
 
 
-def test_a_ranked_daily_resigned_sixteen_times_at_once_has_one_result(servers, e2e_env, e2e_player):
+def test_a_ranked_daily_resigned_sixteen_times_at_once_has_one_result(
+    servers: list[str], e2e_env: dict[str, str], e2e_player: Callable[[], tuple[str, str]]
+) -> None:
     _, token = e2e_player()
     variant = "royal-parade"
     status, state = rest(servers[0], token, "POST", f"/api/v1/daily/{variant}/{today()}/play/")
@@ -277,8 +280,8 @@ def finishing_line(variant: str, seed: int) -> list[str]:
 
 
 def test_the_last_move_of_a_ranked_daily_sent_sixteen_times_at_once_ends_it_once(
-    servers, e2e_env, e2e_player
-):
+    servers: list[str], e2e_env: dict[str, str], e2e_player: Callable[[], tuple[str, str]]
+) -> None:
     _, token = e2e_player()
     variant = "belvedere"
     status, state = rest(servers[1], token, "POST", f"/api/v1/daily/{variant}/{today()}/play/")
@@ -325,8 +328,8 @@ def test_the_last_move_of_a_ranked_daily_sent_sixteen_times_at_once_ends_it_once
 
 
 def test_todays_daily_started_sixteen_times_at_once_is_one_ranked_game(
-    servers, e2e_env, e2e_player
-):
+    servers: list[str], e2e_env: dict[str, str], e2e_player: Callable[[], tuple[str, str]]
+) -> None:
     _, token = e2e_player()
     variant = "mod3"
     path = f"/api/v1/daily/{variant}/{today()}/play/"
@@ -350,7 +353,9 @@ def test_todays_daily_started_sixteen_times_at_once_is_one_ranked_game(
     print(f"\ndaily play x{CLIENTS}: {dict(got)}")
 
 
-def test_one_practice_deal_started_sixteen_times_at_once_is_one_deal(servers, e2e_env, e2e_player):
+def test_one_practice_deal_started_sixteen_times_at_once_is_one_deal(
+    servers: list[str], e2e_env: dict[str, str], e2e_player: Callable[[], tuple[str, str]]
+) -> None:
     tokens = [e2e_player()[1] for _ in range(4)]
     seed = random.randrange(2**63, 2**64)  # a deal nobody has started yet
     body = {"variant": "picture-gallery", "seed": seed}
@@ -371,7 +376,9 @@ def test_one_practice_deal_started_sixteen_times_at_once_is_one_deal(servers, e2
     assert deals == [(1,)]
 
 
-def test_one_name_registered_in_four_cases_at_once_is_one_account(servers, e2e_env):
+def test_one_name_registered_in_four_cases_at_once_is_one_account(
+    servers: list[str], e2e_env: dict[str, str]
+) -> None:
     """Names that differ only in case are one name: "Ann" is refused once "ann" exists.
 
     The check ran before the password was hashed (a second, on purpose), so

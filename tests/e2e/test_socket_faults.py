@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
+from devtools.servers import Daphne
 from tests.e2e.helpers import new_games, production_env, under_kills
 
 CLIENTS = 6
@@ -39,7 +41,11 @@ def _connects(url: str, token: str, stop: threading.Event, *, seen: Counter[Any]
 
 
 def test_socket_connects_under_backend_kills_answer_unavailable_at_worst(
-    e2e_urls, fresh_database, e2e_env, e2e_player, daphne
+    e2e_urls: tuple[str, str | None],
+    fresh_database: Callable[[str], str],
+    e2e_env: dict[str, str],
+    e2e_player: Callable[[], tuple[str, str]],
+    daphne: Callable[..., Daphne],
 ) -> None:
     base_url, _ = e2e_urls
     database_url = fresh_database("sockets")

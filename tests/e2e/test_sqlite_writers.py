@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import json
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 import websockets
 
-from devtools.servers import migrate, server_env, subprocess_json
+from devtools.servers import Daphne, migrate, server_env, subprocess_json
 
 pytestmark = pytest.mark.e2e
 
@@ -58,7 +59,7 @@ async def play(url: str, token: str, game_id: int, codes: Counter[str]) -> int:
 
 
 def test_two_server_processes_on_one_sqlite_file_never_refuse_a_move(
-    tmp_path: Path, daphne
+    tmp_path: Path, daphne: Callable[..., Daphne]
 ) -> None:
     env = server_env(database_url=f"sqlite:///{tmp_path / 'db.sqlite3'}", redis_url=None)
     migrate(env)

@@ -12,14 +12,14 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
-from games.engine import Position, get_variant
+from games.engine import VARIANTS, Family, Position, get_variant
 from games.engine.cards import cards_text
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 RANKS = "A23456789TJQK"
-BRISTOL_FAMILY = ("bristol", "belvedere")
-GALLERY_FAMILY = ("picture-gallery", "royal-parade", "picture-gallery-reversed", "mod3")
-ALL_VARIANTS = BRISTOL_FAMILY + GALLERY_FAMILY
+ALL_VARIANTS = tuple(VARIANTS)
+BRISTOL_FAMILY = tuple(key for key, v in VARIANTS.items() if v.family is Family.BRISTOL)
+GALLERY_FAMILY = tuple(key for key, v in VARIANTS.items() if v.family is Family.GALLERY)
 
 
 def rank(code: str) -> int:
@@ -125,55 +125,67 @@ def oracle_moves(data: Mapping[str, Any]) -> set[str]:
     piles = data["piles"]
     if _oracle_won(variant, piles):
         return set()
-    out: set[str] = set()
     stock = len(piles["s"])
     if variant in BRISTOL_FAMILY:
-        fans = [f"t{i}" for i in range(1, 9)]
-        for src in fans + ["r1", "r2", "r3"]:
-            if not piles[src]:
-                continue
-            r = rank(piles[src][-1])
-            for dst in fans:
-                if dst != src and piles[dst] and rank(piles[dst][-1]) == r + 1:
-                    out.add(f"{src}-{dst}")
-            for f in ("f1", "f2", "f3", "f4"):
-                if (rank(piles[f][-1]) if piles[f] else 0) == r - 1:
-                    out.add(f"{src}-f")
-        if stock:
-            out.add("deal")
-        return out
-    slots = [f"g{i}" for i in range(1, 25)]
-    reserves = [f"r{i}" for i in range(1, 9)]
-    open_reserves = variant == "mod3" or stock == 0
-    for src in slots + reserves:
-        if not piles[src]:
-            continue
-        card = piles[src][-1]
-        r = rank(card)
-        if r == 1:
-            out.add(f"{src}-a")
-            continue
-        for dst in slots:
-            if dst == src:
-                continue
-            p = piles[dst]
-            start = _gallery_start(dst)
-            if not p:
-                if r == start:
-                    out.add(f"{src}-{dst}")
-            elif (
-                rank(p[0]) == start and len(p) < 4 and p[-1][1] == card[1] and rank(p[-1]) + 3 == r
-            ):
-                out.add(f"{src}-{dst}")
-        if open_reserves:
-            for dst in reserves:
-                if dst != src and not piles[dst]:
-                    out.add(f"{src}-{dst}")
+        out = _oracle_bristol_moves(piles)
+    else:
+        out = _oracle_gallery_moves(piles, open_reserves=variant == "mod3" or stock == 0)
     if stock:
         out.add("deal")
         if variant == "picture-gallery-reversed" and stock <= 8:
             out.add("deal-reverse")
     return out
+
+
+def _oracle_bristol_moves(piles: Mapping[str, list[str]]) -> set[str]:
+    """The card moves of a Bristol-family position: onto a fan one rank higher, or home."""
+    out: set[str] = set()
+    fans = [f"t{i}" for i in range(1, 9)]
+    for src in fans + ["r1", "r2", "r3"]:
+        if not piles[src]:
+            continue
+        r = rank(piles[src][-1])
+        for dst in fans:
+            if dst != src and piles[dst] and rank(piles[dst][-1]) == r + 1:
+                out.add(f"{src}-{dst}")
+        for f in ("f1", "f2", "f3", "f4"):
+            if (rank(piles[f][-1]) if piles[f] else 0) == r - 1:
+                out.add(f"{src}-f")
+    return out
+
+
+def _oracle_gallery_moves(piles: Mapping[str, list[str]], *, open_reserves: bool) -> set[str]:
+    """The card moves of a Gallery-family position: Aces home, slots, open reserves."""
+    out: set[str] = set()
+    slots = [f"g{i}" for i in range(1, 25)]
+    reserves = [f"r{i}" for i in range(1, 9)]
+    for src in slots + reserves:
+        if not piles[src]:
+            continue
+        card = piles[src][-1]
+        if rank(card) == 1:
+            out.add(f"{src}-a")
+            continue
+        out |= {
+            f"{src}-{dst}" for dst in slots if dst != src and _oracle_fits(card, piles[dst], dst)
+        }
+        if open_reserves:
+            out |= {f"{src}-{dst}" for dst in reserves if dst != src and not piles[dst]}
+    return out
+
+
+def _oracle_fits(card: str, pile: list[str], slot: str) -> bool:
+    """Whether ``card`` goes on a Gallery slot: its row's start card on an empty one, else
+    the same suit three ranks higher on a row built from its start card."""
+    start = _gallery_start(slot)
+    if not pile:
+        return rank(card) == start
+    return (
+        rank(pile[0]) == start
+        and len(pile) < 4
+        and pile[-1][1] == card[1]
+        and rank(pile[-1]) + 3 == rank(card)
+    )
 
 
 def oracle_apply(data: Mapping[str, Any], move: str) -> dict[str, Any]:

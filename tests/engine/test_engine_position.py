@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Callable
+from typing import Any
 
 import pytest
 
@@ -199,25 +201,29 @@ def test_from_json_ignores_key_order(variant: str) -> None:
     assert Position.from_json(shuffled) == Position.from_json(data)
 
 
-def _swap_card(pile: str, code: object):
+#: An edit of a position's JSON form that makes it invalid.
+Change = Callable[[dict[str, Any]], object]
+
+
+def _swap_card(pile: str, code: object) -> Change:
     def change(data: dict) -> None:
         data["piles"][pile][-1] = code
 
     return change
 
 
-def _move_card(src: str, dst: str):
+def _move_card(src: str, dst: str) -> Change:
     def change(data: dict) -> None:
         data["piles"][dst].append(data["piles"][src].pop())
 
     return change
 
 
-def _set(**fields):
+def _set(**fields: object) -> Change:
     return lambda data: data.update(fields)
 
 
-def _set_pile(pile: str, value: object):
+def _set_pile(pile: str, value: object) -> Change:
     return lambda data: data["piles"].update({pile: value})
 
 
@@ -250,7 +256,7 @@ BROKEN = [
 
 
 @pytest.mark.parametrize(("variant", "change"), BROKEN)
-def test_from_json_rejects_broken_positions(variant: str, change) -> None:
+def test_from_json_rejects_broken_positions(variant: str, change: Callable[..., Any]) -> None:
     data = new_position(variant, seed=8).to_json()
     change(data)
     with pytest.raises(BadPositionError) as exc:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import doctest
 import random
+from pathlib import Path
 
 import pytest
 
@@ -14,17 +15,10 @@ from games.engine.solver import RULES, Verdict, solve, solve_seed
 from games.engine.solver._bristol import BristolGame
 from games.engine.solver._gallery import GalleryGame
 from games.engine.solver._search import BestFirst, DepthFirst, Discrepancies
+from tests.engine.helpers import ALL_VARIANTS
 
 RANKS = "A23456789TJQK"
 SUITS = "CDHS"
-ALL_VARIANTS = (
-    "bristol",
-    "belvedere",
-    "picture-gallery",
-    "royal-parade",
-    "picture-gallery-reversed",
-    "mod3",
-)
 BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "deal-early")
 BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "cautious-depth-first")
 BRISTOL_RULES += ("deal-last-depth-first", "home-last-depth-first")
@@ -813,7 +807,7 @@ def test_solve_command_prints_verdict_line_nodes_time() -> None:
     assert replays_to_won(new_position("bristol", seed=7), tuple(line))
 
 
-def test_winrate_command_reports_share_interval_and_unknowns(tmp_path) -> None:
+def test_winrate_command_reports_share_interval_and_unknowns(tmp_path: Path) -> None:
     from io import StringIO
 
     from django.core.management import call_command
@@ -836,7 +830,7 @@ def test_winrate_command_reports_share_interval_and_unknowns(tmp_path) -> None:
     assert rows[4].startswith("149,lost,") and rows[4].endswith(",undecided")
 
 
-def test_winrate_command_solves_again_only_the_unknowns(tmp_path) -> None:
+def test_winrate_command_solves_again_only_the_unknowns(tmp_path: Path) -> None:
     from io import StringIO
 
     from django.core.management import CommandError, call_command
@@ -866,7 +860,9 @@ def test_winrate_command_solves_again_only_the_unknowns(tmp_path) -> None:
         call_command("winrate", "bristol", "--limit", "5", "--deals", "4", "--again", str(low))
 
 
-def test_winrate_command_fails_when_the_second_proof_wins_a_lost_deal(monkeypatch) -> None:
+def test_winrate_command_fails_when_the_second_proof_wins_a_lost_deal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     from io import StringIO
 
     from django.core.management import CommandError, call_command

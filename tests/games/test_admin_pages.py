@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.contrib import admin
 from django.contrib.messages import ERROR, INFO, get_messages
 from django.db.models import Model
+from django.test import Client
 from django.urls import reverse
 
 from accounts import services as account_services
@@ -18,7 +21,7 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def games(user):
+def games(user: Any) -> list[Game]:
     """Two played games of ``user``: a deal, a move, an undo each."""
     out = []
     for seed in (3, 4):
@@ -37,8 +40,13 @@ def url(model: type[Model], view: str, *args: object) -> str:
 
 
 @pytest.mark.parametrize("model", [Deal, Game, Move, ApiToken])
-def test_changelist_and_change_page_load(staff_client, games, model):
+def test_changelist_and_change_page_load(
+    staff_client: Any,
+    games: list[Game],
+    model: type[Deal] | type[Game] | type[Move] | type[ApiToken],
+) -> None:
     obj = model.objects.order_by("pk").first()
+    assert obj is not None
     response = staff_client.get(url(model, "changelist"))
     assert response.status_code == 200
     assert str(obj) in response.content.decode()
@@ -46,7 +54,11 @@ def test_changelist_and_change_page_load(staff_client, games, model):
 
 
 @pytest.mark.parametrize("model", [Deal, Game, Move, ApiToken])
-def test_changelist_search_and_filters_load(staff_client, games, model):
+def test_changelist_search_and_filters_load(
+    staff_client: Any,
+    games: list[Game],
+    model: type[Deal] | type[Game] | type[Move] | type[ApiToken],
+) -> None:
     model_admin = admin.site._registry[model]
     assert model_admin.search_fields
     assert staff_client.get(url(model, "changelist"), {"q": "ann"}).status_code == 200
@@ -56,32 +68,36 @@ def test_changelist_search_and_filters_load(staff_client, games, model):
         assert response.status_code == 200
 
 
-def test_every_registered_model_of_games_and_accounts_has_a_working_changelist(staff_client, games):
+def test_every_registered_model_of_games_and_accounts_has_a_working_changelist(
+    staff_client: Any, games: list[Game]
+) -> None:
     models = [m for m in admin.site._registry if m._meta.app_label in ("games", "accounts")]
     assert {Deal, Game, Move, ApiToken} <= set(models)
     for model in models:
         assert staff_client.get(url(model, "changelist")).status_code == 200, model
 
 
-def test_game_page_shows_the_log_inline_and_read_only(staff_client, games):
+def test_game_page_shows_the_log_inline_and_read_only(staff_client: Any, games: list[Game]) -> None:
     game = games[0]
     page = staff_client.get(url(Game, "change", game.pk)).content.decode()
     assert "undo" in page
     assert 'name="moves-0-notation"' not in page  # not editable
     assert staff_client.get(url(Move, "add")).status_code == 403
-    response = staff_client.post(url(Move, "change", game.moves.first().pk), {"notation": "x"})
+    first = game.moves.first()
+    assert first is not None
+    response = staff_client.post(url(Move, "change", first.pk), {"notation": "x"})
     assert response.status_code == 403
-    assert game.moves.first().notation == "deal"
+    assert game.moves.get(pk=first.pk).notation == "deal"
 
 
-def test_non_staff_users_are_sent_to_the_login_page(client, user):
+def test_non_staff_users_are_sent_to_the_login_page(client: Client, user: Any) -> None:
     client.force_login(user)
     response = client.get(url(Game, "changelist"))
     assert response.status_code == 302
     assert "/login/" in response["Location"]
 
 
-def run_verify(staff_client, games):
+def run_verify(staff_client: Any, games: list[Game]) -> list[tuple[int, str]]:
     response = staff_client.post(
         url(Game, "changelist"),
         {"action": "verify_games", "_selected_action": [g.pk for g in games]},
@@ -91,11 +107,11 @@ def run_verify(staff_client, games):
     return [(m.level, m.message) for m in get_messages(response.wsgi_request)]
 
 
-def test_verify_action_reports_success(staff_client, games):
+def test_verify_action_reports_success(staff_client: Any, games: list[Game]) -> None:
     assert run_verify(staff_client, games) == [(INFO, "all 2 game(s) match their logs")]
 
 
-def test_verify_action_reports_a_tampered_game(staff_client, games):
+def test_verify_action_reports_a_tampered_game(staff_client: Any, games: list[Game]) -> None:
     bad = games[1]
     position = Game.objects.get(pk=bad.pk).position
     position["piles"]["r1"], position["piles"]["r2"] = (
@@ -113,7 +129,7 @@ def test_verify_action_reports_a_tampered_game(staff_client, games):
     assert f"game {games[0].pk}: ply 99 but the log has 3 entries" in message
 
 
-def test_verify_action_names_only_the_bad_game(staff_client, games):
+def test_verify_action_names_only_the_bad_game(staff_client: Any, games: list[Game]) -> None:
     Move.objects.filter(game=games[0], ply=2).update(notation="t1-r1")
     [(level, message)] = run_verify(staff_client, games)
     assert level == ERROR

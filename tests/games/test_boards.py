@@ -4,18 +4,22 @@ with ranks counted in the database and from the Redis mirror (rebuilt when missi
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from datetime import timedelta
+from typing import Any, NoReturn
 
 import pytest
 import redis
 from django.contrib.auth import get_user_model
+from pytest_django import Settings
 
 from games import boards
-from games.models import Result
+from games.models import Deal, Result
 from games.services.results import result_disqualify
 from tests.daily_fixtures import (
     DAY,
     NOON,
+    FakeClock,
     board_order,
     committed,
     daily,
@@ -29,12 +33,12 @@ pytest_plugins = ["tests.daily_fixtures"]
 _names = iter(range(10**6))
 
 
-def player():
+def player() -> Any:
     n = next(_names)
     return get_user_model().objects.create_user(f"u{n:05d}", password="pw-12345-x")
 
 
-def random_result(deal, rng: random.Random):
+def random_result(deal: Deal, rng: random.Random) -> Result:
     """A result with coarse values, so that ties on every criterion are common."""
     won = rng.random() < 0.3
     return finished_result(
@@ -51,7 +55,7 @@ def random_result(deal, rng: random.Random):
 def better_count(result: Result) -> int:
     """Results of its day standing strictly ahead of ``result``, by the rules written out."""
 
-    def order(r: Result):
+    def order(r: Result) -> tuple[int, int, int, int, float, int]:
         if r.won:
             return (0, 0, r.moves, r.time_ms, r.finished_at.timestamp(), r.game_id)
         # Not won (these games have no log: every reach is 0): more moves, the later finish.
@@ -62,7 +66,9 @@ def better_count(result: Result) -> int:
     return sum(1 for r in others if order(r) < mine)
 
 
-def walk(deal, *, limit: int, between=None) -> list[dict]:
+def walk(
+    deal: Deal, *, limit: int, between: Callable[[int], object] | None = None
+) -> list[dict[str, Any]]:
     """Every line of a board, page by page through each page's ``next`` link."""
     lines, url, pages = [], None, 0
     while True:
@@ -79,7 +85,7 @@ def walk(deal, *, limit: int, between=None) -> list[dict]:
             between(pages)
 
 
-def mirror(redis_client, deal) -> list[str]:
+def mirror(redis_client: Any, deal: Deal) -> list[str]:
     return [
         k.decode()
         for k in redis_client.zrange(boards._key(deal.pk), 0, -1)
@@ -90,7 +96,7 @@ def mirror(redis_client, deal) -> list[str]:
 # -- paging --------------------------------------------------------------------------------
 
 
-def test_pages_follow_rank_order_with_a_cursor(board_backend, daily_clock):
+def test_pages_follow_rank_order_with_a_cursor(board_backend: str, daily_clock: FakeClock) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(1)
     for _ in range(23):
@@ -113,7 +119,9 @@ def test_pages_follow_rank_order_with_a_cursor(board_backend, daily_clock):
     assert len(exact["results"]) == 23 and exact["next"] is None
 
 
-def test_paging_has_no_gaps_or_repeats_while_results_arrive(board_backend, daily_clock):
+def test_paging_has_no_gaps_or_repeats_while_results_arrive(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("picture-gallery", DAY)
     rng = random.Random(7)
     for _ in range(40):
@@ -142,7 +150,9 @@ def test_paging_has_no_gaps_or_repeats_while_results_arrive(board_backend, daily
     assert Result.objects.filter(deal=deal).count() == 40 + 3 * (len(lines) // 7)
 
 
-def test_a_cursor_past_the_end_gives_an_empty_page(board_backend, daily_clock):
+def test_a_cursor_past_the_end_gives_an_empty_page(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=True)
     page = day_board(deal=deal, after="9" * 46)
@@ -161,7 +171,9 @@ def test_a_cursor_past_the_end_gives_an_empty_page(board_backend, daily_clock):
 # -- my rank and my neighbours ------------------------------------------------------------------
 
 
-def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock):
+def test_my_rank_is_one_plus_the_results_ahead_of_me(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(3)
     results = [random_result(deal, rng) for _ in range(45)]
@@ -184,7 +196,7 @@ def test_my_rank_is_one_plus_the_results_ahead_of_me(board_backend, daily_clock)
     assert alone["around"] == [alone["me"]]
 
 
-def test_no_line_for_a_player_without_a_result(board_backend, daily_clock):
+def test_no_line_for_a_player_without_a_result(board_backend: str, daily_clock: FakeClock) -> None:
     deal = daily("bristol", DAY)
     finished_result(deal, player(), won=False)
     board = day_board(deal=deal, user=player())
@@ -194,7 +206,9 @@ def test_no_line_for_a_player_without_a_result(board_backend, daily_clock):
 # -- the Redis mirror --------------------------------------------------------------------------
 
 
-def test_a_missing_mirror_is_rebuilt_with_the_same_ranks(redis_board, daily_clock):
+def test_a_missing_mirror_is_rebuilt_with_the_same_ranks(
+    redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(11)
     results = [random_result(deal, rng) for _ in range(30)]
@@ -223,7 +237,7 @@ def test_a_missing_mirror_is_rebuilt_with_the_same_ranks(redis_board, daily_cloc
     assert not redis_board.exists(key)
 
 
-def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board, daily_clock):
+def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board: Any, daily_clock: FakeClock) -> None:
     """A board nobody asked a rank of (anonymous readers only) is not counted in the
     database on every request: asking its size builds the mirror."""
     deal = daily("bristol", DAY)
@@ -242,7 +256,9 @@ def test_the_size_of_a_missing_mirror_rebuilds_it(redis_board, daily_clock):
         lock.release()
 
 
-def test_the_mirror_follows_new_disqualified_and_restored_results(redis_board, daily_clock):
+def test_the_mirror_follows_new_disqualified_and_restored_results(
+    redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     rng = random.Random(5)
     results = [random_result(deal, rng) for _ in range(10)]
@@ -260,7 +276,9 @@ def test_the_mirror_follows_new_disqualified_and_restored_results(redis_board, d
     assert len(mirror(redis_board, deal)) == 11
 
 
-def test_ranks_agree_with_and_without_redis(settings, redis_board, daily_clock):
+def test_ranks_agree_with_and_without_redis(
+    settings: Settings, redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("royal-parade", DAY)
     rng = random.Random(8)
     results = [random_result(deal, rng) for _ in range(25)]
@@ -274,7 +292,9 @@ def test_ranks_agree_with_and_without_redis(settings, redis_board, daily_clock):
     assert page_redis == page_db and page_db["results"][0]["rank"] == 11
 
 
-def test_a_board_being_rebuilt_elsewhere_is_counted_in_the_database(redis_board, daily_clock):
+def test_a_board_being_rebuilt_elsewhere_is_counted_in_the_database(
+    redis_board: Any, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(4)]
     boards.board_drop(deal.pk)
@@ -289,13 +309,15 @@ def test_a_board_being_rebuilt_elsewhere_is_counted_in_the_database(redis_board,
     assert redis_board.exists(boards._key(deal.pk))
 
 
-def test_redis_failures_fall_back_to_the_database(redis_board, daily_clock, monkeypatch):
+def test_redis_failures_fall_back_to_the_database(
+    redis_board: Any, daily_clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
     deal = daily("bristol", DAY)
     results = [finished_result(deal, player(), won=True, moves=100 + i) for i in range(4)]
 
     class Down:
-        def __getattr__(self, name):
-            def fail(*args, **kwargs):
+        def __getattr__(self, name: str) -> Callable[..., NoReturn]:
+            def fail(*args: object, **kwargs: object) -> NoReturn:
                 raise redis.exceptions.ConnectionError("redis is down")
 
             return fail

@@ -5,16 +5,19 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from pytest_django import Settings
 
 from api import shapes
 from core import clock
 from core.errors import GameFinished, InvalidInput, NotFound, UndoNotAllowed
-from games.engine import SEED_LIMIT, VARIANTS, deck_order, new_position
+from games.engine import SEED_LIMIT, VARIANTS, Position, deck_order, new_position
 from games.models import UNDO, Deal, Game, Result
 from games.play import finish
 from games.play import move as play_move
@@ -25,6 +28,7 @@ from games.services import games as game_services
 from tests.daily_fixtures import (
     DAY,
     SECRET,
+    FakeClock,
     committed,
     daily,
     day_board,
@@ -38,7 +42,7 @@ pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
 
 
-def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:
+def hmac_seed(secret: str, variant: str, day: date, index: int = 0) -> int:
     """The documented derivation, written out independently of games.services.dailies."""
     mac = hmac.new(
         secret.encode(), f"{variant}|{day:%Y-%m-%d}|{index}".encode(), hashlib.sha256
@@ -47,12 +51,12 @@ def hmac_seed(secret: str, variant: str, day, index: int = 0) -> int:
 
 
 @pytest.fixture
-def ann(db):
+def ann(db: None) -> Any:
     return get_user_model().objects.create_user("ann", password="pw-ann-12345")
 
 
 @pytest.fixture
-def bob(db):
+def bob(db: None) -> Any:
     return get_user_model().objects.create_user("bob", password="pw-bob-12345")
 
 
@@ -72,20 +76,24 @@ def resign(game: Game) -> Game:
     return committed(finish.resign, game_id=game.pk, user=game.player).game
 
 
-def start(user, variant: str = "bristol", day=None) -> tuple[Game, bool]:
+def start(user: Any, variant: str = "bristol", day: date | None = None) -> tuple[Game, bool]:
     """Start or resume the player's game of a daily (today's by default)."""
     day = clock.today() if day is None else day
     return committed(daily_services.daily_game_start, user=user, variant=variant, day=day)
 
 
-def play_day(daily_clock, variant: str = "bristol", test=lambda pos: True):
+def play_day(
+    daily_clock: FakeClock,
+    variant: str = "bristol",
+    test: Callable[[Position], bool] = lambda pos: True,
+) -> date:
     """Make today a day whose daily fits ``test``."""
     day = day_where(variant, test)
     daily_clock.set(morning(day))
     return day
 
 
-def start_position(game: Game):
+def start_position(game: Game) -> Position:
     return new_position(game.deal.variant, seed=int(fresh(game).deal.seed))
 
 
@@ -93,14 +101,18 @@ def start_position(game: Game):
 
 
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
-def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(daily_secret, variant):
+def test_daily_seed_is_hmac_sha256_of_variant_date_and_index(
+    daily_secret: str, variant: str
+) -> None:
     for index in range(3):
         assert daily_services.daily_seed_derive(variant, DAY, index) == hmac_seed(
             SECRET, variant, DAY, index
         )
 
 
-def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, daily_clock):
+def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(
+    daily_secret: str, daily_clock: FakeClock
+) -> None:
     deal = daily("picture-gallery", DAY)
     assert deal.kind == Deal.Kind.DAILY and deal.date == DAY and deal.seed_index == 0
     assert int(deal.seed) == hmac_seed(SECRET, "picture-gallery", DAY)
@@ -112,7 +124,7 @@ def test_daily_deal_uses_candidate_zero_and_commits_to_its_seed(daily_secret, da
     assert Deal.objects.filter(kind="daily").count() == 1
 
 
-def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
+def test_seeds_differ_per_variant_day_index_and_secret(daily_secret: str) -> None:
     seeds = {
         daily_services.daily_seed_derive(v, DAY + timedelta(days=d), i)
         for v in VARIANTS
@@ -125,7 +137,9 @@ def test_seeds_differ_per_variant_day_index_and_secret(daily_secret):
     )
 
 
-def test_the_seed_cannot_be_computed_without_the_secret(settings, daily_clock):
+def test_the_seed_cannot_be_computed_without_the_secret(
+    settings: Settings, daily_clock: FakeClock
+) -> None:
     settings.DAILY_SECRET = SECRET
     with_secret = daily("bristol", DAY + timedelta(days=3))
     Deal.objects.all().delete()
@@ -143,8 +157,8 @@ def test_the_seed_cannot_be_computed_without_the_secret(settings, daily_clock):
 
 
 def test_seed_and_deck_stay_hidden_today_and_are_published_after(
-    daily_secret, daily_clock, ann, settings
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any, settings: Settings
+) -> None:
     day = play_day(daily_clock)
     game, _ = start(ann, "bristol")
     seen = game.position  # what the player was dealt (full JSON, stock included)
@@ -188,15 +202,15 @@ def test_seed_and_deck_stay_hidden_today_and_are_published_after(
 
 @pytest.mark.parametrize("variant", ["bristol", "picture-gallery"])
 def test_a_daily_seed_read_back_from_the_database_matches_its_commitment(
-    daily_secret, daily_clock, variant
-):
+    daily_secret: str, daily_clock: FakeClock, variant: str
+) -> None:
     deal = daily(variant, DAY)
     stored = Deal.objects.get(pk=deal.pk)
     assert int(stored.seed) == hmac_seed(SECRET, variant, DAY)
     assert hashlib.sha256(str(int(stored.seed)).encode()).hexdigest() == stored.commitment
 
 
-def test_a_future_daily_is_not_found(daily_secret, daily_clock, ann):
+def test_a_future_daily_is_not_found(daily_secret: str, daily_clock: FakeClock, ann: Any) -> None:
     tomorrow = DAY + timedelta(days=1)
     with pytest.raises(NotFound):
         daily_selectors.published_deal("bristol", tomorrow)
@@ -209,7 +223,9 @@ def test_a_future_daily_is_not_found(daily_secret, daily_clock, ann):
 # -- create_dailies -----------------------------------------------------------------------
 
 
-def test_create_dailies_makes_n_days_of_every_variant_idempotently(daily_secret, daily_clock):
+def test_create_dailies_makes_n_days_of_every_variant_idempotently(
+    daily_secret: str, daily_clock: FakeClock
+) -> None:
     call_command("create_dailies", "--days", "3", stdout=_Sink())
     deals = Deal.objects.filter(kind="daily")
     assert deals.count() == 3 * len(VARIANTS) == 18
@@ -218,6 +234,7 @@ def test_create_dailies_makes_n_days_of_every_variant_idempotently(daily_secret,
     }
     before = {d.pk: (d.seed, d.commitment) for d in deals}
     for d in deals:
+        assert d.date is not None
         seed = hmac_seed(SECRET, d.variant, d.date)
         assert d.commitment == hashlib.sha256(str(seed).encode()).hexdigest()
     out = _Sink()
@@ -228,7 +245,7 @@ def test_create_dailies_makes_n_days_of_every_variant_idempotently(daily_secret,
     assert {pk: after[pk] for pk in before} == before
 
 
-def test_create_dailies_refuses_fewer_than_one_day(daily_clock):
+def test_create_dailies_refuses_fewer_than_one_day(daily_clock: FakeClock) -> None:
     with pytest.raises(SystemExit):
         call_command("create_dailies", "--days", "0", stdout=_Sink(), stderr=_Sink())
     assert not Deal.objects.exists()
@@ -249,8 +266,8 @@ class _Sink:
 
 
 def test_first_game_of_todays_daily_is_ranked_and_resumes_while_playing(
-    daily_secret, daily_clock, ann
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     game, created = start(ann)
     assert created and game.ranked and game.deal.kind == "daily" and game.deal.date == DAY
     again, created = start(ann)
@@ -261,8 +278,8 @@ def test_first_game_of_todays_daily_is_ranked_and_resumes_while_playing(
 
 
 def test_a_second_attempt_after_the_ranked_game_ended_is_practice_and_off_the_board(
-    daily_secret, daily_clock, ann, bob
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any, bob: Any
+) -> None:
 
     play_day(daily_clock)
     ranked, _ = start(ann)
@@ -288,7 +305,9 @@ def test_a_second_attempt_after_the_ranked_game_ended_is_practice_and_off_the_bo
     assert bobs.ranked
 
 
-def test_a_past_days_daily_gives_a_practice_game(daily_secret, daily_clock, ann):
+def test_a_past_days_daily_gives_a_practice_game(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     yesterday = DAY - timedelta(days=1)
     game, created = start(ann, "mod3", yesterday)
     assert created and not game.ranked and game.deal.date == yesterday
@@ -299,8 +318,8 @@ def test_a_past_days_daily_gives_a_practice_game(daily_secret, daily_clock, ann)
 
 
 def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out(
-    daily_secret, daily_clock, ann
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     game, _ = start(ann)
     daily_clock.next_day()  # the seed and other players' replays are now public
     assert shapes.daily(game.deal)["seed"] is not None
@@ -313,7 +332,9 @@ def test_yesterdays_unfinished_ranked_game_cannot_be_played_once_the_seed_is_out
     assert result.finished_at == clock.day_end(game.deal.date)
 
 
-def test_an_assisted_game_is_not_ranked(daily_secret, daily_clock, ann):
+def test_an_assisted_game_is_not_ranked(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     game, _ = start(ann)
     Game.objects.filter(pk=game.pk).update(assisted=True)
     resign(fresh(game))
@@ -324,8 +345,8 @@ def test_an_assisted_game_is_not_ranked(daily_secret, daily_clock, ann):
 
 
 def test_time_runs_from_the_deal_to_the_final_move_on_the_server_clock(
-    daily_secret, daily_clock, ann
-):
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     day = play_day(daily_clock)
     t0 = daily_clock.set(morning(day) + timedelta(hours=1, milliseconds=250))
     game, _ = start(ann)
@@ -343,7 +364,9 @@ def test_time_runs_from_the_deal_to_the_final_move_on_the_server_clock(
 
 
 @pytest.mark.parametrize("ms", [1, 999, 1001, 4001, 60_003, 3_599_999])
-def test_time_ms_is_exact_to_the_millisecond(daily_secret, daily_clock, ann, ms):
+def test_time_ms_is_exact_to_the_millisecond(
+    daily_secret: str, daily_clock: FakeClock, ann: Any, ms: int
+) -> None:
     game, _ = start(ann)
     daily_clock.advance(milliseconds=ms)
     resign(game)
@@ -353,7 +376,9 @@ def test_time_ms_is_exact_to_the_millisecond(daily_secret, daily_clock, ann, ms)
 # -- the ranked undo rule -----------------------------------------------------------------
 
 
-def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann):
+def test_ranked_undo_never_crosses_a_bristol_deal(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     play_day(daily_clock, "bristol", lambda p: quiet_move(p.apply("deal")) is not None)
     game, _ = start(ann)
     assert game.ranked
@@ -379,7 +404,9 @@ def test_ranked_undo_never_crosses_a_bristol_deal(daily_secret, daily_clock, ann
     assert result.moves == 3 == game.moves.count() == len(game_selectors.game_log(game))
 
 
-def test_a_practice_game_may_undo_a_deal(daily_secret, daily_clock, ann):
+def test_a_practice_game_may_undo_a_deal(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     play_day(daily_clock)
     ranked, _ = start(ann)
     resign(ranked)
@@ -390,8 +417,10 @@ def test_a_practice_game_may_undo_a_deal(daily_secret, daily_clock, ann):
 
 
 @pytest.mark.parametrize("variant", ["picture-gallery", "picture-gallery-reversed"])
-def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, ann, variant):
-    def fits(p):
+def test_ranked_undo_never_crosses_a_reserve_refill(
+    daily_secret: str, daily_clock: FakeClock, ann: Any, variant: str
+) -> None:
+    def fits(p: Position) -> bool:
         move = refill_move(p)
         return move is not None and quiet_move(p.apply(move)) is not None
 
@@ -399,6 +428,7 @@ def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, a
     game, _ = start(ann, variant)
     pos = start_position(game)
     refill = refill_move(pos)
+    assert refill is not None
     game = play(game, refill)
     assert fresh(game).undo_floor == 1
     with pytest.raises(UndoNotAllowed):
@@ -417,7 +447,9 @@ def test_ranked_undo_never_crosses_a_reserve_refill(daily_secret, daily_clock, a
     assert Result.objects.get(game=game).moves == 5 == game.moves.count()
 
 
-def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, ann):
+def test_undo_counts_in_the_result_and_on_the_board(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
 
     play_day(daily_clock, "bristol", lambda p: quiet_move(p) is not None)
     game, _ = start(ann)
@@ -434,7 +466,9 @@ def test_undo_counts_in_the_result_and_on_the_board(daily_secret, daily_clock, a
 # -- replacing a future daily ----------------------------------------------------------------
 
 
-def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(daily_secret, daily_clock):
+def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(
+    daily_secret: str, daily_clock: FakeClock
+) -> None:
     future = DAY + timedelta(days=2)
     deal = daily("royal-parade", future)
     old = deal.commitment
@@ -454,7 +488,9 @@ def test_replace_moves_a_future_unplayed_daily_to_the_next_candidate(daily_secre
     assert published.commitment == hashlib.sha256(str(seed).encode()).hexdigest()
 
 
-def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, daily_clock, ann):
+def test_replace_is_refused_for_today_the_past_and_a_played_daily(
+    daily_secret: str, daily_clock: FakeClock, ann: Any
+) -> None:
     for day in (DAY, DAY - timedelta(days=1)):
         deal = daily("bristol", day)
         with pytest.raises(InvalidInput):
@@ -467,12 +503,13 @@ def test_replace_is_refused_for_today_the_past_and_a_played_daily(daily_secret, 
         daily_services.daily_replace(future)
     future.refresh_from_db()
     assert future.seed_index == 0
+    assert future.date is not None
     assert future.commitment == daily_services.commitment_derive(
         hmac_seed(SECRET, "bristol", future.date)
     )
 
 
-def test_clock_today_follows_the_server_clock(daily_clock, settings):
+def test_clock_today_follows_the_server_clock(daily_clock: FakeClock, settings: Settings) -> None:
     daily_clock.set(datetime(2026, 3, 10, 23, 59, tzinfo=UTC))
     assert clock.today() == DAY and clock.seconds_left(DAY) == 60
     daily_clock.set(datetime(2026, 3, 11, 0, 0, tzinfo=UTC))

@@ -4,18 +4,22 @@ future daily nobody has played. Driven as a logged-in staff member posting the a
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import call_command
+from django.test import Client
+from pytest_django import Settings
 
 from core import jobs
 from games import boards
 from games.models import Deal, PlayerStats, Result
 from games.services import dailies as daily_services
 from games.services import games as game_services
-from tests.daily_fixtures import DAY, NOON, SECRET, committed, daily, finished_result
+from tests.daily_fixtures import DAY, NOON, SECRET, FakeClock, committed, daily, finished_result
 from tests.daily_fixtures import day_board as board_page
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
@@ -26,7 +30,7 @@ DEALS = "/admin/games/deal/"
 
 
 @pytest.fixture
-def staff(client):
+def staff(client: Client) -> Any:
     user = get_user_model().objects.create_user(
         "staffer", password="pw-staff-12345", is_staff=True, is_superuser=True
     )
@@ -34,18 +38,18 @@ def staff(client):
     return client
 
 
-def people(*names):
+def people(*names: str) -> list[Any]:
     User = get_user_model()
     return [User.objects.create_user(n, password=f"pw-{n}-12345") for n in names]
 
 
-def board_of(deal):
+def board_of(deal: Deal) -> tuple[int, list[int]]:
     """(size, result ids in rank order) of a day's board."""
     page = board_page(deal=deal, limit=100)
     return page["total"], [e["result_id"] for e in page["results"]]
 
 
-def action(client, url: str, name: str, ids) -> str:
+def action(client: Any, url: str, name: str, ids: Iterable[int]) -> str:
     """Post an admin action; returns the page text after the redirect (with its messages)."""
     response = committed(
         client.post, url, {"action": name, "_selected_action": [str(i) for i in ids]}, follow=True
@@ -55,7 +59,7 @@ def action(client, url: str, name: str, ids) -> str:
 
 
 @pytest.fixture
-def day_board(board_backend, daily_clock):
+def day_board(board_backend: str, daily_clock: FakeClock) -> tuple[Deal, list[Result]]:
     deal = daily("bristol", DAY)
     names = ["ann", "bob", "cid", "dan"]
     results = [
@@ -64,7 +68,9 @@ def day_board(board_backend, daily_clock):
     return deal, results
 
 
-def test_results_list_shows_a_days_results_per_variant_in_board_order(staff, day_board):
+def test_results_list_shows_a_days_results_per_variant_in_board_order(
+    staff: Any, day_board: tuple[Deal, list[Result]]
+) -> None:
     deal, results = day_board
     other = daily("mod3", DAY)
     finished_result(other, get_user_model().objects.get(username="ann"), won=False)
@@ -75,7 +81,7 @@ def test_results_list_shows_a_days_results_per_variant_in_board_order(staff, day
     assert all(r.deal_id == deal.pk for r in shown)
 
 
-def test_disqualify_and_requalify_actions(staff, day_board):
+def test_disqualify_and_requalify_actions(staff: Any, day_board: tuple[Deal, list[Result]]) -> None:
     deal, results = day_board
     text = action(staff, RESULTS, "disqualify", [results[1].pk])
     assert "1 result(s) disqualified" in text
@@ -93,7 +99,7 @@ def test_disqualify_and_requalify_actions(staff, day_board):
     assert boards.rank_of(deal.pk, results[3].sort_key) == 4
 
 
-def test_remove_players_results_action(staff, day_board):
+def test_remove_players_results_action(staff: Any, day_board: tuple[Deal, list[Result]]) -> None:
     deal, results = day_board
     cid = results[2].player
     finished_result(
@@ -111,7 +117,9 @@ def test_remove_players_results_action(staff, day_board):
     assert boards.rank_of(deal.pk, results[3].sort_key) == 3
 
 
-def test_replace_daily_action(staff, daily_clock, settings, monkeypatch):
+def test_replace_daily_action(
+    staff: Any, daily_clock: FakeClock, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
     settings.DAILY_SECRET = SECRET
     future = daily("bristol", DAY + timedelta(days=2))
     played = daily("mod3", DAY + timedelta(days=2))
@@ -137,7 +145,7 @@ def test_replace_daily_action(staff, daily_clock, settings, monkeypatch):
     assert Deal.objects.get(pk=today.pk).seed_index == 0
 
 
-def test_the_actions_need_staff(client, day_board):
+def test_the_actions_need_staff(client: Client, day_board: tuple[Deal, list[Result]]) -> None:
     deal, results = day_board
     client.force_login(people("mallory")[0])
     response = client.post(

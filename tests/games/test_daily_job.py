@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 from channels.testing import WebsocketCommunicator
 from django.db import connection
+from django.test import Client
 from rest_framework.test import APIClient
 
 from core import jobs
@@ -24,7 +25,7 @@ from games.models import Deal
 from games.selectors import dailies as daily_selectors
 from games.services import dailies as daily_services
 from patience_site.asgi import application
-from tests.daily_fixtures import DAY
+from tests.daily_fixtures import DAY, FakeClock
 
 pytest_plugins = ["tests.daily_fixtures"]
 
@@ -65,7 +66,7 @@ def api() -> APIClient:
 
 @pytest.mark.daily_job
 @pytest.mark.django_db
-def test_a_past_day_never_dealt_is_not_found_and_stays_so(job, daily_clock) -> None:
+def test_a_past_day_never_dealt_is_not_found_and_stays_so(job: Job, daily_clock: FakeClock) -> None:
     past = DAY - timedelta(days=3)
     response = api().get(f"/api/v1/daily/bristol/{past}/")
     assert response.status_code == 404, response.content
@@ -76,7 +77,9 @@ def test_a_past_day_never_dealt_is_not_found_and_stays_so(job, daily_clock) -> N
 
 @pytest.mark.daily_job
 @pytest.mark.django_db
-def test_todays_missing_daily_starts_the_job_and_is_not_ready(job, daily_clock) -> None:
+def test_todays_missing_daily_starts_the_job_and_is_not_ready(
+    job: Job, daily_clock: FakeClock
+) -> None:
     for path in (f"/api/v1/daily/bristol/{DAY}/", "/api/v1/daily/"):
         response = api().get(path)
         assert response.status_code == 503, response.content
@@ -90,14 +93,16 @@ def test_todays_missing_daily_starts_the_job_and_is_not_ready(job, daily_clock) 
 
 @pytest.mark.daily_job
 @pytest.mark.django_db
-def test_tomorrow_is_not_out_and_starts_nothing(job, daily_clock) -> None:
+def test_tomorrow_is_not_out_and_starts_nothing(job: Job, daily_clock: FakeClock) -> None:
     response = api().get(f"/api/v1/daily/bristol/{DAY + timedelta(days=1)}/")
     assert response.status_code == 404 and not job.started and not Deal.objects.exists()
 
 
 @pytest.mark.daily_job
 @pytest.mark.django_db
-def test_the_home_page_says_the_dailies_are_being_dealt(job, daily_clock, client) -> None:
+def test_the_home_page_says_the_dailies_are_being_dealt(
+    job: Job, daily_clock: FakeClock, client: Client
+) -> None:
     page = client.get("/")
     assert page.status_code == 200
     assert "being dealt" in page.content.decode() and job.started
@@ -106,7 +111,9 @@ def test_the_home_page_says_the_dailies_are_being_dealt(job, daily_clock, client
 @pytest.mark.daily_job
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
-async def test_a_board_socket_of_a_missing_daily_closes_with_not_ready(job, daily_clock) -> None:
+async def test_a_board_socket_of_a_missing_daily_closes_with_not_ready(
+    job: Job, daily_clock: FakeClock
+) -> None:
     communicator = WebsocketCommunicator(application, f"/ws/v1/daily/bristol/{DAY}/")
     connected, _ = await communicator.connect()
     assert connected

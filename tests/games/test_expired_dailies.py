@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -26,13 +27,13 @@ from games.selectors import boards as board_selectors
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
-from tests.daily_fixtures import DAY, NOON, committed, day_board, finished_result
+from tests.daily_fixtures import DAY, NOON, FakeClock, committed, day_board, finished_result
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
 
 
-def started(user, variant: str = "bristol") -> Game:
+def started(user: Any, variant: str = "bristol") -> Game:
     """Today's ranked daily, started and one move in."""
     game, created = daily_services.daily_game_start(user=user, variant=variant, day=DAY)
     assert created and game.ranked
@@ -52,7 +53,9 @@ def assert_counted(game: Game) -> Result:
     return result
 
 
-def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_user, daily_clock):
+def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(
+    user: Any, other_user: Any, daily_clock: FakeClock
+) -> None:
     # A win the day before: the abandoned day must end that streak.
     yesterday = daily_services.daily_create("bristol", DAY - timedelta(days=1))
     finished_result(yesterday, user, won=True, finished_at=NOON - timedelta(days=1))
@@ -75,14 +78,16 @@ def test_the_hourly_job_ends_an_abandoned_ranked_game_and_it_counts(user, other_
     assert Result.objects.filter(game=kept).count() == 1  # resigned the day before: as it was
 
 
-def test_a_ranked_game_of_today_is_left_alone(user, daily_clock):
+def test_a_ranked_game_of_today_is_left_alone(user: Any, daily_clock: FakeClock) -> None:
     game = started(user)
     daily_clock.set(clock.day_end(DAY) - timedelta(microseconds=1))
     assert finish.dailies_expire() == 0
     assert Game.objects.get(pk=game.pk).status == "playing"
 
 
-def test_opening_the_game_the_next_day_shows_it_expired_and_writes_nothing(user, daily_clock):
+def test_opening_the_game_the_next_day_shows_it_expired_and_writes_nothing(
+    user: Any, daily_clock: FakeClock
+) -> None:
     game = started(user)
     daily_clock.next_day()
     api = APIClient()
@@ -98,7 +103,9 @@ def test_opening_the_game_the_next_day_shows_it_expired_and_writes_nothing(user,
     assert_counted(game)
 
 
-def test_a_move_the_next_day_ends_the_game_and_is_refused(user, daily_clock):
+def test_a_move_the_next_day_ends_the_game_and_is_refused(
+    user: Any, daily_clock: FakeClock
+) -> None:
     game = started(user)
     daily_clock.next_day()
     move = shapes.game_state(game)["legal_moves"][0]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
@@ -53,6 +54,12 @@ def start(user: Any, client: ClientSignal) -> Game:
     return game
 
 
+def par_line(deal: Deal) -> list[str]:
+    """The winning line ``certified`` set as the deal's par."""
+    assert deal.par_line is not None
+    return list(deal.par_line)
+
+
 def play(game: Game, moves: list[str], *, seconds_apart: float = 0.0) -> Game:
     """Make the moves as fast as the test runs, or ``seconds_apart`` apart."""
     for i, (ply, move) in enumerate(enumerate(moves, start=game.ply), start=1):
@@ -75,10 +82,10 @@ def flags(game: Game) -> set[str]:
 
 
 def test_a_win_on_a_scouted_deck_is_flagged_and_queued_but_stays_on_the_board(
-    certified, make_user
+    certified: Deal, make_user: Callable[..., Any]
 ) -> None:
     scout(make_user("scout"), HOME)
-    main = play(start(make_user("main"), SAME_HOME), certified.par_line)
+    main = play(start(make_user("main"), SAME_HOME), par_line(certified))
     result = Result.objects.get(game=main)
     assert result.won and result.review == Result.Review.PENDING
     assert flags(main) == {"par_line", "linked_account", "fast_moves", "new_account"}
@@ -87,7 +94,7 @@ def test_a_win_on_a_scouted_deck_is_flagged_and_queued_but_stays_on_the_board(
     assert board_order(certified) == [result.pk]  # on the board until an admin decides
 
 
-def test_an_honest_result_raises_no_flag(certified, make_user) -> None:
+def test_an_honest_result_raises_no_flag(certified: Deal, make_user: Callable[..., Any]) -> None:
     scout(make_user("neighbour"), HOME)  # another player, on another network
     honest = make_user("honest")
     honest.date_joined -= timedelta(days=30)
@@ -99,7 +106,7 @@ def test_an_honest_result_raises_no_flag(certified, make_user) -> None:
 
 
 def test_an_aged_guest_that_registers_is_a_new_account_like_a_fresh_one(
-    certified, make_user
+    certified: Deal, make_user: Callable[..., Any]
 ) -> None:
     guest = guest_services.guest_start(address="192.0.2.1")
     guest.date_joined -= timedelta(days=30)
@@ -108,13 +115,15 @@ def test_an_aged_guest_that_registers_is_a_new_account_like_a_fresh_one(
         username="aged", password="a long pass phrase", guest=guest
     )
     assert registered.pk == guest.pk
-    aged = play(start(registered, HOME), certified.par_line)
-    fresh = play(start(make_user("fresh"), ELSEWHERE), certified.par_line)
+    aged = play(start(registered, HOME), par_line(certified))
+    fresh = play(start(make_user("fresh"), ELSEWHERE), par_line(certified))
     assert "new_account" in flags(aged) and "new_account" in flags(fresh)
     assert flags(aged) == flags(fresh)
 
 
-def test_signals_are_hashed_networks_that_link_one_day_only(certified, make_user) -> None:
+def test_signals_are_hashed_networks_that_link_one_day_only(
+    certified: Deal, make_user: Callable[..., Any]
+) -> None:
     a, b, c = (start(make_user(n), s) for n, s in (("a", HOME), ("b", SAME_HOME), ("c", ELSEWHERE)))
     sig = {g.pk: PlaySignal.objects.get(game=g) for g in (a, b, c)}
     assert sig[a.pk].network == sig[b.pk].network != sig[c.pk].network
@@ -125,10 +134,10 @@ def test_signals_are_hashed_networks_that_link_one_day_only(certified, make_user
     assert tomorrow != sig[a.pk].network
 
 
-def test_a_review_clears_or_disqualifies(certified, make_user) -> None:
+def test_a_review_clears_or_disqualifies(certified: Deal, make_user: Callable[..., Any]) -> None:
     scout(make_user("scout"), HOME)
-    kept = play(start(make_user("kept"), SAME_HOME), certified.par_line)
-    gone = play(start(make_user("gone"), SAME_HOME), certified.par_line)
+    kept = play(start(make_user("kept"), SAME_HOME), par_line(certified))
+    gone = play(start(make_user("gone"), SAME_HOME), par_line(certified))
     kept_result, gone_result = (Result.objects.get(game=g) for g in (kept, gone))
     result_review(result_id=kept_result.pk, verdict="cleared")
     result_review(result_id=gone_result.pk, verdict="disqualified")
@@ -142,10 +151,10 @@ def test_a_review_clears_or_disqualifies(certified, make_user) -> None:
 
 
 def test_the_review_queue_lists_flagged_results_and_disqualifies_them(
-    certified, make_user, staff_client
+    certified: Deal, make_user: Callable[..., Any], staff_client: Any
 ) -> None:
     scout(make_user("scout"), HOME)
-    cheat = Result.objects.get(game=play(start(make_user("cheat"), SAME_HOME), certified.par_line))
+    cheat = Result.objects.get(game=play(start(make_user("cheat"), SAME_HOME), par_line(certified)))
     queue = reverse("admin:games_reviewqueue_changelist")
     page = staff_client.get(queue).content.decode()
     assert "cheat" in page and "linked_account" in page and "par_line" in page
@@ -161,9 +170,11 @@ def test_the_review_queue_lists_flagged_results_and_disqualifies_them(
     assert "linked_account" in detail.content.decode()
 
 
-def test_signals_are_deleted_after_their_keeping_and_their_flags_stay(certified, make_user) -> None:
+def test_signals_are_deleted_after_their_keeping_and_their_flags_stay(
+    certified: Deal, make_user: Callable[..., Any]
+) -> None:
     scout(make_user("scout"), HOME)
-    main = play(start(make_user("main"), SAME_HOME), certified.par_line)
+    main = play(start(make_user("main"), SAME_HOME), par_line(certified))
     assert fairplay.play_signals_purge() == 0  # today's are kept
     later = clock.now() + fairplay.SIGNAL_KEEP + timedelta(days=2)
     with time_machine.travel(later):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from decimal import Decimal
+from typing import Any
 
 import pytest
 from django.db import DataError, IntegrityError, transaction
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 SEEDS = [0, 7, 2**53 + 1, 2**63 - 1, 2**63, 10**19, SEED_LIMIT - 2, SEED_LIMIT - 1]
 
 
-def test_seeds_come_back_exactly_and_in_number_order():
+def test_seeds_come_back_exactly_and_in_number_order() -> None:
     for seed in SEEDS:
         Deal.objects.create(variant="bristol", seed=seed)
     stored = list(Deal.objects.order_by("seed").values_list("seed", flat=True))
@@ -28,13 +29,13 @@ def test_seeds_come_back_exactly_and_in_number_order():
 
 
 @pytest.mark.parametrize("seed", [-1, SEED_LIMIT, 10**20])
-def test_seeds_out_of_range_are_refused_by_the_database(seed):
+def test_seeds_out_of_range_are_refused_by_the_database(seed: int) -> None:
     # PostgreSQL's numeric(20, 0) refuses 21 digits itself (DataError).
     with pytest.raises((IntegrityError, DataError)), transaction.atomic():
         Deal.objects.create(variant="bristol", seed=seed)
 
 
-def test_one_practice_deal_per_variant_and_seed():
+def test_one_practice_deal_per_variant_and_seed() -> None:
     Deal.objects.create(variant="bristol", seed=SEED_LIMIT - 1)
     Deal.objects.create(variant="belvedere", seed=SEED_LIMIT - 1)
     with pytest.raises(IntegrityError), transaction.atomic():
@@ -42,7 +43,7 @@ def test_one_practice_deal_per_variant_and_seed():
     Deal.objects.create(variant="bristol", seed=SEED_LIMIT - 2)
 
 
-def test_one_log_entry_per_game_and_ply(user):
+def test_one_log_entry_per_game_and_ply(user: Any) -> None:
     deal = Deal.objects.create(variant="bristol", seed=1)
     game = Game.objects.create(
         player=user,
@@ -56,7 +57,7 @@ def test_one_log_entry_per_game_and_ply(user):
         Move.objects.create(game=game, ply=0, notation="t1-f", **after)
 
 
-def test_a_finished_game_needs_a_finish_time(user):
+def test_a_finished_game_needs_a_finish_time(user: Any) -> None:
     deal = Deal.objects.create(variant="bristol", seed=1)
     with pytest.raises(IntegrityError), transaction.atomic():
         Game.objects.create(

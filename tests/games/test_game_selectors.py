@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -25,7 +26,7 @@ def fresh(game: Game) -> Game:
 
 
 @pytest.fixture
-def played(user):
+def played(user: Any) -> Game:
     """A Bristol game with a deal, a move and an undo in its log."""
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
@@ -40,11 +41,11 @@ def played(user):
 # -- game_verify ----------------------------------------------------------------------------
 
 
-def test_verify_accepts_an_untouched_game(played):
+def test_verify_accepts_an_untouched_game(played: Game) -> None:
     assert game_selectors.game_verify(played) is None
 
 
-def test_verify_detects_a_tampered_snapshot(played):
+def test_verify_detects_a_tampered_snapshot(played: Game) -> None:
     position = played.position
     t1, t2 = position["piles"]["t1"], position["piles"]["t2"]
     position["piles"]["t1"], position["piles"]["t2"] = t2, t1
@@ -52,40 +53,40 @@ def test_verify_detects_a_tampered_snapshot(played):
     assert "snapshot differs" in (game_selectors.game_verify(fresh(played)) or "")
 
 
-def test_verify_detects_a_tampered_stock(played):
+def test_verify_detects_a_tampered_stock(played: Game) -> None:
     position = played.position
     position["piles"]["s"] = list(reversed(position["piles"]["s"]))
     Game.objects.filter(pk=played.pk).update(position=position)
     assert "snapshot differs" in (game_selectors.game_verify(fresh(played)) or "")
 
 
-def test_verify_detects_a_tampered_ply(played):
+def test_verify_detects_a_tampered_ply(played: Game) -> None:
     Game.objects.filter(pk=played.pk).update(ply=played.ply + 1)
     assert game_selectors.game_verify(fresh(played)) == "ply 5 but the log has 4 entries"
 
 
-def test_verify_detects_a_tampered_score(played):
+def test_verify_detects_a_tampered_score(played: Game) -> None:
     Game.objects.filter(pk=played.pk).update(score=played.score + 3)
     problem = game_selectors.game_verify(fresh(played))
     assert problem is not None and problem.startswith("score")
 
 
-def test_verify_detects_a_tampered_status(played):
+def test_verify_detects_a_tampered_status(played: Game) -> None:
     Game.objects.filter(pk=played.pk).update(status="won", finished_at=timezone.now())
     assert game_selectors.game_verify(fresh(played)) == "status won but the replay is playing"
 
 
-def test_verify_detects_a_log_that_does_not_replay(played):
+def test_verify_detects_a_log_that_does_not_replay(played: Game) -> None:
     Move.objects.filter(game=played, ply=1).update(notation="t1-r1")
     assert (game_selectors.game_verify(fresh(played)) or "").startswith("log does not replay")
 
 
-def test_verify_detects_a_missing_log_entry(played):
+def test_verify_detects_a_missing_log_entry(played: Game) -> None:
     Move.objects.filter(game=played, ply=3).delete()
     assert game_selectors.game_verify(fresh(played)) is not None
 
 
-def test_verify_accepts_a_resigned_game(played, user):
+def test_verify_accepts_a_resigned_game(played: Game, user: Any) -> None:
     finish.resign(game_id=played.pk, user=user)
     assert game_selectors.game_verify(fresh(played)) is None
 
@@ -93,7 +94,7 @@ def test_verify_accepts_a_resigned_game(played, user):
 # -- replay -----------------------------------------------------------------------------------
 
 
-def test_replay_counts_entries_and_moves_on_the_board(played):
+def test_replay_counts_entries_and_moves_on_the_board(played: Game) -> None:
     replay = game_selectors.game_replay(played)
     assert replay.moves_on_board == 2  # deal, move (one undone move taken off)
     assert replay.entries == played.ply == 4
@@ -102,7 +103,7 @@ def test_replay_counts_entries_and_moves_on_the_board(played):
     assert replay == game_selectors.game_current_log(played)
 
 
-def test_replay_of_an_undo_with_nothing_to_undo_fails(played):
+def test_replay_of_an_undo_with_nothing_to_undo_fails(played: Game) -> None:
     with pytest.raises(EngineError, match="no move to undo"):
         GameLog.replay(game_selectors.deal_start(played.deal), [UNDO])
 
@@ -110,7 +111,7 @@ def test_replay_of_an_undo_with_nothing_to_undo_fails(played):
 # -- public view ------------------------------------------------------------------------------
 
 
-def test_game_state_is_the_public_view(played):
+def test_game_state_is_the_public_view(played: Game) -> None:
     state = shapes.game_state(played)
     pos = game_selectors.game_position(played)
     assert state["id"] == played.pk
@@ -134,7 +135,7 @@ def test_game_state_is_the_public_view(played):
     assert all(f'"{card}"' not in text for card in stock)
 
 
-def test_elapsed_time_is_measured_on_the_server(played):
+def test_elapsed_time_is_measured_on_the_server(played: Game) -> None:
     Game.objects.filter(pk=played.pk).update(started_at=timezone.now() - timedelta(seconds=90))
     assert 90_000 <= game_selectors.elapsed_ms(fresh(played)) < 95_000
     finish.resign(game_id=played.pk, user=played.player)
@@ -145,7 +146,7 @@ def test_elapsed_time_is_measured_on_the_server(played):
     assert 90_000 <= total < 95_000
 
 
-def test_games_of_player_lists_only_mine_newest_first(user, other_user):
+def test_games_of_player_lists_only_mine_newest_first(user: Any, other_user: Any) -> None:
     mine = [
         game_services.practice_game_start(user=user, variant="bristol", seed=i) for i in range(3)
     ]
@@ -154,7 +155,7 @@ def test_games_of_player_lists_only_mine_newest_first(user, other_user):
     assert [g.pk for g in listed] == [g.pk for g in reversed(mine)]
 
 
-def test_game_for_player_hides_other_players_games(user, other_user):
+def test_game_for_player_hides_other_players_games(user: Any, other_user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     assert game_selectors.game_for_player(game_id=game.pk, user=user) == game
     with pytest.raises(NotFound):
@@ -163,13 +164,13 @@ def test_game_for_player_hides_other_players_games(user, other_user):
         game_selectors.game_for_player(game_id=game.pk + 99, user=user)
 
 
-def test_game_moves_are_in_log_order(played):
+def test_game_moves_are_in_log_order(played: Game) -> None:
     assert [m.ply for m in game_selectors.game_moves(played)] == [0, 1, 2, 3]
     assert game_selectors.game_log(played)[0] == "deal"
     assert game_selectors.game_log(played)[2] == UNDO
 
 
-def test_snapshot_is_read_whatever_the_key_order(user):
+def test_snapshot_is_read_whatever_the_key_order(user: Any) -> None:
     """PostgreSQL's jsonb reorders object keys; the snapshot must still be read."""
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     position = game.position

@@ -76,7 +76,7 @@ def snapshot_of(game: Game) -> tuple[Any, ...]:
 # -- starting practice games -------------------------------------------------------------
 
 
-def test_practice_game_without_seed_gets_a_random_seed_in_range(user):
+def test_practice_game_without_seed_gets_a_random_seed_in_range(user: Any) -> None:
     seeds = set()
     for _ in range(5):
         game = game_services.practice_game_start(user=user, variant="bristol")
@@ -88,7 +88,9 @@ def test_practice_game_without_seed_gets_a_random_seed_in_range(user):
     assert len(seeds) == 5  # 2**64 possible seeds: a repeat means no randomness
 
 
-def test_random_seed_game_replays_to_its_snapshot(user, assert_consistent):
+def test_random_seed_game_replays_to_its_snapshot(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     """Random seeds use the whole range 0..2**64-1 and must survive the database exactly."""
     for _ in range(3):
         game = game_services.practice_game_start(user=user, variant="bristol")
@@ -97,7 +99,9 @@ def test_random_seed_game_replays_to_its_snapshot(user, assert_consistent):
 
 
 @pytest.mark.parametrize("variant", ["bristol", "belvedere", "picture-gallery", "royal-parade"])
-def test_explicit_seed_deals_the_engines_position(user, variant, assert_consistent):
+def test_explicit_seed_deals_the_engines_position(
+    user: Any, variant: str, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant=variant, seed=123)
     start = new_position(variant, seed=123)
     game = fresh(game)
@@ -112,14 +116,14 @@ def test_explicit_seed_deals_the_engines_position(user, variant, assert_consiste
     assert_consistent(game)
 
 
-def test_the_largest_seed_is_accepted(user, assert_consistent):
+def test_the_largest_seed_is_accepted(user: Any, assert_consistent: Callable[[Any], None]) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=SEED_LIMIT - 1)
     assert game.position == new_position("bristol", seed=SEED_LIMIT - 1).to_json()
     assert int(fresh(game).deal.seed) == SEED_LIMIT - 1
     assert_consistent(game)
 
 
-def test_same_variant_and_seed_share_one_deal(user, other_user):
+def test_same_variant_and_seed_share_one_deal(user: Any, other_user: Any) -> None:
     a = game_services.practice_game_start(user=user, variant="bristol", seed=7)
     b = game_services.practice_game_start(user=other_user, variant="bristol", seed=7)
     c = game_services.practice_game_start(user=user, variant="bristol", seed=7)
@@ -131,14 +135,14 @@ def test_same_variant_and_seed_share_one_deal(user, other_user):
 
 
 @pytest.mark.parametrize("seed", [-1, SEED_LIMIT, True, 1.5, "7"])
-def test_seed_out_of_range_or_not_an_integer_is_refused(user, seed):
+def test_seed_out_of_range_or_not_an_integer_is_refused(user: Any, seed: Any) -> None:
     with pytest.raises(InvalidInput):
         game_services.practice_game_start(user=user, variant="bristol", seed=seed)
     assert not Game.objects.exists()
     assert not Deal.objects.exists()
 
 
-def test_unknown_variant_is_refused(user):
+def test_unknown_variant_is_refused(user: Any) -> None:
     with pytest.raises(UnknownVariantError):
         game_services.practice_game_start(user=user, variant="klondike")
     assert not Game.objects.exists()
@@ -147,7 +151,9 @@ def test_unknown_variant_is_refused(user):
 # -- moves ---------------------------------------------------------------------------------
 
 
-def test_a_move_is_applied_logged_and_snapshotted(user, assert_consistent):
+def test_a_move_is_applied_logged_and_snapshotted(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     seed = seed_where("bristol", lambda p: any(m.endswith("-f") for m in moves_of(p)))
     game = game_services.practice_game_start(user=user, variant="bristol", seed=seed)
     start = new_position("bristol", seed=seed)
@@ -167,7 +173,9 @@ def test_a_move_is_applied_logged_and_snapshotted(user, assert_consistent):
     assert_consistent(game)
 
 
-def test_the_log_stores_the_clients_ply_for_each_entry(user, assert_consistent):
+def test_the_log_stores_the_clients_ply_for_each_entry(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     pos = new_position("bristol", seed=3)
     sent = []
@@ -181,7 +189,7 @@ def test_the_log_stores_the_clients_ply_for_each_entry(user, assert_consistent):
     assert_consistent(game)
 
 
-def test_stale_ply_is_refused_with_the_current_ply(user):
+def test_stale_ply_is_refused_with_the_current_ply(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
@@ -197,7 +205,9 @@ def test_stale_ply_is_refused_with_the_current_ply(user):
     assert snapshot_of(game) == before
 
 
-def test_resending_the_stored_move_is_a_duplicate_that_applies_nothing(user, assert_consistent):
+def test_resending_the_stored_move_is_a_duplicate_that_applies_nothing(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     first = play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=1)
@@ -213,7 +223,7 @@ def test_resending_the_stored_move_is_a_duplicate_that_applies_nothing(user, ass
     assert_consistent(game)
 
 
-def test_resending_the_current_move_again_is_a_duplicate(user):
+def test_resending_the_current_move_again_is_a_duplicate(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
@@ -222,7 +232,7 @@ def test_resending_the_current_move_again_is_a_duplicate(user):
     assert snapshot_of(game) == before
 
 
-def test_illegal_move_raises_the_engine_error_and_changes_nothing(user):
+def test_illegal_move_raises_the_engine_error_and_changes_nothing(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
@@ -236,7 +246,7 @@ def test_illegal_move_raises_the_engine_error_and_changes_nothing(user):
     assert snapshot_of(game) == before
 
 
-def test_a_move_in_a_finished_game_raises_game_finished(user):
+def test_a_move_in_a_finished_game_raises_game_finished(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     finish.resign(game_id=game.pk, user=user)
     before = snapshot_of(game)
@@ -251,7 +261,7 @@ def test_a_move_in_a_finished_game_raises_game_finished(user):
     assert snapshot_of(game) == before
 
 
-def test_resending_the_move_that_ended_a_game_is_still_a_duplicate(user):
+def test_resending_the_move_that_ended_a_game_is_still_a_duplicate(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     finish.resign(game_id=game.pk, user=user)
@@ -259,7 +269,7 @@ def test_resending_the_move_that_ended_a_game_is_still_a_duplicate(user):
     assert out.duplicate is True and out.game.status == "resigned"
 
 
-def test_another_players_game_or_an_unknown_one_is_not_found(user, other_user):
+def test_another_players_game_or_an_unknown_one_is_not_found(user: Any, other_user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     with pytest.raises(NotFound):
         play_move.apply_move(game_id=game.pk, user=other_user, move="deal", ply=0)
@@ -276,7 +286,9 @@ def test_another_players_game_or_an_unknown_one_is_not_found(user, other_user):
 # -- undo ------------------------------------------------------------------------------------
 
 
-def test_undo_pops_the_last_move_still_on_the_board(user, assert_consistent):
+def test_undo_pops_the_last_move_still_on_the_board(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     start = new_position("bristol", seed=3)
     one = start.apply("deal")
@@ -307,7 +319,7 @@ def test_undo_pops_the_last_move_still_on_the_board(user, assert_consistent):
     assert fresh(game).ply == 4
 
 
-def test_undo_restores_the_score(user, assert_consistent):
+def test_undo_restores_the_score(user: Any, assert_consistent: Callable[[Any], None]) -> None:
     seed = seed_where("bristol", lambda p: any(m.endswith("-f") for m in moves_of(p)))
     game = game_services.practice_game_start(user=user, variant="bristol", seed=seed)
     move = next(m for m in moves_of(new_position("bristol", seed=seed)) if m.endswith("-f"))
@@ -318,7 +330,7 @@ def test_undo_restores_the_score(user, assert_consistent):
     assert_consistent(game)
 
 
-def test_undo_with_nothing_to_undo_is_refused(user):
+def test_undo_with_nothing_to_undo_is_refused(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     with pytest.raises(UndoNotAllowed) as exc:
         play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
@@ -326,7 +338,9 @@ def test_undo_with_nothing_to_undo_is_refused(user):
     assert snapshot_of(game)[1:] == (0, 0, "playing", None, 0)
 
 
-def test_undo_after_a_move_is_replayed_in_a_gallery_game(user, assert_consistent):
+def test_undo_after_a_move_is_replayed_in_a_gallery_game(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant="picture-gallery", seed=8)
     pos = new_position("picture-gallery", seed=8)
     ply = 0
@@ -339,7 +353,9 @@ def test_undo_after_a_move_is_replayed_in_a_gallery_game(user, assert_consistent
     assert_consistent(game)
 
 
-def test_resending_an_undo_is_a_duplicate(user, assert_consistent):
+def test_resending_an_undo_is_a_duplicate(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=1)
@@ -355,7 +371,9 @@ def ranked_game(user: Any, seed: int = 3) -> Game:
     return game_services.game_create(user=user, deal=deal, ranked=True)
 
 
-def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
+def test_undo_in_a_ranked_game_is_refused(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = ranked_game(user)
     with pytest.raises(UndoNotAllowed):
         play_move.apply_move(game_id=game.pk, user=user, move=UNDO, ply=0)
@@ -371,7 +389,9 @@ def test_undo_in_a_ranked_game_is_refused(user, assert_consistent):
 # -- resign ----------------------------------------------------------------------------------
 
 
-def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
+def test_resign_ends_the_game_and_keeps_the_log(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     play_move.apply_move(game_id=game.pk, user=user, move="deal", ply=0)
     before = snapshot_of(game)
@@ -394,7 +414,9 @@ def test_resign_ends_the_game_and_keeps_the_log(user, assert_consistent):
 
 
 @pytest.mark.parametrize("variant", ["bristol", "picture-gallery", "mod3"])
-def test_snapshot_equals_replay_after_every_kind_of_write(user, variant, assert_consistent):
+def test_snapshot_equals_replay_after_every_kind_of_write(
+    user: Any, variant: str, assert_consistent: Callable[[Any], None]
+) -> None:
     rng = random.Random(5)
     game = game_services.practice_game_start(user=user, variant=variant, seed=11)
     assert_consistent(game)
@@ -415,7 +437,9 @@ def test_snapshot_equals_replay_after_every_kind_of_write(user, variant, assert_
         assert_consistent(game)
 
 
-def test_refused_writes_leave_the_game_consistent(user, assert_consistent):
+def test_refused_writes_leave_the_game_consistent(
+    user: Any, assert_consistent: Callable[[Any], None]
+) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     for move, ply in [("t1-r1", 0), ("nonsense", 0), ("deal", 4), (UNDO, 0)]:
         with pytest.raises(Exception):  # noqa: B017 - each kind of refusal, all checked above
@@ -431,7 +455,9 @@ def test_refused_writes_leave_the_game_consistent(user, assert_consistent):
     ("variant", "outcome"),
     [("bristol", "lost"), ("bristol", "won"), ("picture-gallery", "lost")],
 )
-def test_a_whole_game_played_to_its_end(user, variant, outcome, assert_consistent):
+def test_a_whole_game_played_to_its_end(
+    user: Any, variant: str, outcome: str, assert_consistent: Callable[[Any], None]
+) -> None:
     seed = ending_seed(variant, outcome)
     rng = random.Random(seed)
     game = game_services.practice_game_start(user=user, variant=variant, seed=seed)

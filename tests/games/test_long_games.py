@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 from django.db import connection
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from api import shapes
@@ -26,7 +27,7 @@ from games.play import move as play_move
 from games.selectors import games as game_selectors
 from games.services import dailies as daily_services
 from games.services import games as game_services
-from tests.daily_fixtures import DAY
+from tests.daily_fixtures import DAY, FakeClock
 
 pytestmark = pytest.mark.django_db
 pytest_plugins = ["tests.daily_fixtures"]
@@ -116,7 +117,9 @@ def work_of_a_turn(game: Game, monkeypatch: Any) -> dict[str, tuple[int, int, in
     return out
 
 
-def test_a_turn_costs_the_same_on_a_5000_entry_log(user, other_user, monkeypatch, settings):
+def test_a_turn_costs_the_same_on_a_5000_entry_log(
+    user: Any, other_user: Any, monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
     settings.GAME_MAX_LOG = LONG + 10
     short = back_and_forth(
         game_services.practice_game_start(user=user, variant="bristol", seed=5), 200
@@ -131,7 +134,9 @@ def test_a_turn_costs_the_same_on_a_5000_entry_log(user, other_user, monkeypatch
         )
 
 
-def test_an_undo_applies_no_engine_move_and_reads_one_entry(user, monkeypatch, settings):
+def test_an_undo_applies_no_engine_move_and_reads_one_entry(
+    user: Any, monkeypatch: pytest.MonkeyPatch, settings: Settings
+) -> None:
     settings.GAME_MAX_LOG = LONG + 10
     game = back_and_forth(
         game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG
@@ -144,7 +149,7 @@ def test_an_undo_applies_no_engine_move_and_reads_one_entry(user, monkeypatch, s
     assert work.applied == 0 and work.most_rows <= 1, work
 
 
-def test_the_log_is_paged(user, settings):
+def test_the_log_is_paged(user: Any, settings: Settings) -> None:
     settings.GAME_MAX_LOG = LONG + 10
     game = back_and_forth(
         game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG
@@ -164,7 +169,7 @@ def test_the_log_is_paged(user, settings):
     assert len(api.get(f"/api/v1/games/{game.pk}/moves/?limit=5000").json()["results"]) == 1000
 
 
-def test_the_entry_that_fills_the_log_ends_the_game(user, settings):
+def test_the_entry_that_fills_the_log_ends_the_game(user: Any, settings: Settings) -> None:
     settings.GAME_MAX_LOG = LONG
     game = back_and_forth(
         game_services.practice_game_start(user=user, variant="bristol", seed=5), LONG - 2
@@ -183,7 +188,9 @@ def test_the_entry_that_fills_the_log_ends_the_game(user, settings):
     assert state["status"] == MOVE_LIMIT and state["legal_moves"] == []
 
 
-def test_a_ranked_game_at_the_limit_counts_as_not_won(user, settings, daily_clock):
+def test_a_ranked_game_at_the_limit_counts_as_not_won(
+    user: Any, settings: Settings, daily_clock: FakeClock
+) -> None:
     settings.GAME_MAX_LOG = 4
     game, _ = daily_services.daily_game_start(user=user, variant="bristol", day=DAY)
     for ply in range(4):

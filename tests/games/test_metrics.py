@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 from prometheus_client import REGISTRY
+from pytest_django import Settings
 
 from api import shapes
 from core import metrics, redis_guard
@@ -28,7 +29,7 @@ def game(user: Any) -> Any:
     return game_services.practice_game_start(user=user, variant="bristol", seed=1)
 
 
-def test_a_move_is_counted_and_timed_by_door_and_outcome(user, game):
+def test_a_move_is_counted_and_timed_by_door_and_outcome(user: Any, game: Any) -> None:
     legal = shapes.game_state(game)["legal_moves"][0]
     ok = sample("patience_moves_total", transport="ws", outcome="ok")
     stale = sample("patience_moves_total", transport="ws", outcome="stale_ply")
@@ -41,7 +42,7 @@ def test_a_move_is_counted_and_timed_by_door_and_outcome(user, game):
     assert sample("patience_move_seconds_count", transport="ws") == timed + 2
 
 
-def test_a_scrape_reads_the_race_pool_and_todays_dailies():
+def test_a_scrape_reads_the_race_pool_and_todays_dailies() -> None:
     from core import clock
     from games.services.dailies import daily_create
 
@@ -60,7 +61,7 @@ def test_a_scrape_reads_the_race_pool_and_todays_dailies():
     assert sample("patience_daily_last_dealt_timestamp_seconds") == pytest.approx(newest)
 
 
-def test_a_scrape_reads_the_redis_breaker(settings):
+def test_a_scrape_reads_the_redis_breaker(settings: Settings) -> None:
     from redis.exceptions import ConnectionError as RedisConnectionError
 
     def down() -> None:
@@ -75,7 +76,7 @@ def test_a_scrape_reads_the_redis_breaker(settings):
     assert sample("patience_redis_breaker_open") == 1
 
 
-def test_a_scrape_reads_the_hint_pool(monkeypatch):
+def test_a_scrape_reads_the_hint_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     state = {"workers": 2, "in_flight": 1, "broken": True, "restarts": 3}
     monkeypatch.setattr(gauges.hints, "pool_state", lambda: state)
     gauges.gauges_refresh()
@@ -85,7 +86,7 @@ def test_a_scrape_reads_the_hint_pool(monkeypatch):
     assert sample("patience_hint_pool_restarts") == 3
 
 
-def test_a_scrape_reads_the_database_pool(monkeypatch):
+def test_a_scrape_reads_the_database_pool(monkeypatch: pytest.MonkeyPatch) -> None:
     stats = {"size": 4, "available": 3, "waiting": 0, "max": 20}
     monkeypatch.setattr(gauges, "pool_stats", lambda: stats)
     gauges.gauges_refresh()
@@ -93,14 +94,14 @@ def test_a_scrape_reads_the_database_pool(monkeypatch):
     assert sample("patience_db_pool_connections", state="max") == 20
 
 
-def test_the_exposition_names_every_metric():
+def test_the_exposition_names_every_metric() -> None:
     body, content_type = metrics.exposition()
     assert content_type.startswith("text/plain")
     for name in ("patience_moves_total", "patience_move_seconds", "patience_open_sockets"):
         assert f"# TYPE {name} ".encode() in body
 
 
-def test_a_scrape_answers_without_the_database(monkeypatch):
+def test_a_scrape_answers_without_the_database(monkeypatch: pytest.MonkeyPatch) -> None:
     """When the database is away the scrape matters most: its states are skipped, said so."""
     from django.db import OperationalError
 

@@ -8,11 +8,13 @@ from __future__ import annotations
 import os
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.db import connection, connections
+from pytest_django import Settings
 
 from core.errors import RaceLimit
 from games.management.commands import races as races_command
@@ -29,7 +31,9 @@ def pool_size(variant: str = "bristol") -> int:
     return race_pool._pool(variant).count()
 
 
-def test_a_race_nobody_raced_gives_its_deal_back(settings, make_user, race_pool_jobs) -> None:
+def test_a_race_nobody_raced_gives_its_deal_back(
+    settings: Settings, make_user: Callable[..., Any], race_pool_jobs: list[int]
+) -> None:
     ann, bob = make_user("ann"), make_user("bob")
     pool(settings, size=2)
     race = race_services.race_create(user=ann, variant="bristol")
@@ -44,7 +48,9 @@ def test_a_race_nobody_raced_gives_its_deal_back(settings, make_user, race_pool_
     assert not race_services.Game.objects.exists()
 
 
-def test_one_account_cannot_drain_the_pool(settings, make_user, race_pool_jobs) -> None:
+def test_one_account_cannot_drain_the_pool(
+    settings: Settings, make_user: Callable[..., Any], race_pool_jobs: list[int]
+) -> None:
     """The drain of issue 32: open and leave private races as fast as answered."""
     drainer, other = make_user("drainer"), make_user("other")
     pool(settings, size=3)
@@ -62,7 +68,7 @@ def test_one_account_cannot_drain_the_pool(settings, make_user, race_pool_jobs) 
     assert created and race.deal is not None
 
 
-def test_the_pool_is_filled_once_per_cluster(settings) -> None:
+def test_the_pool_is_filled_once_per_cluster(settings: Settings) -> None:
     """While one process fills the pool, another one's fill deals nothing."""
     settings.RACE_POOL_SIZE, settings.RACE_SOLVER_NODES = 3, 0
     dealt: list[int] = []
@@ -82,7 +88,7 @@ def test_the_pool_is_filled_once_per_cluster(settings) -> None:
     assert race_pool_fill(variants=["bristol"]) == 3
 
 
-def test_the_pool_is_never_filled_past_its_target(settings) -> None:
+def test_the_pool_is_never_filled_past_its_target(settings: Settings) -> None:
     pool(settings, size=2)
     settings.RACE_POOL_SIZE = 3
     assert race_pool_fill(variants=["bristol"]) == 1
@@ -90,7 +96,7 @@ def test_the_pool_is_never_filled_past_its_target(settings) -> None:
     assert pool_size() == 3
 
 
-def test_the_job_runs_at_low_priority(settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_job_runs_at_low_priority(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     niced: list[int] = []
     monkeypatch.setattr(os, "nice", niced.append)
     settings.RACE_POOL_SIZE, settings.RACE_SOLVER_NODES = 2, 0
@@ -101,7 +107,7 @@ def test_the_job_runs_at_low_priority(settings, monkeypatch: pytest.MonkeyPatch)
 
 @pytest.mark.django_db(transaction=True)
 def test_simultaneous_quick_joins_fill_one_race_at_a_time(
-    settings, make_user, race_pool_jobs
+    settings: Settings, make_user: Callable[..., Any], race_pool_jobs: list[int]
 ) -> None:
     """The burst of issue 32 on PostgreSQL: 20 players join at once; the races are 8, 8, 4."""
     if connection.vendor != "postgresql":
@@ -130,7 +136,7 @@ def test_simultaneous_quick_joins_fill_one_race_at_a_time(
     assert sorted(sizes.values(), reverse=True) == [8, 8, 4]
 
 
-def test_the_loop_stops_after_its_time(settings, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_loop_stops_after_its_time(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> None:
     """``--loop 1 --for 5``: a CronJob's run ends; the clock is moved, no time is spent."""
     monkeypatch.setattr(os, "nice", lambda n: None)
     settings.RACE_POOL_SIZE, settings.RACE_SOLVER_NODES = 1, 0

@@ -3,11 +3,13 @@ tried against the farm of issue 32: one person's spare accounts racing each othe
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.urls import reverse
+from pytest_django import Settings
 
 from devtools.blocking import blocking_line
 from games.models import Deal, Game, Race, RaceEntry, RaceRating
@@ -24,7 +26,7 @@ PLAYED = timedelta(seconds=race_ratings.CONTESTED_MIN_SECONDS + 5)
 
 
 @pytest.fixture
-def farm(make_user) -> list[Any]:
+def farm(make_user: Callable[..., Any]) -> list[Any]:
     """One person's eight accounts: ``farm[0]`` is the one meant to climb."""
     return [make_user(f"farm{i}") for i in range(8)]
 
@@ -51,7 +53,7 @@ def rating(player: Any) -> float:
     return 0.0 if r is None else r.rating
 
 
-def test_the_farm_of_issue_32_gains_nothing(settings, farm) -> None:
+def test_the_farm_of_issue_32_gains_nothing(settings: Settings, farm: list[Any]) -> None:
     """Eight accounts join, resign at once with no move, four times over: no rating moves,
     and none of them reaches the board."""
     established(farm)  # even accounts past their unrated races
@@ -62,7 +64,7 @@ def test_the_farm_of_issue_32_gains_nothing(settings, farm) -> None:
     assert not race_selectors.race_leaderboard(family="bristol").exists()
 
 
-def test_a_race_that_only_one_player_raced_is_void(settings, farm) -> None:
+def test_a_race_that_only_one_player_raced_is_void(settings: Settings, farm: list[Any]) -> None:
     """The main account plays, the spare ones resign: nobody gains from them."""
     established(farm[:2])
     race = full_race(settings, farm[:2])
@@ -95,7 +97,7 @@ def blocked_race(settings: Any, accounts: list[Any], after: timedelta) -> Race:
 
 @pytest.mark.parametrize(("after", "raced"), [(timedelta(seconds=2), False), (PLAYED, True)])
 def test_a_game_blocked_on_purpose_is_a_race_only_after_real_play(
-    settings, farm, after: timedelta, raced: bool
+    settings: Settings, farm: list[Any], after: timedelta, raced: bool
 ) -> None:
     """Lost counts like any game: blocked within seconds it is no race, and the spare
     accounts that do it never become established."""
@@ -106,7 +108,9 @@ def test_a_game_blocked_on_purpose_is_a_race_only_after_real_play(
     assert race.unrated == void
 
 
-def test_new_accounts_race_unrated_until_they_have_raced_enough(settings, farm) -> None:
+def test_new_accounts_race_unrated_until_they_have_raced_enough(
+    settings: Settings, farm: list[Any]
+) -> None:
     """Fresh accounts that race for real count their races but change no rating, and
     beating them is worth nothing, until each has raced ``RATED_AFTER_RACES`` races."""
     for n in range(race_ratings.RATED_AFTER_RACES):
@@ -125,7 +129,7 @@ def test_new_accounts_race_unrated_until_they_have_raced_enough(settings, farm) 
     assert resign_all(race, farm[:2], PLAYED).rated
 
 
-def test_a_quitter_loses_as_last_but_feeds_nobody(settings, farm) -> None:
+def test_a_quitter_loses_as_last_but_feeds_nobody(settings: Settings, farm: list[Any]) -> None:
     established(farm[:3])
     race = full_race(settings, farm[:3])
     with at(starts(race) + timedelta(seconds=1)):
@@ -146,7 +150,9 @@ def test_a_quitter_loses_as_last_but_feeds_nobody(settings, farm) -> None:
     assert rating(farm[1]) == pytest.approx(two[1][0].ordinal())
 
 
-def test_repeated_pairings_count_less_and_then_not_at_all(settings, farm) -> None:
+def test_repeated_pairings_count_less_and_then_not_at_all(
+    settings: Settings, farm: list[Any]
+) -> None:
     """Two established accounts race each other for real again and again: the winner's
     gain shrinks each race and stops at ``REPEAT_LIMIT`` meetings a day."""
     established(farm[:2])
@@ -164,7 +170,9 @@ def test_repeated_pairings_count_less_and_then_not_at_all(settings, farm) -> Non
     assert gains[3:] == [0.0, 0.0]
 
 
-def test_an_admin_voids_a_race_rating(settings, farm, staff_client) -> None:
+def test_an_admin_voids_a_race_rating(
+    settings: Settings, farm: list[Any], staff_client: Any
+) -> None:
     established(farm[:2])
     race = full_race(settings, farm[:2])
     with at(starts(race) + timedelta(seconds=1)):

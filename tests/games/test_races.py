@@ -6,11 +6,13 @@ Times come from the pinned clock (tests/conftest.py); a test moves it with
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
 from django.db import IntegrityError, transaction
+from pytest_django import DjangoCaptureOnCommitCallbacks, Settings
 
 from api import shapes
 from core import clock
@@ -62,11 +64,11 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, dict[str, Any]]]:
 
 
 @pytest.fixture
-def players(make_user) -> list[Any]:
+def players(make_user: Callable[..., Any]) -> list[Any]:
     return [make_user(f"racer{i}") for i in range(8)]
 
 
-def quick_race(settings, players: list[Any], n: int = 2) -> Race:
+def quick_race(settings: Settings, players: list[Any], n: int = 2) -> Race:
     pool(settings)
     joined = [race_services.race_quick_join(user=p, variant="bristol")[0] for p in players[:n]]
     race = joined[-1]
@@ -74,7 +76,9 @@ def quick_race(settings, players: list[Any], n: int = 2) -> Race:
     return race
 
 
-def test_a_quick_race_counts_down_once_a_second_player_joins(settings, players) -> None:
+def test_a_quick_race_counts_down_once_a_second_player_joins(
+    settings: Settings, players: list[Any]
+) -> None:
     pool(settings)
     race, created = race_services.race_quick_join(user=players[0], variant="bristol")
     assert created and race.status == Race.Status.OPEN and race.starts_at is None
@@ -91,7 +95,9 @@ def test_a_quick_race_counts_down_once_a_second_player_joins(settings, players) 
     assert all(g.ranked and g.started_at == race.starts_at and g.deal == race.deal for g in games)
 
 
-def test_a_full_quick_race_starts_after_the_short_countdown(settings, players) -> None:
+def test_a_full_quick_race_starts_after_the_short_countdown(
+    settings: Settings, players: list[Any]
+) -> None:
     race = quick_race(settings, players, 8)
     now = clock.shared_now()
     wait = (starts(race) - now).total_seconds()
@@ -107,7 +113,7 @@ def test_a_full_quick_race_starts_after_the_short_countdown(settings, players) -
     assert race_services.race_join(user=players[0], code=race.code).pk == race.pk  # again: no-op
 
 
-def test_a_player_is_in_one_live_race_at_a_time(settings, players) -> None:
+def test_a_player_is_in_one_live_race_at_a_time(settings: Settings, players: list[Any]) -> None:
     pool(settings)
     race = race_services.race_create(user=players[0], variant="bristol")
     with pytest.raises(AlreadyRacing):
@@ -122,7 +128,9 @@ def test_a_player_is_in_one_live_race_at_a_time(settings, players) -> None:
     assert race.entries.count() == 1
 
 
-def test_a_move_before_the_start_is_refused_and_changes_nothing(settings, players, sent) -> None:
+def test_a_move_before_the_start_is_refused_and_changes_nothing(
+    settings: Settings, players: list[Any], sent: list[tuple[str, dict[str, Any]]]
+) -> None:
     race = quick_race(settings, players)
     game = game_of(race, players[0])
     move = quiet_moves(race.deal, 1)[0]
@@ -134,7 +142,10 @@ def test_a_move_before_the_start_is_refused_and_changes_nothing(settings, player
 
 
 def test_moves_after_the_start_send_progress_with_counts_only(
-    settings, players, sent, django_capture_on_commit_callbacks
+    settings: Settings,
+    players: list[Any],
+    sent: list[tuple[str, dict[str, Any]]],
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     race = quick_race(settings, players)
     game = game_of(race, players[0])
@@ -156,7 +167,7 @@ def test_moves_after_the_start_send_progress_with_counts_only(
 
 
 def test_race_games_are_ranked_no_hints_and_no_undo_across_a_stock_reveal(
-    settings, players
+    settings: Settings, players: list[Any]
 ) -> None:
     race = quick_race(settings, players)
     game = game_of(race, players[0])
@@ -169,7 +180,9 @@ def test_race_games_are_ranked_no_hints_and_no_undo_across_a_stock_reveal(
 
 
 def test_the_time_limit_ends_the_race_and_its_unfinished_games(
-    settings, players, django_capture_on_commit_callbacks
+    settings: Settings,
+    players: list[Any],
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     race = quick_race(settings, players)
     first, second = (game_of(race, p) for p in players[:2])
@@ -194,7 +207,9 @@ def test_the_time_limit_ends_the_race_and_its_unfinished_games(
     assert not RaceEntry.objects.filter(live=True).exists()
 
 
-def test_the_countdown_ends_at_starts_at_on_the_server_clock(settings, players) -> None:
+def test_the_countdown_ends_at_starts_at_on_the_server_clock(
+    settings: Settings, players: list[Any]
+) -> None:
     race = quick_race(settings, players)
     with at(starts(race) - timedelta(milliseconds=100)):
         assert shapes.race(race, None)["status"] == "countdown"
@@ -216,7 +231,7 @@ def _end(game: Game, *, status: str, score: int, ply: int, seconds: float) -> No
 
 
 def test_standings_winners_by_time_then_cards_home_then_moves_then_later_finish(
-    settings, players
+    settings: Settings, players: list[Any]
 ) -> None:
     race = quick_race(settings, players, 6)
     g = [game_of(race, p) for p in players[:6]]
@@ -235,7 +250,9 @@ def test_standings_winners_by_time_then_cards_home_then_moves_then_later_finish(
     assert [s["place"] for s in view["standings"]] == [1, 2, 3, 4, 5, 6]
 
 
-def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> None:
+def test_a_finished_quick_race_rates_its_players_by_place(
+    settings: Settings, players: list[Any]
+) -> None:
     established(players[:3])
     race = quick_race(settings, players, 3)
     g = [game_of(race, p) for p in players[:3]]
@@ -266,7 +283,9 @@ def test_a_finished_quick_race_rates_its_players_by_place(settings, players) -> 
     ]
 
 
-def test_a_private_race_is_started_by_its_creator_and_is_not_rated(settings, players) -> None:
+def test_a_private_race_is_started_by_its_creator_and_is_not_rated(
+    settings: Settings, players: list[Any]
+) -> None:
     pool(settings)
     race = race_services.race_create(user=players[0], variant="bristol")
     with pytest.raises(TooFewPlayers):
@@ -289,7 +308,7 @@ def test_a_private_race_is_started_by_its_creator_and_is_not_rated(settings, pla
     assert Race.objects.get(pk=race.pk).status == Race.Status.FINISHED
 
 
-def test_joining_and_leaving_end_at_the_start(settings, players) -> None:
+def test_joining_and_leaving_end_at_the_start(settings: Settings, players: list[Any]) -> None:
     race = quick_race(settings, players)
     race_services.race_leave(user=players[1], code=race.code)
     race.refresh_from_db()
@@ -305,7 +324,9 @@ def test_joining_and_leaving_end_at_the_start(settings, players) -> None:
 
 
 def test_the_last_game_to_end_finishes_the_race(
-    settings, players, django_capture_on_commit_callbacks
+    settings: Settings,
+    players: list[Any],
+    django_capture_on_commit_callbacks: DjangoCaptureOnCommitCallbacks,
 ) -> None:
     race = quick_race(settings, players)
     with after_start(race), django_capture_on_commit_callbacks(execute=True):
@@ -316,7 +337,9 @@ def test_the_last_game_to_end_finishes_the_race(
     assert race.status == Race.Status.FINISHED
 
 
-def test_a_race_deal_is_hidden_until_the_race_finished(settings, players) -> None:
+def test_a_race_deal_is_hidden_until_the_race_finished(
+    settings: Settings, players: list[Any]
+) -> None:
     race = quick_race(settings, players)
     game = game_of(race, players[0])
     with after_start(race):
@@ -328,7 +351,9 @@ def test_a_race_deal_is_hidden_until_the_race_finished(settings, players) -> Non
     assert shapes.game_state(game_of(race, players[0]))["deal"]["seed"] == str(race.deal.seed)
 
 
-def test_rematch_offers_the_players_a_new_race_on_a_new_deal(settings, players, sent) -> None:
+def test_rematch_offers_the_players_a_new_race_on_a_new_deal(
+    settings: Settings, players: list[Any], sent: list[tuple[str, dict[str, Any]]]
+) -> None:
     race = quick_race(settings, players)
     with pytest.raises(Exception, match="not finished"):
         race_services.race_rematch(user=players[0], code=race.code)
@@ -342,7 +367,9 @@ def test_rematch_offers_the_players_a_new_race_on_a_new_deal(settings, players, 
     assert set(rematch.entries.values_list("player__username", flat=True)) == {"racer0", "racer1"}
 
 
-def test_an_empty_pool_refuses_and_starts_the_job(settings, players, race_pool_jobs) -> None:
+def test_an_empty_pool_refuses_and_starts_the_job(
+    settings: Settings, players: list[Any], race_pool_jobs: list[int]
+) -> None:
     settings.RACE_POOL_SIZE = 0
     with pytest.raises(RacePoolEmpty):
         race_services.race_quick_join(user=players[0], variant="bristol")
@@ -350,13 +377,15 @@ def test_an_empty_pool_refuses_and_starts_the_job(settings, players, race_pool_j
 
 
 @pytest.mark.certified
-def test_the_pool_job_deals_certified_winnable_deals(settings) -> None:
+def test_the_pool_job_deals_certified_winnable_deals(settings: Settings) -> None:
     pool(settings, "bristol", 2, certified=True)
     deals = list(race_pool._pool("bristol"))
     assert len(deals) == 2 and all(won_after(d) for d in deals)
 
 
-def test_a_won_race_game_counts_its_time_from_the_start(settings, players) -> None:
+def test_a_won_race_game_counts_its_time_from_the_start(
+    settings: Settings, players: list[Any]
+) -> None:
     race = quick_race(settings, players)
     game = game_of(race, players[0])
     with at(starts(race) + timedelta(seconds=42)):

@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from api import shapes
 from games import boards
 from games.engine import new_position
-from games.models import Game, PlayerStats, Result
+from games.models import Deal, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
 from games.services.results import (
@@ -27,6 +27,7 @@ from games.standings import MAX_MOVES, standing_key
 from tests.daily_fixtures import (
     DAY,
     NOON,
+    FakeClock,
     board_order,
     committed,
     daily,
@@ -55,7 +56,7 @@ def players(*names: str) -> list:
     return [User.objects.create_user(n, password=f"pw-{n}-12345") for n in names]
 
 
-def key(**over) -> str:
+def key(**over: Any) -> str:
     base = {
         "won": True,
         "cards_missing": 0,
@@ -95,11 +96,13 @@ def key(**over) -> str:
         ({"game_id": 99}, {"game_id": 100}),
     ],
 )
-def test_sort_key_orders_by_won_cards_moves_time_finish(better, worse):
+def test_sort_key_orders_by_won_cards_moves_time_finish(
+    better: dict[str, int], worse: dict[str, int]
+) -> None:
     assert key(**better) < key(**worse)
 
 
-def test_sort_key_is_fixed_width_and_caps_huge_values():
+def test_sort_key_is_fixed_width_and_caps_huge_values() -> None:
     won = [key(), key(moves=0, time_ms=0, finished_ms=0, game_id=1)]
     lost = [
         key(won=False, cards_missing=104, moves=10**7, time_ms=10**13, game_id=10**11),
@@ -111,7 +114,9 @@ def test_sort_key_is_fixed_width_and_caps_huge_values():
     assert key(won=False, moves=MAX_MOVES + 5) == key(won=False, moves=MAX_MOVES)
 
 
-def test_board_ranks_break_ties_in_the_documented_order(board_backend, daily_clock):
+def test_board_ranks_break_ties_in_the_documented_order(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     names = ["d", "c", "a", "h", "b", "g", "e", "f"]
     people = dict(zip(names, players(*names), strict=True))
@@ -144,7 +149,7 @@ def test_board_ranks_break_ties_in_the_documented_order(board_backend, daily_clo
     assert sorted(r.sort_key for r in results.values()) == [results[n].sort_key for n in names]
 
 
-def test_result_comes_from_the_game_on_the_server(daily_clock):
+def test_result_comes_from_the_game_on_the_server(daily_clock: FakeClock) -> None:
     (ann,) = players("ann")
     deal = daily("picture-gallery", DAY)
     start = new_position("picture-gallery", seed=int(deal.seed))
@@ -194,7 +199,7 @@ def test_result_comes_from_the_game_on_the_server(daily_clock):
     assert result.sort_key.startswith("1074")  # not won, 74 of 104 cards missing
 
 
-def test_no_result_for_practice_or_unfinished_games(daily_clock):
+def test_no_result_for_practice_or_unfinished_games(daily_clock: FakeClock) -> None:
     (ann,) = players("ann")
     deal = daily("bristol", DAY)
     pos = new_position("bristol", seed=int(deal.seed)).to_json()
@@ -210,7 +215,7 @@ def test_no_result_for_practice_or_unfinished_games(daily_clock):
 # -- disqualification and removal ------------------------------------------------------------
 
 
-def make_board(deal, n: int, prefix: str = "p") -> list[Result]:
+def make_board(deal: Deal, n: int, prefix: str = "p") -> list[Result]:
     """``n`` results in rank order (the i-th has i more moves)."""
     people = players(*[f"{prefix}{i}" for i in range(n)])
     return [
@@ -218,7 +223,9 @@ def make_board(deal, n: int, prefix: str = "p") -> list[Result]:
     ]
 
 
-def test_a_disqualified_result_leaves_the_board_and_ranks_follow(board_backend, daily_clock):
+def test_a_disqualified_result_leaves_the_board_and_ranks_follow(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("bristol", DAY)
     results = make_board(deal, 6)
     boards.rank_of(deal.pk, results[0].sort_key)  # the Redis mirror is built now
@@ -255,7 +262,9 @@ def test_a_disqualified_result_leaves_the_board_and_ranks_follow(board_backend, 
     assert PlayerStats.objects.get(player=cheat.player, variant="bristol").won == 1
 
 
-def test_disqualifying_twice_changes_nothing_more(board_backend, daily_clock):
+def test_disqualifying_twice_changes_nothing_more(
+    board_backend: str, daily_clock: FakeClock
+) -> None:
     deal = daily("mod3", DAY)
     results = make_board(deal, 3)
     committed(result_disqualify, result_id=results[0].pk)
@@ -265,7 +274,7 @@ def test_disqualifying_twice_changes_nothing_more(board_backend, daily_clock):
     assert [e["rank"] for e in board["results"]] == [1, 2]
 
 
-def test_removing_an_accounts_results(board_backend, daily_clock):
+def test_removing_an_accounts_results(board_backend: str, daily_clock: FakeClock) -> None:
     today = daily("bristol", DAY)
     yesterday = daily("bristol", DAY - timedelta(days=1))
     results = make_board(today, 5)
@@ -302,7 +311,9 @@ def test_removing_an_accounts_results(board_backend, daily_clock):
 # -- records: streaks and statistics ----------------------------------------------------------
 
 
-def play_days(daily_clock, player, outcomes: dict[int, bool], variant: str = "bristol"):
+def play_days(
+    daily_clock: FakeClock, player: Any, outcomes: dict[int, bool], variant: str = "bristol"
+) -> dict[int, Result]:
     """Ranked results on DAY + offset: True won, False lost."""
     out = {}
     for offset, won in sorted(outcomes.items()):
@@ -312,7 +323,9 @@ def play_days(daily_clock, player, outcomes: dict[int, bool], variant: str = "br
     return out
 
 
-def test_streaks_count_consecutive_days_won_and_reset_across_a_missed_day(daily_clock):
+def test_streaks_count_consecutive_days_won_and_reset_across_a_missed_day(
+    daily_clock: FakeClock,
+) -> None:
     (ann,) = players("ann")
     # won 0,1,2 ; missed 3 ; won 4,5
     play_days(daily_clock, ann, {0: True, 1: True, 2: True, 4: True, 5: True})
@@ -332,7 +345,7 @@ def test_streaks_count_consecutive_days_won_and_reset_across_a_missed_day(daily_
     assert (record["best_streak"], record["current_streak"]) == (3, 0)
 
 
-def test_a_lost_day_breaks_the_streak(daily_clock):
+def test_a_lost_day_breaks_the_streak(daily_clock: FakeClock) -> None:
     (ann,) = players("ann")
     play_days(daily_clock, ann, {0: True, 1: True, 2: False})
     stats = PlayerStats.objects.get(player=ann, variant="bristol")
@@ -343,14 +356,14 @@ def test_a_lost_day_breaks_the_streak(daily_clock):
     assert (stats.best_streak, board_selectors.current_streak(stats)) == (2, 1)
 
 
-def test_best_streak_can_be_older_than_the_current_one(daily_clock):
+def test_best_streak_can_be_older_than_the_current_one(daily_clock: FakeClock) -> None:
     (ann,) = players("ann")
     play_days(daily_clock, ann, {0: True, 1: True, 2: True, 3: True, 5: True, 6: True, 8: True})
     stats = PlayerStats.objects.get(player=ann, variant="bristol")
     assert (stats.best_streak, stats.streak, board_selectors.current_streak(stats)) == (4, 1, 1)
 
 
-def test_streaks_are_per_variant(daily_clock):
+def test_streaks_are_per_variant(daily_clock: FakeClock) -> None:
     (ann,) = players("ann")
     play_days(daily_clock, ann, {0: True, 1: True}, variant="bristol")
     play_days(daily_clock, ann, {0: True, 1: False}, variant="mod3")
@@ -362,7 +375,7 @@ def test_streaks_are_per_variant(daily_clock):
     ) == (2, 0)
 
 
-def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
+def test_player_statistics_played_won_win_rate_and_best_result(daily_clock: FakeClock) -> None:
     ann, bob = players("ann", "bob")
     res = play_days(daily_clock, ann, {0: False, 1: True, 2: False, 3: True})
     # A better win on day 1 than day 3: fewer moves (100 + offset).
@@ -388,7 +401,7 @@ def test_player_statistics_played_won_win_rate_and_best_result(daily_clock):
     assert (empty["played"], empty["won"], empty["win_rate"], empty["variants"]) == (0, 0, 0.0, [])
 
 
-def test_stats_recompute_equals_a_recount_after_random_results(daily_clock):
+def test_stats_recompute_equals_a_recount_after_random_results(daily_clock: FakeClock) -> None:
     (ann,) = players("ann")
     rng = random.Random(4)
     outcomes = {d: rng.random() < 0.6 for d in range(30) if rng.random() < 0.8}
@@ -407,7 +420,7 @@ def test_stats_recompute_equals_a_recount_after_random_results(daily_clock):
     assert stats.last_won == DAY + timedelta(days=won_days[-1])
 
 
-def test_alltime_boards_order_and_page(daily_clock):
+def test_alltime_boards_order_and_page(daily_clock: FakeClock) -> None:
     ann, bob, cid, dan, eve = players("ann", "bob", "cid", "dan", "eve")
     play_days(daily_clock, ann, {0: True, 1: True, 2: True, 5: True})  # 4 won, best 3
     play_days(daily_clock, bob, {3: True, 4: True, 5: True, 6: True})  # 4 won, best 4, alive
@@ -416,7 +429,7 @@ def test_alltime_boards_order_and_page(daily_clock):
     play_days(daily_clock, eve, {5: True, 6: False})  # 1 won, run ended by today's loss
     daily_clock.set(datetime(2026, 3, 16, 20, 0, tzinfo=UTC))  # day 6
 
-    def names(order, **kw):
+    def names(order: str, **kw: Any) -> tuple[list[tuple[int, str]], dict[str, Any]]:
         page = alltime(variant="bristol", order=order, limit=10, **kw)
         return [(e["rank"], e["player"]) for e in page["results"]], page
 

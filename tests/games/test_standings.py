@@ -5,10 +5,12 @@ nothing or quitting first (issue 32, part 3)."""
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
 
 import pytest
+from pytest_django import Settings
 
 from games.play import finish
 from games.play import move as play_move
@@ -34,7 +36,9 @@ pytest_plugins = ["tests.daily_fixtures"]
         ([1, 2, 3, 2], 4),
     ],
 )
-def test_reach_is_the_entries_to_the_last_rise_to_the_final_cards(scores, reach) -> None:
+def test_reach_is_the_entries_to_the_last_rise_to_the_final_cards(
+    scores: list[int], reach: int
+) -> None:
     assert reach_of(scores) == reach
 
 
@@ -42,12 +46,12 @@ def test_reach_is_the_entries_to_the_last_rise_to_the_final_cards(scores, reach)
     "scores, reach",
     [([], 0), ([4, 4], 0), ([4, 5, 5], 2), ([5, 4], 0)],
 )
-def test_cards_the_deal_put_home_are_reached_by_nobody(scores, reach) -> None:
+def test_cards_the_deal_put_home_are_reached_by_nobody(scores: list[int], reach: int) -> None:
     """Belvedere deals its four aces home: a score of 4 from the first entry is no rise."""
     assert reach_of(scores, 4) == reach
 
 
-def test_a_belvedere_game_that_sent_no_card_home_reaches_nothing(user) -> None:
+def test_a_belvedere_game_that_sent_no_card_home_reaches_nothing(user: Any) -> None:
     """Before, the aces the deal put home counted as reached at the first entry: a player
     who never moved outranked one who played on with the same cards home."""
     game = game_services.practice_game_start(user=user, variant="belvedere", seed=3)
@@ -61,7 +65,7 @@ def test_a_belvedere_game_that_sent_no_card_home_reaches_nothing(user) -> None:
     assert game_reach(game) == 0
 
 
-def test_a_games_reach_comes_from_its_log(user) -> None:
+def test_a_games_reach_comes_from_its_log(user: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=2)
     scores = []
     for ply in range(30):
@@ -76,7 +80,9 @@ def test_a_games_reach_comes_from_its_log(user) -> None:
     assert game_reach(game) == last_rise < 30
 
 
-def test_on_the_daily_board_never_moving_does_not_outrank_playing(make_user) -> None:
+def test_on_the_daily_board_never_moving_does_not_outrank_playing(
+    make_user: Callable[..., Any],
+) -> None:
     """Issue 32: a player who never moved outranked one with as many cards home and 65
     entries, because fewer moves ranked higher."""
     deal = daily("bristol", DAY)
@@ -85,7 +91,9 @@ def test_on_the_daily_board_never_moving_does_not_outrank_playing(make_user) -> 
     assert board_order(deal) == [busy.pk, idle.pk]
 
 
-def test_in_a_race_the_first_to_resign_does_not_win(settings, make_user) -> None:
+def test_in_a_race_the_first_to_resign_does_not_win(
+    settings: Settings, make_user: Callable[..., Any]
+) -> None:
     """Issue 32: two racers resigned with no card home; the first to resign took place 1."""
     quitter, stayer = make_user("quitter"), make_user("stayer")
     pool(settings)
@@ -101,7 +109,7 @@ def test_in_a_race_the_first_to_resign_does_not_win(settings, make_user) -> None
     assert places == {"stayer": 1, "quitter": 2}
 
 
-def test_migration_0014_rekeys_results_not_won_as_the_service_keys_them(user) -> None:
+def test_migration_0014_rekeys_results_not_won_as_the_service_keys_them(user: Any) -> None:
     """Results entered before the new order get the key the service gives them now."""
     from django.apps import apps
 

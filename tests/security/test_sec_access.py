@@ -17,6 +17,7 @@ from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.test import Client, override_settings
 from django.urls import reverse
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
@@ -72,7 +73,9 @@ GAME_REQUESTS = [
 
 
 @pytest.mark.parametrize("method, path, data", GAME_REQUESTS)
-def test_another_players_game_is_not_found_like_a_missing_one(two_players, method, path, data):
+def test_another_players_game_is_not_found_like_a_missing_one(
+    two_players: dict[str, Any], method: str, path: str, data: dict[str, str | int] | None
+) -> None:
     game, b = two_players["game"], two_players["b"]
     before = state_of(game)
     theirs = getattr(b, method)(GAMES + path.format(game.pk), data, format="json")
@@ -87,7 +90,9 @@ def test_another_players_game_is_not_found_like_a_missing_one(two_players, metho
     assert state_of(game) == before
 
 
-def test_lists_and_the_web_pages_show_only_my_games(two_players, client):
+def test_lists_and_the_web_pages_show_only_my_games(
+    two_players: dict[str, Any], client: Client
+) -> None:
     game, b = two_players["game"], two_players["b"]
     assert b.get(GAMES).json()["results"] == []
     assert [g["id"] for g in two_players["a"].get(GAMES).json()["results"]] == [game.pk]
@@ -96,7 +101,7 @@ def test_lists_and_the_web_pages_show_only_my_games(two_players, client):
     assert f"/play/{game.pk}/" not in client.get("/games/").content.decode()
 
 
-def test_a_token_acts_for_its_owner_only(two_players):
+def test_a_token_acts_for_its_owner_only(two_players: dict[str, Any]) -> None:
     a, b = two_players["a"], two_players["b"]
     assert a.get(ME).json()["username"] == "ann"
     assert b.get(ME).json()["username"] == "bob"
@@ -113,7 +118,7 @@ def test_a_token_acts_for_its_owner_only(two_players):
     assert ApiToken.objects.get(pk=token.pk).revoked_at is None
 
 
-def test_a_revoked_token_fails_everywhere_at_once(two_players):
+def test_a_revoked_token_fails_everywhere_at_once(two_players: dict[str, Any]) -> None:
     a = two_players["a"]
     token = ApiToken.objects.get(user=two_players["ann"], revoked_at__isnull=True)
     assert a.delete(f"/api/v1/auth/tokens/{token.pk}/").status_code == 204
@@ -127,7 +132,7 @@ def test_a_revoked_token_fails_everywhere_at_once(two_players):
     assert a.get("/api/v1/variants/").status_code == 401
 
 
-def test_an_inactive_accounts_token_and_session_fail(two_players):
+def test_an_inactive_accounts_token_and_session_fail(two_players: dict[str, Any]) -> None:
     a = two_players["a"]
     session = Client()
     session.force_login(two_players["ann"])
@@ -150,7 +155,7 @@ def session_headers(user: Any) -> list[tuple[bytes, bytes]]:
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_sockets_of_another_player_are_refused_and_cannot_act():
+async def test_sockets_of_another_player_are_refused_and_cannot_act() -> None:
     def setup() -> tuple:
         ann, bob = make("ann"), make("bob")
         game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
@@ -175,7 +180,7 @@ async def test_sockets_of_another_player_are_refused_and_cannot_act():
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_revoking_a_token_closes_its_open_sockets_with_4401():
+async def test_revoking_a_token_closes_its_open_sockets_with_4401() -> None:
     def setup() -> tuple:
         ann = make("ann")
         game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
@@ -200,7 +205,7 @@ async def test_revoking_a_token_closes_its_open_sockets_with_4401():
 @pytest.mark.asyncio
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.usefixtures("channel_layers")
-async def test_logging_out_closes_the_sockets_of_that_session_with_4401():
+async def test_logging_out_closes_the_sockets_of_that_session_with_4401() -> None:
     def setup() -> tuple:
         ann = make("ann")
         game = game_services.practice_game_start(user=ann, variant="bristol", seed=1)
@@ -246,7 +251,7 @@ def admin_urls() -> list[str]:
 
 
 @pytest.mark.django_db
-def test_the_admin_is_for_staff_only():
+def test_the_admin_is_for_staff_only() -> None:
     urls = admin_urls()
     assert len(urls) > 8
     anonymous = Client()
@@ -272,7 +277,7 @@ def test_the_admin_is_for_staff_only():
 
 
 @pytest.mark.django_db
-def test_staff_without_permissions_sees_no_model():
+def test_staff_without_permissions_sees_no_model() -> None:
     clerk = Client()
     clerk.force_login(make("clerk", is_staff=True))
     assert clerk.get(reverse("admin:index")).status_code == 200
@@ -281,7 +286,7 @@ def test_staff_without_permissions_sees_no_model():
 
 
 @pytest.mark.django_db
-def test_the_admin_login_form_needs_the_csrf_token():
+def test_the_admin_login_form_needs_the_csrf_token() -> None:
     make("boss", is_staff=True, is_superuser=True)
     client = Client(enforce_csrf_checks=True)
     data = {"username": "boss", "password": PASSWORD}
@@ -316,7 +321,9 @@ WRITES = [
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("method, path, data", WRITES)
-def test_every_session_write_needs_the_csrf_token(settings, method, path, data):
+def test_every_session_write_needs_the_csrf_token(
+    settings: Settings, method: str, path: str, data: dict[str, str | int] | None
+) -> None:
     from core import clock
 
     settings.HINT_SOLVER_NODES = 200
@@ -349,7 +356,7 @@ def test_every_session_write_needs_the_csrf_token(settings, method, path, data):
 
 
 @pytest.mark.django_db
-def test_the_language_form_needs_the_csrf_token():
+def test_the_language_form_needs_the_csrf_token() -> None:
     client = Client(enforce_csrf_checks=True)
     assert client.post("/i18n/setlang/", {"language": "de"}).status_code == 403
     client.get("/login/")  # any page sets the cookie
@@ -360,7 +367,7 @@ def test_the_language_form_needs_the_csrf_token():
 
 
 @pytest.mark.django_db
-def test_pages_with_forms_carry_the_token_and_are_not_framed(client):
+def test_pages_with_forms_carry_the_token_and_are_not_framed(client: Client) -> None:
     client.force_login(make("ann"))
     for path in ("/login/", "/register/", "/account/tokens/", "/"):
         response = client.get(path)
@@ -384,7 +391,9 @@ def test_pages_with_forms_carry_the_token_and_are_not_framed(client):
         ("p" * 129, "128"),
     ],
 )
-def test_register_refuses_weak_passwords_with_the_validators_messages(password, says):
+def test_register_refuses_weak_passwords_with_the_validators_messages(
+    password: str, says: str
+) -> None:
     response = APIClient().post(
         "/api/v1/auth/register/",
         {"username": "margaret-thatcher", "password": password, "email": "m@example.com"},
@@ -401,7 +410,7 @@ def test_register_refuses_weak_passwords_with_the_validators_messages(password, 
 
 
 @pytest.mark.django_db
-def test_every_validator_is_on():
+def test_every_validator_is_on() -> None:
     names = {v["NAME"].rsplit(".", 1)[1] for v in django_settings.AUTH_PASSWORD_VALIDATORS}
     assert names == {
         "UserAttributeSimilarityValidator",
@@ -412,7 +421,7 @@ def test_every_validator_is_on():
 
 
 @pytest.mark.django_db
-def test_passwords_are_stored_hashed_and_never_returned(password):
+def test_passwords_are_stored_hashed_and_never_returned(password: str) -> None:
     client = APIClient()
     response = client.post(
         "/api/v1/auth/register/", {"username": "carol", "password": password}, format="json"
@@ -438,7 +447,7 @@ def rates(**lowered: str) -> dict:
 
 
 @pytest.mark.django_db
-def test_a_forged_forwarded_for_does_not_reset_the_login_limit():
+def test_a_forged_forwarded_for_does_not_reset_the_login_limit() -> None:
     """Without a proxy in front (NUM_PROXIES=0), X-Forwarded-For is the client's own word."""
     assert django_settings.REST_FRAMEWORK["NUM_PROXIES"] == 0
     client = APIClient()
@@ -461,7 +470,7 @@ def test_a_forged_forwarded_for_does_not_reset_the_login_limit():
 
 
 @pytest.mark.django_db
-def test_behind_one_proxy_only_the_address_it_adds_counts():
+def test_behind_one_proxy_only_the_address_it_adds_counts() -> None:
     """NUM_PROXIES=1 (the compose stack): a client cannot pick its address by prepending one."""
     conf = rates(auth="2/min")
     conf["NUM_PROXIES"] = 1
@@ -483,7 +492,7 @@ def test_behind_one_proxy_only_the_address_it_adds_counts():
 
 
 @pytest.mark.django_db
-def test_registration_is_limited_by_address_too(password):
+def test_registration_is_limited_by_address_too(password: str) -> None:
     client = APIClient()
     with override_settings(REST_FRAMEWORK=rates(auth="2/min")):
         for name in ("u1", "u2"):

@@ -58,7 +58,7 @@ def run(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess:
     )
 
 
-def test_check_deploy_reports_nothing_at_all():
+def test_check_deploy_reports_nothing_at_all() -> None:
     out = run(["manage.py", "check", "--deploy", "--fail-level", "DEBUG"], production_env())
     text = out.stdout + out.stderr
     assert out.returncode == 0, text
@@ -91,7 +91,7 @@ print(json.dumps({
 """
 
 
-def test_production_settings_are_the_secure_ones():
+def test_production_settings_are_the_secure_ones() -> None:
     out = run(["-c", PROBE], production_env())
     assert out.returncode == 0, out.stderr
     s = json.loads(out.stdout.strip().splitlines()[-1])
@@ -108,7 +108,7 @@ def test_production_settings_are_the_secure_ones():
 
 
 @pytest.mark.parametrize("missing", ["SECRET_KEY", "DAILY_SECRET"])
-def test_production_refuses_to_start_on_a_development_secret(missing):
+def test_production_refuses_to_start_on_a_development_secret(missing: str) -> None:
     env = production_env()
     del env[missing]
     out = run(["-c", PROBE], env)
@@ -116,12 +116,12 @@ def test_production_refuses_to_start_on_a_development_secret(missing):
     assert missing in out.stderr
 
 
-def test_the_compose_stack_runs_with_debug_off():
+def test_the_compose_stack_runs_with_debug_off() -> None:
     compose = (REPO / "docker-compose.yml").read_text()
     assert re.search(r"DEBUG: (False|\$\{DEBUG:-False\})\n", compose), "compose: DEBUG=False"
 
 
-def test_the_servers_keep_daphnes_websocket_frame_limit():
+def test_the_servers_keep_daphnes_websocket_frame_limit() -> None:
     """daphne closes a socket with 1009 on a message over 1 MiB (its default); no server
     command of the project lifts that limit (0 would let one frame fill the memory)."""
     from daphne.cli import CommandLineInterface

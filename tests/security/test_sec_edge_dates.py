@@ -76,7 +76,7 @@ def test_edge_dates_answer_400_or_404_on_rest_and_pages(variant: str) -> None:
 
 
 @pytest.mark.django_db
-def test_the_first_day_has_a_board_page_without_a_link_to_the_day_before(client) -> None:
+def test_the_first_day_has_a_board_page_without_a_link_to_the_day_before(client: Client) -> None:
     first = django_settings.DAILY_FIRST_DAY
     page = client.get(f"/leaderboards/bristol/{first.isoformat()}/").content.decode()
     before = (first - timedelta(days=1)).isoformat()

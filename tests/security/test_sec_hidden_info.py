@@ -29,6 +29,7 @@ import pytest
 from channels.db import database_sync_to_async
 from django.contrib.auth import get_user_model
 from django.test import Client
+from pytest_django import Settings
 from rest_framework.test import APIClient
 
 from accounts import services as account_services
@@ -36,7 +37,7 @@ from devtools.accounts import PASSWORD
 from games.engine import Position, deck_order
 from games.models import Deal, Game
 from games.services import games as game_services
-from tests.daily_fixtures import DAY
+from tests.daily_fixtures import DAY, FakeClock
 from tests.helpers import card_pattern, token_headers, walk
 from tests.security.helpers import Socket
 
@@ -203,8 +204,8 @@ async def play_step(
 
 
 async def test_a_ranked_daily_over_sockets_and_rest_shows_no_stock_card_or_seed(
-    daily_clock, settings
-):
+    daily_clock: FakeClock, settings: Settings
+) -> None:
     ann, ann_key = await database_sync_to_async(make_player)("ann")
     bob, bob_key = await database_sync_to_async(make_player)("bob")
     watch, rival_watch, public = Watch("ann"), Watch("bob"), Watch("board")
@@ -326,7 +327,9 @@ async def pages_show_nothing(user: Any, watch: Watch) -> None:
     await checked(watch)
 
 
-async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock, settings):
+async def test_a_practice_game_over_the_socket_with_undo_and_hints(
+    daily_clock: FakeClock, settings: Settings
+) -> None:
     """Practice games undo deals (the cards go back into the stock) and give hints."""
     settings.HINT_PLAYER_INTERVAL_SECONDS = 0  # a solve after every move, off the line
     ann, key = await database_sync_to_async(make_player)("ann")
@@ -364,7 +367,9 @@ async def test_a_practice_game_over_the_socket_with_undo_and_hints(daily_clock, 
     assert watch.count > 100
 
 
-async def test_a_seed_never_shows_before_the_day_ends_whatever_the_endpoint(daily_clock, settings):
+async def test_a_seed_never_shows_before_the_day_ends_whatever_the_endpoint(
+    daily_clock: FakeClock, settings: Settings
+) -> None:
     """Today's dailies of every variant: the seeds appear nowhere until midnight."""
     ann, key = await database_sync_to_async(make_player)("ann")
     watch = Watch("ann")

@@ -153,7 +153,9 @@ MALFORMED = _malformed()
 
 @pytest.mark.parametrize("label", WITH_BODY)
 @pytest.mark.parametrize("kind", sorted(MALFORMED))
-def test_bodies_that_are_not_json_are_refused_in_the_envelope(world, label, kind):
+def test_bodies_that_are_not_json_are_refused_in_the_envelope(
+    world: dict[str, Any], label: str, kind: str
+) -> None:
     body, content_type, status, code = MALFORMED[kind]
     before = snapshot()
     headers = {**token(world), "X-CSRFToken": "c" * 32}
@@ -165,12 +167,14 @@ def test_bodies_that_are_not_json_are_refused_in_the_envelope(world, label, kind
     assert snapshot() == before
 
 
-def test_the_body_limit_is_64_kib():
+def test_the_body_limit_is_64_kib() -> None:
     assert django_settings.DATA_UPLOAD_MAX_MEMORY_SIZE == BODY_LIMIT
 
 
 @pytest.mark.parametrize("label", WITH_BODY)
-def test_an_oversized_body_is_413_in_the_envelope_and_changes_nothing(world, label):
+def test_an_oversized_body_is_413_in_the_envelope_and_changes_nothing(
+    world: dict[str, Any], label: str
+) -> None:
     """A valid JSON document just over the limit: refused before anything is parsed.
 
     (Operations without a request body never read one, so they ignore it.)
@@ -185,7 +189,7 @@ def test_an_oversized_body_is_413_in_the_envelope_and_changes_nothing(world, lab
     assert snapshot() == before
 
 
-def test_a_body_just_under_the_limit_is_read(db):
+def test_a_body_just_under_the_limit_is_read(db: None) -> None:
     client = APIClient()
     body = json.dumps({"username": "carol", "password": "p" * (BODY_LIMIT - 100)})
     assert len(body) < BODY_LIMIT
@@ -193,7 +197,7 @@ def test_a_body_just_under_the_limit_is_read(db):
     assert error_of(response, 400)["code"] == "validation_error"  # password too long, not 413
 
 
-def test_an_oversized_form_to_a_web_page_is_not_a_server_error(db):
+def test_an_oversized_form_to_a_web_page_is_not_a_server_error(db: None) -> None:
     """The language switch (a Django form view): over the limit is a 400 page, not a 500."""
     client = Client(raise_request_exception=False)
     response = client.post("/i18n/setlang/", {"language": "de", "x": "y" * BODY_LIMIT})
@@ -208,7 +212,9 @@ def test_an_oversized_form_to_a_web_page_is_not_a_server_error(db):
     "authorization",
     ["Token pt_not-a-real-token", "Bearer x", "Token", "Token a b", "Token \u00e9"],
 )
-def test_a_bad_token_is_401_everywhere_even_on_public_endpoints(world, label, authorization):
+def test_a_bad_token_is_401_everywhere_even_on_public_endpoints(
+    world: dict[str, Any], label: str, authorization: str
+) -> None:
     if label in HEALTH_PROBES:
         pytest.skip("the health probes read no credentials")
     before = snapshot()
@@ -224,7 +230,7 @@ SESSIONLESS = {"POST /api/v1/auth/token/"}
 
 
 @pytest.mark.parametrize("label", [label for label in WRITES if label not in SESSIONLESS])
-def test_session_writes_without_the_csrf_token_are_403(world, label):
+def test_session_writes_without_the_csrf_token_are_403(world: dict[str, Any], label: str) -> None:
     client = Client()
     client.force_login(world["user"])
     session = {"sessionid": client.cookies["sessionid"].value}
@@ -240,7 +246,9 @@ def test_session_writes_without_the_csrf_token_are_403(world, label):
 
 
 @pytest.mark.parametrize("label", sorted(OPERATIONS))
-def test_every_operation_answers_429_with_retry_after_over_its_limit(world, label):
+def test_every_operation_answers_429_with_retry_after_over_its_limit(
+    world: dict[str, Any], label: str
+) -> None:
     if label in HEALTH_PROBES:
         pytest.skip("the health probes are not rate limited")
     conf = dict(django_settings.REST_FRAMEWORK)
@@ -256,7 +264,7 @@ def test_every_operation_answers_429_with_retry_after_over_its_limit(world, labe
     assert 0 < int(header(response, "Retry-After") or "0") <= 60
 
 
-def test_unknown_methods_are_405_with_allow_in_the_envelope(world):
+def test_unknown_methods_are_405_with_allow_in_the_envelope(world: dict[str, Any]) -> None:
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {world['key']}")
     for path, item in SCHEMA_DICT["paths"].items():
@@ -272,7 +280,7 @@ def test_unknown_methods_are_405_with_allow_in_the_envelope(world):
 
 
 @pytest.mark.parametrize("label", sorted(OPERATIONS))
-def test_an_accept_header_without_json_is_406_in_json(world, label):
+def test_an_accept_header_without_json_is_406_in_json(world: dict[str, Any], label: str) -> None:
     before = snapshot()
     response = send(world, label, headers={**token(world), "Accept": "text/html"})
     assert error_of(response, 406)["code"] == "not_acceptable"
@@ -286,7 +294,9 @@ HOSTILE_TEXT = ["\x00", "%00", "\u00b2", "\u0663", "a" * 5000, "../../etc/passwd
 
 
 @pytest.mark.parametrize("text", HOSTILE_TEXT)
-def test_hostile_path_and_query_values_are_not_server_errors(world, text):
+def test_hostile_path_and_query_values_are_not_server_errors(
+    world: dict[str, Any], text: str
+) -> None:
     """Every string parameter of every GET, and the integer ones given text."""
     from urllib.parse import quote
 
@@ -309,7 +319,7 @@ def test_hostile_path_and_query_values_are_not_server_errors(world, text):
                 assert_envelope(response.json())
 
 
-def test_a_replay_step_of_unicode_digits_is_400(world):
+def test_a_replay_step_of_unicode_digits_is_400(world: dict[str, Any]) -> None:
     """``"²".isdigit()`` is true but ``int("²")`` fails: such a step must be a 400."""
     from datetime import timedelta
 
@@ -353,7 +363,9 @@ HOSTILE_CURSORS = [
     ],
 )
 @pytest.mark.parametrize("cursor", HOSTILE_CURSORS)
-def test_hostile_cursors_are_refused_or_a_page_never_server_errors(world, url, cursor):
+def test_hostile_cursors_are_refused_or_a_page_never_server_errors(
+    world: dict[str, Any], url: str, cursor: str
+) -> None:
     from datetime import timedelta
 
     from core import clock
@@ -385,7 +397,9 @@ def test_hostile_cursors_are_refused_or_a_page_never_server_errors(world, url, c
         ("/api/v1/auth/tokens/99999999999999999999999999/", {}),
     ],
 )
-def test_huge_numbers_are_refused_or_past_the_end_never_server_errors(world, url, query):
+def test_huge_numbers_are_refused_or_past_the_end_never_server_errors(
+    world: dict[str, Any], url: str, query: dict[str, str]
+) -> None:
     from datetime import timedelta
 
     from core import clock
@@ -403,7 +417,7 @@ def test_huge_numbers_are_refused_or_past_the_end_never_server_errors(world, url
 
 
 @pytest.mark.parametrize("cursor", HOSTILE_CURSORS)
-def test_a_web_page_with_a_hostile_cursor_is_a_page_or_400(db, cursor):
+def test_a_web_page_with_a_hostile_cursor_is_a_page_or_400(db: None, cursor: str) -> None:
     for url in ("/leaderboards/bristol/", "/races/leaderboards/bristol/"):
         response = Client(raise_request_exception=False).get(url, {"cursor": cursor})
         assert response.status_code in (200, 400), (url, cursor)
@@ -412,7 +426,9 @@ def test_a_web_page_with_a_hostile_cursor_is_a_page_or_400(db, cursor):
 @pytest.mark.parametrize(
     "cookie", ["abc\x00defghijkl", "\x00" * 32, "x" * 5000, "é" * 32, "' OR 1=1 --abcdef"]
 )
-def test_a_forged_session_cookie_is_an_anonymous_visitor_never_a_server_error(db, cookie):
+def test_a_forged_session_cookie_is_an_anonymous_visitor_never_a_server_error(
+    db: None, cookie: str
+) -> None:
     """Session keys are looked up in the database (PostgreSQL refuses NUL in text)."""
     client = Client(raise_request_exception=False)
     client.cookies[django_settings.SESSION_COOKIE_NAME] = cookie
@@ -422,6 +438,6 @@ def test_a_forged_session_cookie_is_an_anonymous_visitor_never_a_server_error(db
     assert client.get("/games/").status_code == 302  # to the login page
 
 
-def test_the_player_page_with_a_nul_in_the_name_is_not_found(db):
+def test_the_player_page_with_a_nul_in_the_name_is_not_found(db: None) -> None:
     response = Client(raise_request_exception=False).get("/players/%00/")
     assert response.status_code == 404

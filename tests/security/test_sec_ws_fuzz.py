@@ -19,6 +19,7 @@ import pytest_asyncio
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.contrib.auth import get_user_model
+from pytest_django import Settings
 
 from accounts import services as account_services
 from api import consumers
@@ -132,7 +133,9 @@ async def still_usable(sock: Socket, game_id: int) -> None:
 
 
 @pytest.mark.parametrize("kind", ["move", "undo", "resync", "hint"])
-async def test_every_field_with_every_type_gets_one_clear_answer(sock, game, kind):
+async def test_every_field_with_every_type_gets_one_clear_answer(
+    sock: Any, game: Game, kind: str
+) -> None:
     valids: dict[str, dict[str, Any]] = {
         "move": {"type": "move", "move": "deal", "ply": 0},
         "undo": {"type": "undo", "ply": 0},
@@ -158,7 +161,7 @@ async def test_every_field_with_every_type_gets_one_clear_answer(sock, game, kin
     await still_usable(sock, game.pk)
 
 
-async def test_the_answers_to_bad_fields_name_the_field(sock):
+async def test_the_answers_to_bad_fields_name_the_field(sock: Any) -> None:
     cases: list[tuple[dict[str, Any], str]] = [
         ({"type": "move", "move": 12, "ply": 0}, "'move'"),
         ({"type": "move", "move": "deal", "ply": "0"}, "'ply'"),
@@ -201,7 +204,9 @@ def garbage() -> dict[str, str]:
 GARBAGE = garbage()
 
 
-async def test_frames_that_are_not_requests_get_bad_message_and_change_nothing(sock, game):
+async def test_frames_that_are_not_requests_get_bad_message_and_change_nothing(
+    sock: Any, game: Game
+) -> None:
     for name, text in GARBAGE.items():
         await sock.send_text(text)
         answer = await sock.recv()
@@ -215,7 +220,9 @@ async def test_frames_that_are_not_requests_get_bad_message_and_change_nothing(s
     await still_usable(sock, game.pk)
 
 
-async def test_binary_frames_get_bad_message_and_the_socket_stays_usable(sock, game):
+async def test_binary_frames_get_bad_message_and_the_socket_stays_usable(
+    sock: Any, game: Game
+) -> None:
     for data in (b'{"type": "resync"}', b"\x00\xff" * 100, b"x" * 100_000):
         await sock.comm.send_to(bytes_data=data)
         answer = await sock.recv()
@@ -224,7 +231,7 @@ async def test_binary_frames_get_bad_message_and_the_socket_stays_usable(sock, g
     await still_usable(sock, game.pk)
 
 
-async def test_oversized_frames_are_refused_unread(sock, game):
+async def test_oversized_frames_are_refused_unread(sock: Any, game: Game) -> None:
     """A frame over MAX_FRAME characters is not parsed, even if it is a valid request."""
     move = sock.first["state"]["legal_moves"][0]
     padded = json.dumps({"type": "move", "move": move, "ply": 0, "pad": "x" * consumers.MAX_FRAME})
@@ -236,7 +243,7 @@ async def test_oversized_frames_are_refused_unread(sock, game):
     await still_usable(sock, game.pk)
 
 
-async def test_a_frame_at_the_limit_is_read(sock, game):
+async def test_a_frame_at_the_limit_is_read(sock: Any, game: Game) -> None:
     move = sock.first["state"]["legal_moves"][0]
     message = {"type": "move", "move": move, "ply": 0, "pad": ""}
     message["pad"] = "x" * (consumers.MAX_FRAME - len(json.dumps(message)))
@@ -247,13 +254,15 @@ async def test_a_frame_at_the_limit_is_read(sock, game):
     assert answer["type"] == "state" and answer["ply"] == 1
 
 
-async def test_unknown_extra_fields_are_ignored(sock, game):
+async def test_unknown_extra_fields_are_ignored(sock: Any, game: Game) -> None:
     move = sock.first["state"]["legal_moves"][0]
     answer = await sock.ask({"type": "move", "move": move, "ply": 0, "admin": True, "ply2": 9})
     assert answer["type"] == "state" and answer["ply"] == 1
 
 
-async def test_frames_sent_before_the_first_answer_are_all_answered_in_order(game, key):
+async def test_frames_sent_before_the_first_answer_are_all_answered_in_order(
+    game: Game, key: str
+) -> None:
     """Pipelined requests: one answer each, in the order sent."""
     s = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
     first = await s.open()
@@ -279,7 +288,9 @@ def today() -> str:
     return clock.today().isoformat()
 
 
-async def test_the_board_socket_answers_garbage_with_bad_message_and_stays_usable(today):
+async def test_the_board_socket_answers_garbage_with_bad_message_and_stays_usable(
+    today: str,
+) -> None:
     s = Socket(f"/ws/v1/daily/bristol/{today}/")
     first = await s.open()
     assert first["type"] == "board"
@@ -311,12 +322,12 @@ async def test_the_board_socket_answers_garbage_with_bad_message_and_stays_usabl
         "?limit=" + "9" * 5000,
     ],
 )
-async def test_bad_board_limits_close_with_4400(today, query):
+async def test_bad_board_limits_close_with_4400(today: str, query: str) -> None:
     assert await Socket(f"/ws/v1/daily/bristol/{today}/{query}").close_code() == 4400
 
 
 @pytest.mark.parametrize("raw", [b"limit=\xb2", b"limit=\xb9", b"limit=\xff", b"limit=\x00"])
-async def test_raw_bytes_in_the_board_query_close_with_4400(today, raw):
+async def test_raw_bytes_in_the_board_query_close_with_4400(today: str, raw: bytes) -> None:
     """``"²".isdigit()`` is true but ``int("²")`` fails: the consumer must not crash."""
     comm = WebsocketCommunicator(application, f"/ws/v1/daily/bristol/{today}/")
     comm.scope["query_string"] = raw
@@ -334,7 +345,7 @@ async def test_raw_bytes_in_the_board_query_close_with_4400(today, raw):
         "/ws/v1/daily/bristol/" + "9" * 300 + "/",
     ],
 )
-async def test_bad_board_days_close_with_4400(path):
+async def test_bad_board_days_close_with_4400(path: str) -> None:
     assert await Socket(path).close_code() == 4400
 
 
@@ -349,7 +360,7 @@ async def test_bad_board_days_close_with_4400(path):
         "/ws/",
     ],
 )
-async def test_unknown_socket_paths_close_with_4404(path, player):
+async def test_unknown_socket_paths_close_with_4404(path: str, player: Any) -> None:
     key = (await database_sync_to_async(account_services.token_create)(user=player, name="x"))[1]
     assert await Socket(path, token_headers(key)).close_code() == 4404
 
@@ -357,7 +368,9 @@ async def test_unknown_socket_paths_close_with_4404(path, player):
 # -- floods ------------------------------------------------------------------------------------
 
 
-async def test_a_flood_is_throttled_with_a_retry_hint_and_the_socket_recovers(settings, game, key):
+async def test_a_flood_is_throttled_with_a_retry_hint_and_the_socket_recovers(
+    settings: Settings, game: Game, key: str
+) -> None:
     settings.WS_MESSAGE_BURST = 10
     settings.WS_MESSAGE_RATE = 2.0  # slow refills: a loaded machine gives back few frames
     s = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
@@ -382,7 +395,9 @@ async def test_a_flood_is_throttled_with_a_retry_hint_and_the_socket_recovers(se
     await s.close()
 
 
-async def test_garbage_counts_against_the_budget_too(settings, game, key):
+async def test_garbage_counts_against_the_budget_too(
+    settings: Settings, game: Game, key: str
+) -> None:
     settings.WS_MESSAGE_BURST = 5
     settings.WS_MESSAGE_RATE = 0.05
     s = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
@@ -395,7 +410,9 @@ async def test_garbage_counts_against_the_budget_too(settings, game, key):
     await s.close()
 
 
-async def test_a_socket_that_ignores_throttling_is_closed_with_4429(settings, game, key):
+async def test_a_socket_that_ignores_throttling_is_closed_with_4429(
+    settings: Settings, game: Game, key: str
+) -> None:
     settings.WS_MESSAGE_BURST = 5
     settings.WS_MESSAGE_RATE = 0.05
     s = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
@@ -415,8 +432,8 @@ async def test_a_socket_that_ignores_throttling_is_closed_with_4429(settings, ga
 
 
 async def test_a_flood_let_through_now_and_then_is_still_closed_with_4429(
-    settings, game, key, monkeypatch
-):
+    settings: Settings, game: Game, key: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Frames processed slowly let the bucket refill a token now and then: the socket that
     keeps flooding must still be hung up (it once got ``throttled`` answers for ever)."""
     settings.WS_MESSAGE_BURST = 5
@@ -445,7 +462,9 @@ async def test_a_flood_let_through_now_and_then_is_still_closed_with_4429(
     assert "state" in kinds[5:] and kinds.count("error") == 5
 
 
-async def test_rest_and_every_socket_of_an_account_share_one_budget(settings, game, key, player):
+async def test_rest_and_every_socket_of_an_account_share_one_budget(
+    settings: Settings, game: Game, key: str, player: Any
+) -> None:
     from rest_framework.test import APIClient
 
     rates = dict(settings.REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"], user="12/min")
@@ -470,7 +489,7 @@ async def test_rest_and_every_socket_of_an_account_share_one_budget(settings, ga
     await two.close()
 
 
-async def test_each_socket_has_its_own_budget(settings, game, key):
+async def test_each_socket_has_its_own_budget(settings: Settings, game: Game, key: str) -> None:
     settings.WS_MESSAGE_BURST = 3
     settings.WS_MESSAGE_RATE = 0.05
     one = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
@@ -485,7 +504,7 @@ async def test_each_socket_has_its_own_budget(settings, game, key):
     await two.close()
 
 
-async def test_the_board_socket_is_throttled_too(settings, today):
+async def test_the_board_socket_is_throttled_too(settings: Settings, today: str) -> None:
     settings.WS_MESSAGE_BURST = 3
     settings.WS_MESSAGE_RATE = 0.05
     s = Socket(f"/ws/v1/daily/bristol/{today}/")
@@ -498,7 +517,9 @@ async def test_the_board_socket_is_throttled_too(settings, today):
     await s.close()
 
 
-async def test_the_default_budget_lets_a_fast_client_play(game, key, settings):
+async def test_the_default_budget_lets_a_fast_client_play(
+    game: Game, key: str, settings: Settings
+) -> None:
     """With the default limits a client that sends each move when the last answer comes is
     not held back for a whole game (the flood limit is for runaway loops, not players)."""
     import patience_site.settings as defaults
@@ -518,7 +539,7 @@ async def test_the_default_budget_lets_a_fast_client_play(game, key, settings):
     assert moves >= 100
 
 
-async def test_nul_and_surrogates_in_a_retried_move_are_bad_messages(sock, game):
+async def test_nul_and_surrogates_in_a_retried_move_are_bad_messages(sock: Any, game: Game) -> None:
     """A retry (ply behind the game) looks the move up in the log: such text must not reach
     the database (PostgreSQL refuses NUL in text, psycopg lone surrogates)."""
     move = sock.first["state"]["legal_moves"][0]
@@ -533,6 +554,8 @@ async def test_nul_and_surrogates_in_a_retried_move_are_bad_messages(sock, game)
 
 
 @pytest.mark.parametrize("cookie", [b"sessionid=abc\x00defghijkl", b"sessionid=" + b"x" * 5000])
-async def test_a_forged_session_cookie_on_a_socket_closes_with_4401(game, cookie):
+async def test_a_forged_session_cookie_on_a_socket_closes_with_4401(
+    game: Game, cookie: bytes
+) -> None:
     headers = [(b"cookie", cookie), (b"origin", b"http://testserver")]
     assert await Socket(f"/ws/v1/games/{game.pk}/", headers).close_code() == 4401

@@ -185,27 +185,7 @@ class BristolGame:
         piles, found, dealt, can_deal = state
         if can_deal == DEAL_ONLY:
             return [DEAL]
-        by_top: dict[int, list[int]] = {}
-        for d in range(FANS):
-            p = piles[d]
-            if p:
-                by_top.setdefault(p[-1], []).append(d)
-        home: list[Move] = []
-        from_reserve: list[Move] = []
-        from_fan: list[Move] = []
-        for s in range(SOURCES):
-            p = piles[s]
-            if not p:
-                continue
-            r = p[-1]
-            if r - 1 in found:
-                home.append((s, HOME))
-            targets = by_top.get(r + 1)
-            if targets:
-                if s >= FANS:
-                    from_reserve.extend((s, d) for d in targets)
-                elif not (self.lone_fan and len(p) == 1):
-                    from_fan.extend((s, d) for d in targets if d != s)
+        home, from_reserve, from_fan = self._card_moves(piles, found)
         can = dealt < len(self.stock) and (can_deal or not self.deal_early)
         if self.cautious:
             # Home first only the cards at most two ranks above the lowest foundation, the
@@ -232,6 +212,34 @@ class BristolGame:
                 return [DEAL, *out, *from_fan]
             out.append(DEAL)
         return out + from_fan
+
+    def _card_moves(
+        self, piles: tuple[bytes, ...], found: tuple[int, ...]
+    ) -> tuple[list[Move], list[Move], list[Move]]:
+        """The card moves, in three lists to order: home, from a reserve onto a fan, and
+        from a fan onto another (none off a lone card, under rule ``lone-fan``)."""
+        by_top: dict[int, list[int]] = {}
+        for d in range(FANS):
+            p = piles[d]
+            if p:
+                by_top.setdefault(p[-1], []).append(d)
+        home: list[Move] = []
+        from_reserve: list[Move] = []
+        from_fan: list[Move] = []
+        for s in range(SOURCES):
+            p = piles[s]
+            if not p:
+                continue
+            r = p[-1]
+            if r - 1 in found:
+                home.append((s, HOME))
+            targets = by_top.get(r + 1)
+            if targets:
+                if s >= FANS:
+                    from_reserve.extend((s, d) for d in targets)
+                elif not (self.lone_fan and len(p) == 1):
+                    from_fan.extend((s, d) for d in targets if d != s)
+        return home, from_reserve, from_fan
 
     def play(self, state: State, move: Move) -> tuple[State, tuple[str, ...]]:
         piles = list(state[0])
@@ -406,15 +414,7 @@ def _never_exposed(piles: tuple[bytes, ...], found: tuple[int, ...], rest_mask: 
     same for fan cards in their fan; ``at``, the ranks a foundation can stand at; ``fan``,
     the ranks a fan can show on top; and how deep each pile can be dug.
     """
-    ex = rest_mask
-    exf = 0
-    for i in range(SOURCES):
-        p = piles[i]
-        if p:
-            t = 1 << p[-1]
-            ex |= t
-            if i < FANS:
-                exf |= t
+    ex, exf = _tops(piles, rest_mask)
     base = 0
     for f in found:
         base |= 1 << f
@@ -422,18 +422,10 @@ def _never_exposed(piles: tuple[bytes, ...], found: tuple[int, ...], rest_mask: 
     # The piles that can hold a card that never comes to the top: two cards or more.
     open_piles = [i for i in range(SOURCES) if len(piles[i]) > 1]
     while True:
-        at = base  # a foundation at k-1 can reach k with a rank-k card that comes to the top
-        while True:
-            nxt = at | ((at << 1) & ex)
-            if nxt == at:
-                break
-            at = nxt
-        fan = exf  # a fan showing k+1 can take a rank-k card that comes to the top
-        while True:
-            nxt = fan | ((fan >> 1) & ex)
-            if nxt == fan:
-                break
-            fan = nxt
+        # A foundation at k-1 can reach k with a rank-k card that comes to the top; a fan
+        # showing k+1 can take a rank-k card that comes to the top.
+        at = _climb(base, ex)
+        fan = _descend(exf, ex)
         leave = (at << 1) | (fan >> 1)  # ranks that can leave their pile once on top
         changed = False
         still_open = []
@@ -459,6 +451,38 @@ def _never_exposed(piles: tuple[bytes, ...], found: tuple[int, ...], rest_mask: 
         open_piles = still_open
 
 
+def _tops(piles: tuple[bytes, ...], rest_mask: int) -> tuple[int, int]:
+    """Bit masks of the ranks on top: of every pile and the stock's rest, and of the fans."""
+    ex = rest_mask
+    exf = 0
+    for i in range(SOURCES):
+        p = piles[i]
+        if p:
+            t = 1 << p[-1]
+            ex |= t
+            if i < FANS:
+                exf |= t
+    return ex, exf
+
+
+def _climb(ranks: int, ex: int) -> int:
+    """``ranks`` and each rank above one of them, up the chain of ranks in ``ex``."""
+    while True:
+        nxt = ranks | ((ranks << 1) & ex)
+        if nxt == ranks:
+            return ranks
+        ranks = nxt
+
+
+def _descend(ranks: int, ex: int) -> int:
+    """``ranks`` and each rank below one of them, down the chain of ranks in ``ex``."""
+    while True:
+        nxt = ranks | ((ranks >> 1) & ex)
+        if nxt == ranks:
+            return ranks
+        ranks = nxt
+
+
 def _home_only_ranks(in_fans: int, outside: int) -> int:
     """Bit mask of the ranks whose cards can never again go onto a fan (Kings always).
 
@@ -466,12 +490,7 @@ def _home_only_ranks(in_fans: int, outside: int) -> int:
     stock). A rank can show on a fan later only if a card of it lies in a fan now, or
     one lies elsewhere and the rank above can show on a fan (an over-estimate, as needed).
     """
-    can_top = in_fans
-    while True:
-        nxt = can_top | ((can_top >> 1) & outside)
-        if nxt == can_top:
-            break
-        can_top = nxt
+    can_top = _descend(in_fans, outside)
     return (~(can_top >> 1) & BELOW_KING) | (1 << KING)
 
 
@@ -524,11 +543,32 @@ def _relaxed_winnable(
     for r in rest:
         if home_only >> r & 1:
             rem0[r] += 1
-    first_reserve = len(fans)
-    seen: set[Hashable] = set()
-    budget = [limit]
+    search = _RelaxedSearch(rest, home_only, len(fans), uid, limit)
+    try:
+        return search.won(h0, free0, stacks0, rem0, 0, 0)
+    except _TooBig:
+        return None
 
-    def rec(
+
+class _RelaxedSearch:
+    """The relaxed game's search from one position, by depth-first recursion: a state is
+    ``h``, ``free``, ``rem`` (as in :func:`_relaxed_winnable`), the stacks of units, how
+    many stock cards are dealt and the bit set of the units gone home."""
+
+    __slots__ = ("rest", "home_only", "first_reserve", "uid", "seen", "budget")
+
+    def __init__(
+        self, rest: bytes, home_only: int, first_reserve: int, uid: int, limit: int
+    ) -> None:
+        self.rest = rest
+        self.home_only = home_only
+        self.first_reserve = first_reserve
+        self.uid = uid  # the id of the first unit a deal makes
+        self.seen: set[Hashable] = set()
+        self.budget = limit
+
+    def won(
+        self,
         h: list[int],
         free: list[int],
         stacks: list[tuple[Unit, ...]],
@@ -536,46 +576,15 @@ def _relaxed_winnable(
         dealt: int,
         gone: int,
     ) -> bool:
+        """True if the relaxed game is won from this state (raises _TooBig past the limit)."""
         # The lists are this call's own (the caller copied them); the stacks are tuples,
         # so a copy of the list of stacks is shallow and a changed stack a new tuple.
-        progress = True
-        while progress:
-            progress = False
-            for i, st in enumerate(stacks):
-                popped = False
-                while st:
-                    q, seg, u = st[-1]
-                    cap = h[q - 1] - h[q]
-                    if cap < 1 or cap < rem[q]:
-                        break
-                    st = st[:-1]
-                    popped = True
-                    gone |= 1 << u
-                    h[q] += 1
-                    rem[q] -= 1
-                    for x in seg:
-                        free[x] += 1
-                if popped:
-                    stacks[i] = st
-                    progress = True
-            for r in range(1, KING + 1):
-                f = free[r]
-                if f:
-                    room = h[r - 1] - h[r] - rem[r]  # free foundations left over
-                    if room > 0:
-                        k = f if f < room else room
-                        h[r] += k
-                        free[r] = f - k
-                        progress = True
+        gone = _relaxed_settle(h, free, stacks, rem, gone)
         if h[KING] == PER_RANK:
             return True
-        key = (tuple(h), gone, dealt)
-        if key in seen:
+        if not self._first_visit((tuple(h), gone, dealt)):
             return False
-        seen.add(key)
-        budget[0] -= 1
-        if budget[0] < 0:
-            raise _TooBig
+        # A contested play (a unit or a free card home), or the deal.
         for i, st in enumerate(stacks):
             if st:
                 q, seg, u = st[-1]
@@ -587,30 +596,85 @@ def _relaxed_winnable(
                     r2[q] -= 1
                     for x in seg:
                         f2[x] += 1
-                    if rec(h2, f2, s2, r2, dealt, gone | 1 << u):
+                    if self.won(h2, f2, s2, r2, dealt, gone | 1 << u):
                         return True
         for r in range(1, KING + 1):
             if free[r] and h[r - 1] > h[r]:
                 h2, f2 = h[:], free[:]
                 h2[r] += 1
                 f2[r] -= 1
-                if rec(h2, f2, stacks[:], rem[:], dealt, gone):
+                if self.won(h2, f2, stacks[:], rem[:], dealt, gone):
                     return True
-        if dealt < len(rest):
-            f2 = free[:]
-            s2 = stacks[:]
-            n = min(DEAL_SIZE, len(rest) - dealt)
-            for k in range(n):
-                r = rest[dealt + k]
-                if home_only >> r & 1:
-                    s2[first_reserve + k] += ((r, b"", uid + dealt + k),)
-                else:
-                    f2[r] += 1
-            if rec(h[:], f2, s2, rem[:], dealt + n, gone):
-                return True
+        if dealt < len(self.rest):
+            f2, s2, n = self._dealt(free, stacks, dealt)
+            return self.won(h[:], f2, s2, rem[:], dealt + n, gone)
         return False
 
-    try:
-        return rec(h0, free0, stacks0, rem0, 0, 0)
-    except _TooBig:
-        return None
+    def _first_visit(self, key: Hashable) -> bool:
+        """True the first time the search meets a state (raises _TooBig past the limit)."""
+        seen = self.seen
+        if key in seen:
+            return False
+        seen.add(key)
+        self.budget -= 1
+        if self.budget < 0:
+            raise _TooBig
+        return True
+
+    def _dealt(
+        self, free: list[int], stacks: list[tuple[Unit, ...]], dealt: int
+    ) -> tuple[list[int], list[tuple[Unit, ...]], int]:
+        """The free cards and stacks after the next deal, and how many cards it dealt: a
+        home-only card becomes a unit on its reserve, any other a free card."""
+        rest, home_only, first_reserve, uid = (
+            self.rest,
+            self.home_only,
+            self.first_reserve,
+            self.uid,
+        )
+        f2 = free[:]
+        s2 = stacks[:]
+        n = min(DEAL_SIZE, len(rest) - dealt)
+        for k in range(n):
+            r = rest[dealt + k]
+            if home_only >> r & 1:
+                s2[first_reserve + k] += ((r, b"", uid + dealt + k),)
+            else:
+                f2[r] += 1
+        return f2, s2, n
+
+
+def _relaxed_settle(
+    h: list[int], free: list[int], stacks: list[tuple[Unit, ...]], rem: list[int], gone: int
+) -> int:
+    """Make the relaxed game's uncontested plays in place; the units gone home after them."""
+    progress = True
+    while progress:
+        progress = False
+        for i, st in enumerate(stacks):
+            popped = False
+            while st:
+                q, seg, u = st[-1]
+                cap = h[q - 1] - h[q]
+                if cap < 1 or cap < rem[q]:
+                    break
+                st = st[:-1]
+                popped = True
+                gone |= 1 << u
+                h[q] += 1
+                rem[q] -= 1
+                for x in seg:
+                    free[x] += 1
+            if popped:
+                stacks[i] = st
+                progress = True
+        for r in range(1, KING + 1):
+            f = free[r]
+            if f:
+                room = h[r - 1] - h[r] - rem[r]  # free foundations left over
+                if room > 0:
+                    k = f if f < room else room
+                    h[r] += k
+                    free[r] = f - k
+                    progress = True
+    return gone

@@ -94,11 +94,13 @@ def _no_reserve_can_empty(
     starts = STARTS
     leave = 0
     while True:
-        if rows is not None:
-            starts = 0
-            for row, (has_empty, loose) in enumerate(rows):
-                if has_empty or loose & leave:
-                    starts |= ROW_STARTS[row]
+        if rows is not None:  # the rows that can offer a slot: one is empty, or a top leaves
+            (empty1, loose1), (empty2, loose2), (empty3, loose3) = rows
+            starts = (
+                (ROW_STARTS[0] if empty1 or loose1 & leave else 0)
+                | (ROW_STARTS[1] if empty2 or loose2 & leave else 0)
+                | (ROW_STARTS[2] if empty3 or loose3 & leave else 0)
+            )
         t1 = now1 | ex1  # a copy built now or able to come to the top
         t2 = now2 | (now1 & ex1) | ex2  # two such copies
         while True:
@@ -121,9 +123,8 @@ def _no_reserve_can_empty(
                     ex1 |= bit
             if d == n:
                 return False  # this reserve can be emptied
-            if d != depth[j]:
-                depth[j] = d
-                changed = True
+            changed = changed or d != depth[j]
+            depth[j] = d
         if not changed:
             return True
 
@@ -307,6 +308,19 @@ class GalleryGame:
         if got is not None:
             return got
         seen = {root}
+        if not self._no_exit_from(first, first_rows, seen):
+            memo(table, root, False)
+            return False
+        for k in seen:
+            memo(table, k, True)
+        return True
+
+    def _no_exit_from(
+        self, first: list[bytes], first_rows: list[RowTargets], seen: set[Hashable]
+    ) -> bool:
+        """The search of :meth:`_no_exit` from its root (whose key ``seen`` holds): True if
+        no line of builds empties a reserve, ``seen`` then holding every state visited."""
+        table = self._exits
         stack = [(first, first_rows)]
         out = len(self.stock)
         while stack:
@@ -320,7 +334,6 @@ class GalleryGame:
                 if not targets:
                     continue
                 if s >= FIRST_RESERVE and len(q) == 1:
-                    memo(table, root, False)
                     return False  # this build empties a reserve
                 d = targets[0]
                 child = list(p)
@@ -331,7 +344,6 @@ class GalleryGame:
                 if s < SLOTS:
                     self._renew_row(child, child_rows, s)
                 if not self._uncontested(child, child_rows):
-                    memo(table, root, False)
                     return False
                 k = _endgame_key(child)
                 if k in seen:
@@ -341,12 +353,9 @@ class GalleryGame:
                     seen.add(k)
                     continue  # no exit from there
                 if got is False or len(seen) >= EXIT_STATES:
-                    memo(table, root, False)
                     return False
                 seen.add(k)
                 stack.append((child, child_rows))
-        for k in seen:
-            memo(table, k, True)
         return True
 
     def _renew_row(self, p: list[bytes], rows: list[RowTargets], s: int) -> None:
@@ -415,6 +424,25 @@ class GalleryGame:
             empty_res = [j for j in range(FIRST_RESERVE, SOURCES) if not piles[j]]
             if self.symmetry and not stock_left:
                 empty_res = empty_res[:1]  # no deal to come: the reserves are interchangeable
+        aces, builds, parks, unbuilds = self._card_moves(piles, rows, empty_res, stock_left)
+        deals: list[Move] = []
+        if stock_left:
+            deals.append(DEAL)
+            if self.reversible and stock_left <= LAST_ROW:
+                deals.append(DEAL_REVERSE)
+        if self.deal_first:
+            return deals + aces + builds + parks + unbuilds
+        return aces + builds + parks + deals + unbuilds
+
+    def _card_moves(
+        self,
+        piles: tuple[bytes, ...],
+        rows: tuple[RowTargets, RowTargets, RowTargets],
+        empty_res: list[int],
+        stock_left: int,
+    ) -> tuple[list[Move], list[Move], list[Move], list[Move]]:
+        """The card moves, in four lists to order: Aces home, builds onto slots, parks
+        into the empty reserves ``empty_res``, and built slots' cards taken into them."""
         aces: list[Move] = []
         builds: list[Move] = []
         parks: list[Move] = []
@@ -442,14 +470,7 @@ class GalleryGame:
                 for d in empty_res:
                     if d != s:
                         into.append((s, d))
-        deals: list[Move] = []
-        if stock_left:
-            deals.append(DEAL)
-            if self.reversible and stock_left <= LAST_ROW:
-                deals.append(DEAL_REVERSE)
-        if self.deal_first:
-            return deals + aces + builds + parks + unbuilds
-        return aces + builds + parks + deals + unbuilds
+        return aces, builds, parks, unbuilds
 
     def _slot_targets(
         self, piles: tuple[bytes, ...] | list[bytes]

@@ -110,54 +110,23 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        variant, deals, limit = options["variant"], options["deals"], options["limit"]
-        start, workers, nodes = options["start_seed"], options["workers"], options["nodes"]
-        kept: list[Row] = []
-        if options["again"]:
-            if deals is not None:
-                raise CommandError("--again takes its deals from the CSV: no --deals")
-            kept = read_rows(options["again"])
-            if not kept:
-                raise CommandError(f"no deals in {options['again']}")
-            seeds = [r[0] for r in kept if r[1] == Verdict.UNKNOWN]
-            kept = [r for r in kept if r[1] != Verdict.UNKNOWN]
-        elif deals is None:
-            raise CommandError("give --deals (or --again)")
-        elif deals < 1:
-            raise CommandError("--deals must be at least 1")
-        else:
-            if start + deals > SEED_LIMIT:
-                raise CommandError("the seeds would pass 2**64 - 1")
-            seeds = list(range(start, start + deals))
+        variant, limit = options["variant"], options["limit"]
+        workers, nodes = options["workers"], options["nodes"]
+        seeds, kept = chosen_seeds(options)
         if limit <= 0:
             raise CommandError("--limit must be positive")
         if workers < 1:
             raise CommandError("--workers must be at least 1")
         proof_states = options["proof_states"]
         jobs = [(variant, seed, limit, nodes, proof_states) for seed in seeds]
-        deals = len(jobs)
-        progress = None if options["no_progress"] or not jobs else Progress(deals, self.stderr)
-        rows: list[Row] = []
+        progress = None if options["no_progress"] or not jobs else Progress(len(jobs), self.stderr)
         t0 = time.perf_counter()
-        if workers == 1:
-            for job in jobs:
-                rows.append(solve_job(job))
-                if progress:
-                    progress.update(len(rows))
-        else:
-            with multiprocessing.Pool(workers) as pool:
-                for row in pool.imap_unordered(solve_job, jobs, chunksize=1):
-                    rows.append(row)
-                    if progress:
-                        progress.update(len(rows))
+        rows = solve_all(jobs, workers, progress)
         elapsed = time.perf_counter() - t0
         solved = len(rows)
         rows = sorted(rows + kept)
         if options["csv"]:
-            with open(options["csv"], "w", newline="") as fh:
-                out = csv.writer(fh)
-                out.writerow(["seed", "verdict", "nodes", "seconds", "moves", "proof"])
-                out.writerows((s, v, n, f"{t:.4f}", m, p) for s, v, n, t, m, p in rows)
+            write_rows(options["csv"], rows)
         if options["again"]:
             self.stdout.write(
                 f"solved again: the {solved} deal(s) {options['again']} leaves unknown; "
@@ -171,6 +140,51 @@ class Command(BaseCommand):
                 f"the second proof won {len(wrong)} deal(s) the solver called lost "
                 f"(seeds {', '.join(map(str, wrong))}): a pruning rule is unsound"
             )
+
+
+def chosen_seeds(options: dict[str, Any]) -> tuple[list[int], list[Row]]:
+    """The seeds to solve, and the rows an earlier run (``--again``) decided already."""
+    deals, start = options["deals"], options["start_seed"]
+    if options["again"]:
+        if deals is not None:
+            raise CommandError("--again takes its deals from the CSV: no --deals")
+        kept = read_rows(options["again"])
+        if not kept:
+            raise CommandError(f"no deals in {options['again']}")
+        seeds = [r[0] for r in kept if r[1] == Verdict.UNKNOWN]
+        return seeds, [r for r in kept if r[1] != Verdict.UNKNOWN]
+    if deals is None:
+        raise CommandError("give --deals (or --again)")
+    if deals < 1:
+        raise CommandError("--deals must be at least 1")
+    if start + deals > SEED_LIMIT:
+        raise CommandError("the seeds would pass 2**64 - 1")
+    return list(range(start, start + deals)), []
+
+
+def solve_all(jobs: list[Job], workers: int, progress: Progress | None) -> list[Row]:
+    """Solve every job, in this process or in ``workers`` processes (in any order)."""
+    rows: list[Row] = []
+    if workers == 1:
+        for job in jobs:
+            rows.append(solve_job(job))
+            if progress:
+                progress.update(len(rows))
+        return rows
+    with multiprocessing.Pool(workers) as pool:
+        for row in pool.imap_unordered(solve_job, jobs, chunksize=1):
+            rows.append(row)
+            if progress:
+                progress.update(len(rows))
+    return rows
+
+
+def write_rows(path: str, rows: list[Row]) -> None:
+    """The per-deal rows as CSV (what ``--again`` reads back)."""
+    with open(path, "w", newline="") as fh:
+        out = csv.writer(fh)
+        out.writerow(["seed", "verdict", "nodes", "seconds", "moves", "proof"])
+        out.writerows((s, v, n, f"{t:.4f}", m, p) for s, v, n, t, m, p in rows)
 
 
 def read_rows(path: str) -> list[Row]:
