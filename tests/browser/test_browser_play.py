@@ -330,8 +330,12 @@ def test_picture_gallery_practice_click_keys_drag_double_click_auto_aces(
     page.keyboard.press("Tab")
     focused = page.evaluate("document.activeElement.closest('[data-pile]').dataset.pile")
     assert focused == source
-    ring = page.evaluate("getComputedStyle(document.activeElement).boxShadow")
-    assert "rgb(11, 61, 145)" in ring, f"no visible focus ring: {ring}"
+    # The ring is drawn inside the card: it covers no index of the card beside or below.
+    ring = page.evaluate(
+        "(s => [s.outlineColor, s.outlineStyle, parseFloat(s.outlineOffset)])"
+        "(getComputedStyle(document.activeElement))"
+    )
+    assert ring[:2] == ["rgb(11, 61, 145)", "solid"] and ring[2] < 0, f"no focus ring: {ring}"
     page.keyboard.press("Enter")
     expect(page.locator(f'[data-pile="{source}"]')).to_have_class(re.compile(r"\bselected\b"))
     expect(page.locator("#status-line")).to_contain_text("selected: choose where it goes")

@@ -6,6 +6,8 @@
 const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
 export const SLIDE_MS = 200;
 const DEAL_STAGGER_MS = 55;
+// Cards of a line drawn at once (Finish) leave one after the other, this far apart.
+export const STAGGER_MS = 70;
 const EASE = "cubic-bezier(0.2, 0.7, 0.3, 1)";
 
 // Whether the player asked for less motion (read each time: it can change).
@@ -21,12 +23,15 @@ function home(node) {
 
 // Where every card of the board is now (as seen, and as laid out), its animation if it
 // is in flight, and the stock: what `slide` starts from.
-export function snapshot(root) {
+// `ids`: only the cards of these piles (the ones a draw rebuilds; null: all).
+export function snapshot(root, ids = null) {
   if (still()) return null;
   const cards = [];
-  for (const node of root.querySelectorAll(".card[data-card]")) {
+  const piles = ids ? ids.filter((id) => id !== "s").map((id) => root.querySelector(`[data-pile="${id}"]`)) : [root];
+  for (const node of piles.flatMap((p) => (p ? [...p.querySelectorAll(".card[data-card]")] : []))) {
     const anim = node.getAnimations().find((a) => a.playState === "running" || a.pending);
     cards.push({
+      node,
       code: node.dataset.card,
       pile: pileOf(node),
       i: node.style.getPropertyValue("--i"),
@@ -39,10 +44,10 @@ export function snapshot(root) {
       },
     });
   }
-  return { cards, stock: root.querySelector(".pile-stock .card")?.getBoundingClientRect() };
+  return { ids, cards, stock: root.querySelector(".pile-stock .card")?.getBoundingClientRect() };
 }
 
-// A redraw replaces the card nodes: a card in flight that stays where it lands goes on
+// A redraw that replaced a card's node: a card in flight that stays where it lands goes on
 // flying in its new node, from where it was.
 function resume(node, anim) {
   node.classList.add("moving");
@@ -75,9 +80,12 @@ function fly(node, from, delay) {
 // fan tightens); otherwise a card of the same code that is gone from its old place has
 // moved here (two decks: equal codes are equal cards). A card new on a reserve that was
 // nowhere before came from the stock: those fly out one by one, in reserve order.
-export function slide(root, before) {
+// `order`: card codes that leave one after the other (a finishing line), STAGGER_MS apart.
+export function slide(root, before, order = []) {
   if (!before || still()) return [];
-  const now = [...root.querySelectorAll(".card[data-card]")].map((node) => ({
+  const scope = before.ids ? before.ids.filter((id) => id !== "s").map((id) => root.querySelector(`[data-pile="${id}"]`)) : [root];
+  const nodes = scope.flatMap((p) => (p ? [...p.querySelectorAll(".card[data-card]")] : []));
+  const now = nodes.map((node) => ({
     node,
     code: node.dataset.card,
     pile: pileOf(node),
@@ -95,7 +103,7 @@ export function slide(root, before) {
     const same = take((o) => o.code === card.code && o.pile === card.pile && o.i === card.i);
     if (!same) rest.push(card);
     else if (same.home !== home(card.node)) pairs.push([card, same.rect]);
-    else if (same.anim) anims.push(resume(card.node, same.anim));
+    else if (same.anim && same.node !== card.node) anims.push(resume(card.node, same.anim));
   }
   const dealt = [];
   for (const card of rest) {
@@ -103,7 +111,14 @@ export function slide(root, before) {
     if (moved) pairs.push([card, moved.rect]);
     else if (card.pile && card.pile[0] === "r" && before.stock) dealt.push(card);
   }
-  for (const [card, rect] of pairs) anims.push(fly(card.node, rect, 0));
+  const queue = [...order];
+  const delay = (code) => {
+    const k = queue.indexOf(code);
+    if (k < 0) return 0;
+    queue[k] = null; // two decks: the next equal code is the next card
+    return k * STAGGER_MS;
+  };
+  for (const [card, rect] of pairs) anims.push(fly(card.node, rect, delay(card.code)));
   dealt.forEach((card, k) => anims.push(fly(card.node, before.stock, k * DEAL_STAGGER_MS)));
   return anims.filter(Boolean);
 }

@@ -271,9 +271,12 @@ const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 
 // -- drawing -----------------------------------------------------------------------------------
 // Draw the state; the cards that moved slide there (a new deal flies out of the stock).
-function draw({ deal = false } = {}) {
+// Only the piles whose cards changed are rebuilt (and measured for the motion); a
+// selection only toggles classes. `order`: the cards of a line drawn at once, which
+// leave one after the other.
+function draw({ deal = false, order = [] } = {}) {
   const s = view();
-  const before = snapshot(boardEl);
+  let before = null;
   ui.sources = s.status === "playing" && !over ? sourcesOf(s) : new Set();
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
   renderBoard(boardEl, {
@@ -286,9 +289,12 @@ function draw({ deal = false } = {}) {
     ui,
     noAces: variant === "royal-parade",
     marks: ui.hint,
+    before: (ids) => {
+      if (!deal && (!ids || ids.length)) before = snapshot(boardEl, ids);
+    },
   });
   if (deal) dealIn(boardEl);
-  else slide(boardEl, before);
+  else slide(boardEl, before, order);
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
