@@ -68,7 +68,7 @@ def axe_script() -> Path:
     return script
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def django_shell(server_env: dict[str, str]) -> Any:
     """Run Python in a Django shell on the server's database; returns its stdout."""
 

@@ -67,13 +67,14 @@ export function fanOffsets(n, spread, step) {
   return out;
 }
 
-// The box (card widths below the first card) of every fan and reserve of a board: room
-// for ten cards, or for the longest pile at INDEX_STEP. It never shrinks on one page
-// (`shown`: the spread the board has), so the cards do not change size back and forth.
-export function fanSpread(piles, family, shown = 0) {
+// The box (card widths below the first card) of the fans ("t") or the reserves ("r") of
+// a board: room for ten cards, or for the longest of them at INDEX_STEP. It never shrinks
+// on one page (`shown`: the spread the board has), so the cards do not change size back
+// and forth as a fan grows and shrinks.
+export function fanSpread(piles, kind, shown = 0) {
   let longest = 0;
   for (const [id, cards] of Object.entries(piles)) {
-    if (id[0] === "t" || id[0] === "r") longest = Math.max(longest, cards.length);
+    if (id[0] === kind) longest = Math.max(longest, cards.length);
   }
   const need = Math.round(Math.max(0, longest - 1) * INDEX_STEP * 100) / 100;
   return Math.max(FAN_SPREAD, need, shown);
@@ -88,7 +89,7 @@ class Board {
     this.family = family;
     this.piles = new Map(); // id -> {node, sig, cards: [node], label}
     this.stock = null;
-    this.spread = 0;
+    this.spread = { t: 0, r: 0 }; // the fans' and the reserves' boxes (fanSpread)
     this.keyHints = null;
     this.found = null;
   }
@@ -154,7 +155,7 @@ class Board {
 
   sig(id, opts) {
     const cards = opts.piles[id] || [];
-    const spread = id[0] === "g" ? SLOT_SPREAD : this.spread;
+    const spread = id[0] === "g" ? SLOT_SPREAD : this.spread[id[0]] || 0;
     return cards.join(",") + "|" + spread + "|" + (opts.keyHints && opts.keys ? opts.keys[id] || "" : "") + "|" + !!opts.interactive;
   }
 
@@ -181,7 +182,7 @@ class Board {
     const { node: pile, kind, name } = entry;
     const n = cards.length;
     const slot = id[0] === "g";
-    const spread = kind === "fan" ? (slot ? SLOT_SPREAD : this.spread) : 0;
+    const spread = kind === "fan" ? (slot ? SLOT_SPREAD : this.spread[id[0]]) : 0;
     const offsets = kind === "fan" ? fanOffsets(n, spread, slot ? INDEX_STEP : FAN_STEP) : [0];
     pile.style.setProperty("--spread", spread);
     const shown = kind === "fan" ? cards : cards.slice(-1);
@@ -288,11 +289,11 @@ export function renderBoard(root, opts) {
     board.noAces = !!opts.noAces;
     board.build(opts);
   }
-  const spread = fanSpread(opts.piles, opts.family, board.spread);
-  const refit = fresh || spread !== board.spread || board.keyHints !== !!opts.keyHints || !root.style.getPropertyValue("--cw");
+  const spread = { t: fanSpread(opts.piles, "t", board.spread.t), r: fanSpread(opts.piles, "r", board.spread.r) };
+  const grown = spread.t !== board.spread.t || spread.r !== board.spread.r;
+  const refit = fresh || grown || board.keyHints !== !!opts.keyHints || !root.style.getPropertyValue("--cw");
   board.spread = spread;
   board.keyHints = !!opts.keyHints;
-  root.style.setProperty("--fan-spread", spread);
   const ids = board.changed(opts);
   if (opts.before) opts.before(refit ? null : ids);
   board.fill(ids, opts);

@@ -2,6 +2,7 @@
 // redraw the page notes where every card is, after it each card that moved slides from
 // its old place to its new one, cards new on a reserve fly out of the stock one by one,
 // and a won game celebrates on the board. With prefers-reduced-motion nothing moves.
+import { cardSvg } from "./cards.js";
 
 const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
 export const SLIDE_MS = 200;
@@ -139,27 +140,38 @@ export function dealIn(root) {
   return cards.map((node, k) => fly(node, stock, k * step)).filter(Boolean);
 }
 
-// A won game: the cards home hop in a wave across the board, for about two seconds,
-// and the board glows. Resolves when it is over (at once when nothing may move).
-export function celebrate(root) {
+// A won game: every card leaves its home pile in a cascade (the top cards first, pile
+// after pile), each bouncing down and off the board, and the board glows; then the cards
+// are back home. Resolves when it is over (at once when nothing may move). `piles`: the
+// won position's piles (a foundation shows only its top card; all of them fly).
+export function celebrate(root, piles = {}) {
   if (still()) return Promise.resolve();
-  const home = [
-    ...root.querySelectorAll(
-      ".foundations .card[data-card], .ace-area .card[data-card], .slots .card[data-card]",
-    ),
-  ];
-  const anims = home.map((node) => {
-    const r = node.getBoundingClientRect();
-    const delay = Math.round((r.left - root.getBoundingClientRect().left) * 0.9 + r.top * 0.3);
-    return node.animate(
-      [
-        { transform: "none" },
-        { transform: "translateY(-22px) rotate(-6deg) scale(1.06)", offset: 0.35 },
-        { transform: "translateY(0) rotate(3deg)", offset: 0.7 },
-        { transform: "none" },
-      ],
-      { duration: 700, delay: Math.min(delay, 1100), iterations: 1, easing: "ease-out" },
-    );
+  const homes = [...root.querySelectorAll(".foundations [data-pile], .ace-area [data-pile], .slots [data-pile]")];
+  const queues = homes.map((pile) => {
+    const first = pile.querySelector(".card[data-card]");
+    const box = first && first.getBoundingClientRect();
+    const shown = [...pile.querySelectorAll(".card[data-card]")];
+    // A squared pile: every card from its top down; a gallery place: its cards as laid out.
+    const codes = pile.classList.contains("pile-squared") ? [...(piles[pile.dataset.pile] || [])].reverse() : [];
+    return box ? (codes.length ? codes.map((code) => ({ code, box })) : shown.reverse().map((n) => ({ code: n.dataset.card, box: n.getBoundingClientRect() }))) : [];
+  });
+  const cards = [];
+  while (queues.some((q) => q.length)) for (const q of queues) if (q.length) cards.push(q.shift());
+  if (!cards.length) return Promise.resolve();
+  const layer = document.createElement("div");
+  layer.className = "cascade";
+  layer.setAttribute("aria-hidden", "true");
+  document.body.append(layer);
+  root.classList.add("cascading");
+  const floor = window.innerHeight;
+  const step = Math.min(60, 2200 / cards.length);
+  const anims = cards.map(({ code, box }, k) => {
+    const node = document.createElement("div");
+    node.className = "card cascade-card";
+    node.style.cssText = `left:${box.left}px;top:${box.top}px;width:${box.width}px;height:${box.height}px;--cw:${box.width}px`;
+    node.append(cardSvg(code));
+    layer.append(node);
+    return node.animate(bounce(box, floor, k), { duration: 1400, delay: k * step, easing: "linear", fill: "backwards" });
   });
   anims.push(
     root.animate(
@@ -171,5 +183,32 @@ export function celebrate(root) {
       { duration: 1800, easing: "ease-in-out" },
     ),
   );
-  return Promise.allSettled(anims.map((a) => a.finished)).then(() => undefined);
+  return Promise.allSettled(anims.map((a) => a.finished)).then(() => {
+    layer.remove();
+    root.classList.remove("cascading");
+  });
+}
+
+// The keyframes of one card's fall: thrown sideways, bouncing on the window's bottom edge
+// with less height each time, until it leaves the window at a side.
+function bounce(box, floor, k) {
+  const frames = [];
+  const dir = k % 2 ? -1 : 1;
+  const vx = dir * (0.25 + ((k * 37) % 10) / 40) * window.innerWidth; // px per second
+  let y = 0;
+  let vy = -300 - ((k * 53) % 7) * 40;
+  const g = 2600;
+  const bottom = floor - box.top - box.height;
+  const n = 28;
+  for (let i = 0; i <= n; i++) {
+    const t = (1.4 * i) / n;
+    frames.push({ transform: `translate(${vx * t}px, ${y}px)`, opacity: i === n ? 0 : 1 });
+    vy += g * (1.4 / n);
+    y += vy * (1.4 / n);
+    if (y > bottom) {
+      y = bottom;
+      vy = -Math.abs(vy) * 0.62;
+    }
+  }
+  return frames;
 }

@@ -18,6 +18,7 @@ import {
 import { GameClient } from "./game.js";
 import { celebrate, dealIn, slide, snapshot, still } from "./motion.js";
 import { predictor } from "./predict.js";
+import { play as playSound } from "./sound.js";
 
 const root = document.getElementById("game");
 const boardEl = document.getElementById("board");
@@ -30,7 +31,8 @@ const SETTINGS_KEY = "patience.settings";
 // -- settings (localStorage) ---------------------------------------------------------------
 const settings = Object.assign(
   // Key hints by default only where there is likely a keyboard (a fine pointer).
-  { autoHome: false, instant: true, keyHints: window.matchMedia("(pointer: fine)").matches },
+  // Safe cards go home by default; sounds are off until asked for.
+  { autoHome: true, instant: true, sounds: false, keyHints: window.matchMedia("(pointer: fine)").matches },
   (() => {
     try {
       const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
@@ -43,6 +45,7 @@ const settings = Object.assign(
     }
   })(),
 );
+const sound = (name) => playSound(name, settings.sounds);
 function saveSettings() {
   try {
     localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
@@ -145,6 +148,7 @@ function reconcile(state) {
 // The server did not take a move the page drew: show its state, and say so (and why).
 function rollBack(why = "") {
   pending = [];
+  finishing = false; // a refused line is not played on by itself
   guess = null;
   boardEl.classList.remove("rolled-back");
   void boardEl.offsetWidth; // restart the cue
@@ -200,9 +204,12 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     draw({ deal: dealt });
     if (before.status === "playing" && state.status !== "playing") {
       say(""); // what the status line said was about the game in play
-      // The result comes beside the board once the board has celebrated.
-      if (state.status === "won") celebrate(boardEl).then(() => showEnd(true));
-      else showEnd(true);
+      // "You won!" at once; the result comes beside the board once the cards have cascaded.
+      document.getElementById("finished-text").textContent = endTitle(state.status) || "";
+      if (state.status === "won") {
+        sound("win");
+        celebrate(boardEl, shownPiles()).then(() => showEnd(true));
+      } else showEnd(true);
     }
   },
   onIdle: () => {
@@ -298,6 +305,8 @@ function draw({ deal = false, order = [] } = {}) {
   document.getElementById("moves").textContent = s.ply;
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
+  // The stock is empty: Deal gives its place to Finish (which shows when it can play).
+  document.getElementById("btn-deal").hidden = !!s.position && !s.position.stock;
   document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
   document.getElementById("btn-finish").hidden = !(s.finish && s.finish.length) || over;
   controls();
@@ -350,6 +359,7 @@ function move(m, { auto = false } = {}) {
     pending.push({ move: m, ply: base.ply, position: next.position });
     guess = next;
   }
+  sound(m.startsWith("deal") ? "deal" : "move");
   if (client.down) sayDown();
   else say("");
   draw();
@@ -480,11 +490,34 @@ function autoPlay() {
   if (s.safe_moves.length) move(s.safe_moves[0], { auto: true });
 }
 
+// Finish: the whole line is drawn at once (its cards leave one after the other) and sent
+// pipelined, each move with its ply (game.js); the server checks each as an ordinary move.
+// When the page cannot draw it (the setting is off, a move only the server can work out)
+// or the socket is not up, the moves go one at a time as before.
 function finish() {
-  if (!client.state.finish.length || over) return;
+  const line = client.state.finish;
+  if (!line.length || over) return;
   finishing = true;
   ui.selected = null;
+  ui.hint = [];
   say(gettext("Playing the last cards home…"));
+  let s = view();
+  const steps = [];
+  const order = [];
+  for (const m of settings.instant && !guess ? line : []) {
+    const next = guesser.after(s, m);
+    if (!next) break;
+    order.push(s.position.piles[m.split("-")[0]].slice(-1)[0]);
+    steps.push({ move: m, ply: s.ply, position: next.position });
+    s = next;
+  }
+  if (steps.length === line.length && client.requestLine(line)) {
+    pending.push(...steps);
+    guess = s;
+    sound("move");
+    draw({ order });
+    return;
+  }
   autoPlay();
 }
 
@@ -644,6 +677,13 @@ resignDialog.addEventListener("close", () => {
   if (resignDialog.returnValue === "resign" && !client.request({ kind: "resign" })) refused();
 });
 
+const soundBox = document.getElementById("set-sounds");
+soundBox.checked = settings.sounds;
+soundBox.addEventListener("change", () => {
+  settings.sounds = soundBox.checked;
+  saveSettings();
+  sound("move");
+});
 const autoBox = document.getElementById("set-auto-home");
 const hintBox = document.getElementById("set-key-hints");
 const instantBox = document.getElementById("set-instant");
@@ -678,15 +718,18 @@ function fillKeyHelp() {
 // -- the end -------------------------------------------------------------------------------------
 const endDialog = document.getElementById("end-dialog");
 
+const endTitle = (status) =>
+  ({
+    won: gettext("You won!"),
+    lost: gettext("No more moves: the game is lost."),
+    resigned: gettext("You resigned this game."),
+  })[status];
+
 // The result: `open` shows it beside the board (not modal, so the finished board stays
 // in view); "Show the result" opens it as a dialog.
 async function showEnd(open, modal = false) {
   const s = client.state;
-  const title = {
-    won: gettext("You won!"),
-    lost: gettext("No more moves: the game is lost."),
-    resigned: gettext("You resigned this game."),
-  }[s.status];
+  const title = endTitle(s.status);
   document.getElementById("end-title").textContent = title || statusText(s.status, s.kind);
   document.getElementById("end-score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("end-moves").textContent = s.ply;
