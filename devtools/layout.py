@@ -19,7 +19,9 @@ VARIANTS = [
 
 #: The card width and, over every card's corner index, the least visible share of it
 #: (and the card, and the least in px), and the share of indexes shown whole (``full``,
-#: of ``cards``): a card painted later (a fan's next card, a neighbour pile) may cover it.
+#: of ``cards``), and the most px of one covered (``cut``; under half a pixel is the font's
+#: box rounded at a small size, not ink): a card painted later (a fan's next card, a
+#: neighbour pile) may cover it.
 #: Given a pile id, the cards of that pile only.
 INDEX_SHOWN = """(pile) => {
   const within = pile ? `#board [data-pile="${pile}"]` : '#board';
@@ -29,6 +31,7 @@ INDEX_SHOWN = """(pile) => {
   let px = Infinity;
   let worst = null;
   let full = 0;
+  let cut = 0;
   cards.forEach((card, i) => {
     const idx = card.querySelector('.card-index').getBoundingClientRect();
     let shown = idx.height;
@@ -44,8 +47,9 @@ INDEX_SHOWN = """(pile) => {
     }
     px = Math.min(px, shown);
     full += shown / idx.height > 0.99;
+    cut = Math.max(cut, idx.height - shown);
   });
-  return {width: boxes[0].width, least, worst, px, full, cards: cards.length,
+  return {width: boxes[0].width, least, worst, px, full, cut, cards: cards.length,
     index: cards[0].querySelector('.card-index').getBoundingClientRect().height};
 }"""
 

@@ -95,8 +95,10 @@ def fit(page: Any, width: int, height: int) -> None:
 
 
 def check_indexes(page: Any, where: str) -> None:
+    """No index is covered (to the pixel: on a small card the font's box is rounded), and
+    the page does not scroll sideways."""
     shown = page.evaluate(INDEX_SHOWN)
-    assert shown["least"] > 0.99, f"{where}: the index of {shown['worst']} is covered: {shown}"
+    assert shown["cut"] < 0.5, f"{where}: the index of {shown['worst']} is covered: {shown}"
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
 
 
@@ -115,7 +117,7 @@ def test_long_bristol_fans_show_every_index(
         check_indexes(page, where)
         for pile in ("t1", "t2"):
             full = page.evaluate(INDEX_SHOWN, pile)
-            assert full["full"] == full["cards"], f"{where}: {pile}: {full}"
+            assert full["cards"] == {"t1": 14, "t2": 13}[pile] and full["cut"] < 0.5, full
         # Every pile's top card is on screen: no scrolling to reach the longest fan.
         bottom = page.evaluate(
             "Math.max(...[...document.querySelectorAll('#board .pile')]"

@@ -196,7 +196,7 @@ def test_bristol_daily_by_click_and_keys_then_board_and_german(
     page.click('.lang-switch button[value="de"]')
     page.wait_for_url(re.compile(rf"/play/{game_id}/$"))
     expect(page.locator("html")).to_have_attribute("lang", "de")
-    expect(page.locator("#btn-undo")).to_have_text("Zurücknehmen")
+    expect(page.get_by_role("button", name="Zurücknehmen")).to_be_visible()
     expect(page.locator("#btn-hint")).to_have_count(0)  # no hints in a ranked daily
     expect(page.locator("#game-status")).to_have_text("Aufgegeben")
     expect(page.locator('[data-pile="t3"] .card').first).to_have_attribute(
