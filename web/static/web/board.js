@@ -256,6 +256,7 @@ class Board {
       node.classList.toggle("target", target);
       node.classList.toggle("source", !!(ui.sources && ui.sources.has(id)));
       node.classList.toggle("marked", marks.includes(id));
+      node.classList.toggle("pending", opts.pending === id);
       const states = [];
       if (selected) states.push(gettext("selected"));
       if (target) states.push(gettext("can go here"));
@@ -276,7 +277,8 @@ class Board {
 
 // Draw a position into root. opts: family, piles, stock, interactive, keys, keyHints,
 // ui {selected, targets:Set, sources:Set}, noAces, marks (pile ids whose top card is
-// highlighted: a hint's cards, the card a replay step moved), and `before(ids)`, called
+// highlighted: a hint's cards, the card a replay step moved), pending (the pile whose top
+// card a move waiting for the server put there), and `before(ids)`, called
 // with the piles about to be rebuilt ("s": the stock) before anything changes (where
 // the cards are then: motion.js). Returns those ids.
 export function renderBoard(root, opts) {

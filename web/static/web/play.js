@@ -239,7 +239,8 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     else if (wasDown && client && client.inflight) connectedLater = true; // said once stored
     else if (wasDown) say(gettext("Connected again."));
     wasDown = c === "down";
-    if (client) controls();
+    boardEl.classList.toggle("down", c === "down");
+    if (client) draw();
   },
 });
 window.patienceGame = client; // for the browser tests and the curious
@@ -296,6 +297,7 @@ function draw({ deal = false, order = [] } = {}) {
     ui,
     noAces: variant === "royal-parade",
     marks: ui.hint,
+    pending: waitingPile(),
     before: (ids) => {
       if (!deal && (!ids || ids.length)) before = snapshot(boardEl, ids);
     },
@@ -317,6 +319,17 @@ function draw({ deal = false, order = [] } = {}) {
   document.getElementById("day-over-banner").hidden =
     !over || !["playing", "expired"].includes(s.status);
   tick();
+}
+
+// While the server cannot be reached, the pile where the move that waits for it put its
+// card (drawn at once): marked, so the player sees what is not stored yet.
+function waitingPile() {
+  const f = client && client.down && client.inflight;
+  if (!f || f.action.kind !== "move" || !pending.length) return null;
+  const dst = f.action.move.split("-")[1];
+  if (dst !== "f") return dst;
+  const card = pending[0] && client.state.position.piles[f.action.move.split("-")[0]]?.slice(-1)[0];
+  return card ? foundationFor(card, client.state.position.piles) : null;
 }
 
 // The buttons: Deal and Resign cannot be taken back, so they wait while a request is
@@ -399,6 +412,8 @@ function deselect() {
 function activate(id) {
   if (client.state.status !== "playing" || over) return;
   if (id === "s") return deal();
+  // A move waits for a server that cannot be reached: nothing else is picked up meanwhile.
+  if (client.down && client.inflight) return refused();
   const sel = ui.selected;
   if (sel) {
     if (id === sel) return deselect();
@@ -544,7 +559,7 @@ boardEl.addEventListener("click", (ev) => {
 });
 
 boardEl.addEventListener("pointerdown", (ev) => {
-  if (ev.button !== 0 || client.state.status !== "playing") return;
+  if (ev.button !== 0 || client.state.status !== "playing" || (client.down && client.inflight)) return;
   const handle = ev.target.closest(".pile.source .card");
   if (!handle) return;
   const pileEl = handle.closest("[data-pile]");
