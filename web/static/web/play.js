@@ -26,6 +26,7 @@ fitOnResize(boardEl);
 const family = root.dataset.family;
 const variant = root.dataset.variant;
 const HOME = family === "bristol" ? "f" : "a";
+const KEEP_AFTER = 3; // moves after which a guest is offered to keep the game
 const SETTINGS_KEY = "patience.settings";
 
 // -- settings (localStorage) ---------------------------------------------------------------
@@ -305,6 +306,10 @@ function draw({ deal = false, order = [] } = {}) {
   if (deal) dealIn(boardEl);
   else slide(boardEl, before, order);
   document.getElementById("moves").textContent = s.ply;
+  // A guest who has played a few moves is offered to keep the game (it is theirs once
+  // they register).
+  const keep = document.getElementById("keep-game");
+  if (keep) keep.hidden = s.ply < KEEP_AFTER || s.status !== "playing";
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
   // The stock is empty: Deal gives its place to Finish (which shows when it can play).
