@@ -424,6 +424,10 @@ def finish(args: argparse.Namespace) -> None:
         browser.close()
 
 
+#: The player's settings: no safe moves played for them (the page shows what was set up).
+MANUAL = "localStorage.setItem('patience.settings', JSON.stringify({autoHome: false}))"
+
+
 #: The layout shift of the page as it loaded (CLS: the sum of shifts without input).
 CLS = """() => new Promise((resolve) => {
   let cls = 0;
@@ -475,6 +479,7 @@ def fit(args: argparse.Namespace) -> None:
                 locale="de-DE" if lang == "de" else "en-US",
             )
             view.add_cookies([{"name": "django_language", "value": lang, "url": bases[0]}])
+            view.add_init_script(MANUAL)
             shown = view.new_page()
             shown.goto(url)
             shown.wait_for_load_state("networkidle")

@@ -65,8 +65,8 @@ async function show(k) {
   const marks = m ? movedPile(m, before, pos) : [];
   // The cards that moved slide there, as in play (a step back slides them back).
   let seen = null;
-  const before = (ids) => (seen = !ids || ids.length ? snapshot(boardEl, ids) : null);
-  renderBoard(boardEl, { family, piles, stock, interactive: false, noAces: root.dataset.variant === "royal-parade", marks, before });
+  const note = (ids) => (seen = !ids || ids.length ? snapshot(boardEl, ids) : null);
+  renderBoard(boardEl, { family, piles, stock, interactive: false, noAces: root.dataset.variant === "royal-parade", marks, before: note });
   slide(boardEl, seen);
   slider.value = String(k);
   stepOut.textContent =
