@@ -92,6 +92,8 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
             re.compile(r"^\d+ of \d+ · better than \d+% of the day's players$")
         )
         expect(dialog.locator("#end-streak")).to_have_text("1 day")
+        # The place and streak, and the day's next challenge: the next variant's daily.
+        expect(dialog.locator("#btn-next-daily")).to_have_text("Next challenge: Belvedere")
         expect(dialog.locator("#end-par-row")).to_be_hidden()  # the par is public after the day
         share = dialog.locator("#share-text")
         expect(share).to_have_text(

@@ -762,6 +762,7 @@ async function showEnd(open, modal = false) {
     else endDialog.show();
   }
   if (s.kind !== "daily") return;
+  nextChallenge(s);
   const facts = await dailyFacts(s);
   if (facts.rank) {
     const { rank, total } = facts.rank;
@@ -780,6 +781,21 @@ async function showEnd(open, modal = false) {
   }
   document.getElementById("share-text").textContent = shareText(s, facts);
 }
+
+// A ranked daily's result offers the day's next challenge: the next variant's daily.
+function nextChallenge(s) {
+  const button = document.getElementById("btn-next-daily");
+  const keys = Object.keys(variantNames());
+  const next = keys[(keys.indexOf(s.variant) + 1) % keys.length];
+  if (!button || !s.ranked || !next || next === s.variant) return;
+  button.textContent = fmt(gettext("Next challenge: %(variant)s"), { variant: variantNames()[next].name });
+  button.dataset.variant = next;
+  button.hidden = false;
+}
+document.getElementById("btn-next-daily")?.addEventListener("click", (ev) => {
+  const button = ev.currentTarget;
+  startGame(button, `/api/v1/daily/${button.dataset.variant}/${client.state.date}/play/`, undefined, sayError);
+});
 
 function show(id, text) {
   document.getElementById(id).textContent = text;
