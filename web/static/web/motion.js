@@ -144,20 +144,27 @@ export function dealIn(root) {
 // after pile), each bouncing down and off the board, and the board glows; then the cards
 // are back home. Resolves when it is over (at once when nothing may move). `piles`: the
 // won position's piles (a foundation shows only its top card; all of them fly).
-export function celebrate(root, piles = {}) {
-  if (still()) return Promise.resolve();
+export async function celebrate(root, piles = {}) {
+  if (still()) return;
+  // The last cards of the game land first.
+  await Promise.allSettled(root.getAnimations({ subtree: true }).map((a) => a.finished));
+  // Where a card is laid out (not where a transform shows it now).
+  const laid = (node) => {
+    const pile = node.parentElement.getBoundingClientRect();
+    return { left: pile.left + node.offsetLeft, top: pile.top + node.offsetTop, width: node.offsetWidth, height: node.offsetHeight };
+  };
   const homes = [...root.querySelectorAll(".foundations [data-pile], .ace-area [data-pile], .slots [data-pile]")];
   const queues = homes.map((pile) => {
-    const first = pile.querySelector(".card[data-card]");
-    const box = first && first.getBoundingClientRect();
     const shown = [...pile.querySelectorAll(".card[data-card]")];
+    if (!shown.length) return [];
     // A squared pile: every card from its top down; a gallery place: its cards as laid out.
     const codes = pile.classList.contains("pile-squared") ? [...(piles[pile.dataset.pile] || [])].reverse() : [];
-    return box ? (codes.length ? codes.map((code) => ({ code, box })) : shown.reverse().map((n) => ({ code: n.dataset.card, box: n.getBoundingClientRect() }))) : [];
+    if (codes.length) return codes.map((code) => ({ code, box: laid(shown[0]) }));
+    return shown.reverse().map((n) => ({ code: n.dataset.card, box: laid(n) }));
   });
   const cards = [];
   while (queues.some((q) => q.length)) for (const q of queues) if (q.length) cards.push(q.shift());
-  if (!cards.length) return Promise.resolve();
+  if (!cards.length) return;
   const layer = document.createElement("div");
   layer.className = "cascade";
   layer.setAttribute("aria-hidden", "true");
@@ -170,7 +177,8 @@ export function celebrate(root, piles = {}) {
     node.className = "card cascade-card";
     node.style.cssText = `left:${box.left}px;top:${box.top}px;width:${box.width}px;height:${box.height}px;--cw:${box.width}px`;
     node.append(cardSvg(code));
-    layer.append(node);
+    layer.prepend(node); // the first to fly lies on top
+
     return node.animate(bounce(box, floor, k), { duration: 1400, delay: k * step, easing: "linear", fill: "backwards" });
   });
   anims.push(
@@ -183,10 +191,9 @@ export function celebrate(root, piles = {}) {
       { duration: 1800, easing: "ease-in-out" },
     ),
   );
-  return Promise.allSettled(anims.map((a) => a.finished)).then(() => {
-    layer.remove();
-    root.classList.remove("cascading");
-  });
+  await Promise.allSettled(anims.map((a) => a.finished));
+  layer.remove();
+  root.classList.remove("cascading");
 }
 
 // The keyframes of one card's fall: thrown sideways, bouncing on the window's bottom edge
