@@ -332,7 +332,10 @@ export function fitBoard(root) {
   const style = getComputedStyle(container);
   const width = container.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
   const top = root.getBoundingClientRect().top + window.scrollY;
-  const height = window.innerHeight - top - 6;
+  // A board in a frame of fixed height (the landing page's preview) fills that frame;
+  // any other fills the window below its top.
+  const fixed = container.classList.contains("board-frame-fixed");
+  const height = fixed ? container.clientHeight : window.innerHeight - top - 6;
   const cw = Math.floor(Math.min((width - aw) / bw, (height - ah) / bh));
   root.style.setProperty("--cw", Math.max(MIN_CW, Math.min(MAX_CW, cw)) + "px");
 }
