@@ -55,6 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from bench._server import percentile, server_arguments, servers_for  # noqa: E402
 from devtools.accounts import PASSWORD  # noqa: E402
 from devtools.layout import (  # noqa: E402
+    CLS,
     GAME_AT,
     INDEX_SHOWN,
     SIZES,
@@ -64,6 +65,9 @@ from devtools.layout import (  # noqa: E402
 )
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu"]
+
+#: The player's settings: no safe moves played for them (the page plays what it is told).
+MANUAL = "localStorage.setItem('patience.settings', JSON.stringify({autoHome: false}))"
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -332,7 +336,7 @@ def event_times(browser: Any, base: str, variant: str, seed: int, clicks: int, c
     """Event-to-frame times (ms) of ``clicks`` clicks on piles (a card picked up, then put
     down) in games of ``variant``, with the CPU slowed down ``cpu`` times."""
     ctx = browser.new_context(viewport={"width": 1366, "height": 768}, base_url=base)
-    ctx.add_init_script("localStorage.setItem('patience.settings', '{\"autoHome\": false}')")
+    ctx.add_init_script(MANUAL)
     page = ctx.new_page()
     login(page, f"ev{variant[:4]}{threading.get_ident() % 10**6}")
     cdp = ctx.new_cdp_session(page)
@@ -390,7 +394,7 @@ def finish(args: argparse.Namespace) -> None:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
         proxy = DelayProxy(bases[0], args.latency / 1000)
         ctx = browser.new_context(viewport={"width": 1366, "height": 768}, base_url=proxy.url)
-        ctx.add_init_script("localStorage.setItem('patience.settings', '{\"autoHome\": false}')")
+        ctx.add_init_script(MANUAL)
         page = ctx.new_page()
         login(page, "finish")
         won, drawn = [], []
@@ -422,20 +426,6 @@ def finish(args: argparse.Namespace) -> None:
             values.sort()
             print(f"{label:<34}{percentile(values, 0.5):>8.0f}{values[-1]:>8.0f}")
         browser.close()
-
-
-#: The player's settings: no safe moves played for them (the page shows what was set up).
-MANUAL = "localStorage.setItem('patience.settings', JSON.stringify({autoHome: false}))"
-
-
-#: The layout shift of the page as it loaded (CLS: the sum of shifts without input).
-CLS = """() => new Promise((resolve) => {
-  let cls = 0;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (!e.hadRecentInput) cls += e.value;
-  }).observe({type: "layout-shift", buffered: true});
-  setTimeout(() => resolve(cls), 1500);
-})"""
 
 
 def fit(args: argparse.Namespace) -> None:
@@ -516,7 +506,7 @@ def fit(args: argparse.Namespace) -> None:
             for width, height in ((1280, 720), (390, 844)):
                 for lang in ("en", "de"):
                     view, shown = open_page(width, height, lang, url)
-                    row.append(shown.evaluate(CLS))
+                    row.append(shown.evaluate(CLS, 1500))
                     view.close()
             print(f"{name:<20}" + "".join(f"{v:>9.3f}" for v in (row[0], row[1], row[2], row[3])))
         browser.close()

@@ -54,6 +54,17 @@ INDEX_SHOWN = """(pile) => {
 }"""
 
 
+#: Resolves with the layout shift of the page since it started loading (CLS: the sum of
+#: shifts without recent input), once it has had ``ms`` more to draw itself.
+CLS = """(ms) => new Promise((resolve) => {
+  let cls = 0;
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) if (!e.hadRecentInput) cls += e.value;
+  }).observe({type: "layout-shift", buffered: true});
+  setTimeout(() => resolve(cls), ms);
+})"""
+
+
 def long_fans(seed: int = 7) -> dict:
     """A Bristol position (the engine's full JSON) with the longest fans a game makes: a
     14-card fan (a card under King down to Ace) and a 13-card one (King down to Ace), the

@@ -21,9 +21,6 @@ from devtools.layout import GAME_AT, near_win
 
 pytestmark = pytest.mark.browser
 
-#: The player's settings: no safe moves played for them (the test plays the line itself).
-MANUAL = "localStorage.setItem('patience.settings', JSON.stringify({autoHome: false}))"
-
 
 @pytest.fixture
 def near_won(page: Any, username: str, sign_up: Any, django_shell: Any) -> str:
@@ -46,7 +43,6 @@ def frames(page: Any) -> list[tuple[str, dict]]:
 
 
 def test_finish_sends_the_line_at_once_and_wins(page: Any, near_won: str, artifacts: Path) -> None:
-    page.add_init_script(MANUAL)
     seen = frames(page)
     page.goto(f"/play/{near_won}/")
     expect(page.locator("#conn")).to_have_text("Live")
@@ -80,7 +76,6 @@ def test_finish_sends_the_line_at_once_and_wins(page: Any, near_won: str, artifa
 
 
 def test_a_refused_move_of_the_line_rolls_back(page: Any, near_won: str) -> None:
-    page.add_init_script(MANUAL)
 
     # The fifth move of the line reaches the server as one it refuses (illegal there).
     def route(ws: Any) -> None:

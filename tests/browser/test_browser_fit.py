@@ -15,20 +15,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
-from devtools.layout import GAME_AT, long_fans, near_win
+from devtools.layout import CLS, GAME_AT, long_fans, near_win
 from tests.pinned_clock import PINNED_DAY
 
 pytestmark = pytest.mark.browser
-
-#: The layout shift of the page as it loaded (CLS: the sum of shifts without input), once
-#: the page has drawn itself.
-CLS = """() => new Promise((resolve) => {
-  let cls = 0;
-  new PerformanceObserver((list) => {
-    for (const e of list.getEntries()) if (!e.hadRecentInput) cls += e.value;
-  }).observe({type: "layout-shift", buffered: true});
-  setTimeout(() => resolve(cls), 1000);
-})"""
 
 
 @pytest.fixture(scope="module")
@@ -129,6 +119,6 @@ def test_pages_do_not_jump_while_they_load(browser: Any, live_server_url: str, p
         page = ctx.new_page()
         for name in names:
             page.goto(pages["urls"][name])
-            shifts[f"{name} ({lang})"] = page.evaluate(CLS)
+            shifts[f"{name} ({lang})"] = page.evaluate(CLS, 1000)
         ctx.close()
     assert all(cls <= 0.05 for cls in shifts.values()), shifts
