@@ -18,10 +18,10 @@ VARIANTS = [
 ]
 
 #: The card width and, over every card's corner index, the least visible share of it
-#: (and the card, and the least in px), and the share of indexes shown whole (``full``,
-#: of ``cards``), and the most px of one covered (``cut``; under half a pixel is the font's
-#: box rounded at a small size, not ink): a card painted later (a fan's next card, a
-#: neighbour pile) may cover it.
+#: (and the card, and the least in px), the most px of one covered (``cut``: under half a
+#: pixel is the font's box rounded at a small size, not ink), and the indexes shown whole
+#: (``full``, of ``cards``: less than half a pixel covered). A card painted later (a fan's
+#: next card, a neighbour pile) may cover an index.
 #: Given a pile id, the cards of that pile only.
 INDEX_SHOWN = """(pile) => {
   const within = pile ? `#board [data-pile="${pile}"]` : '#board';
@@ -46,7 +46,7 @@ INDEX_SHOWN = """(pile) => {
       worst = card.getAttribute('aria-label');
     }
     px = Math.min(px, shown);
-    full += shown / idx.height > 0.99;
+    full += idx.height - shown < 0.5;
     cut = Math.max(cut, idx.height - shown);
   });
   return {width: boxes[0].width, least, worst, px, full, cut, cards: cards.length,
