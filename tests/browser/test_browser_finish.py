@@ -54,6 +54,10 @@ def test_finish_sends_the_line_at_once_and_wins(page: Any, near_won: str, artifa
         page.evaluate("document.querySelector('.game-controls > :not([hidden])').id")
         == "btn-finish"
     )
+    # With sounds on (made by Web Audio): the line and the win play without an error.
+    page.locator("#settings summary").click()
+    page.check("#set-sounds")
+    assert json.loads(page.evaluate("localStorage.getItem('patience.settings')"))["sounds"]
     start = len(seen)
     finish.click()
     # Drawn at once: every king is on a foundation before the server has answered.
