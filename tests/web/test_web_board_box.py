@@ -1,4 +1,4 @@
-"""The template helpers' figures the pages are laid out with."""
+"""The board box a page keeps for its board before the script draws it (web_tags)."""
 
 from __future__ import annotations
 
