@@ -3,6 +3,9 @@
     .venv/bin/python bench/play_feel.py clicks   # engine only, a few seconds
     .venv/bin/python bench/play_feel.py paint    # own daphne + Debian's Chromium, ~2 minutes
     .venv/bin/python bench/play_feel.py layout   # the same, ~1 minute
+    .venv/bin/python bench/play_feel.py events   # the same, 4x CPU slowdown, ~2 minutes
+    .venv/bin/python bench/play_feel.py finish   # the same, +300 ms, ~1 minute
+    .venv/bin/python bench/play_feel.py fit      # the same, ~2 minutes
 
 ``clicks``: for the first seeds the solver wins, play its line up to the first
 won-out position (``games.engine.finish_line``) and count the clicks that end the
@@ -20,6 +23,20 @@ through a proxy that holds every byte from the server for 300 ms more.
 fullest) at 1280x720, 1366x768, 1920x1080 and 390x844: the card width and the smallest
 visible height of a card's corner index (rank and suit), as a share of the index's
 height (1.00: no index is covered anywhere on the board).
+
+``events``: a mid-range phone (Chromium's CPU slowed down ``--cpu`` times, CDP's
+``Emulation.setCPUThrottlingRate``) plays card moves in Bristol and Picture Gallery
+games; for each click (picking a card up, and putting it down) the time from the
+event to the frame after it (p50 and p90).
+
+``finish``: a Bristol game one Finish from a win (11 cards left), through the proxy
+that adds ``--latency`` ms: the time from the click on Finish to the server's won state
+on the page, and to the last card drawn home.
+
+``fit``: the share of corner indexes shown whole in a 14-card Bristol fan at 1280x720
+and 390x844; the width of the pages (play with Finish showing, home, day board,
+replay, races, rules) at 360 and 390 px in English and German (wider than the window:
+the page scrolls sideways); the layout shift (CLS) of each page as it loads.
 """
 
 from __future__ import annotations
@@ -39,9 +56,20 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
 from bench import _cli  # noqa: E402
 from bench._server import percentile, server_arguments, servers_for  # noqa: E402
 from devtools.accounts import PASSWORD  # noqa: E402
-from devtools.layout import INDEX_SHOWN, SIZES, VARIANTS  # noqa: E402
+from devtools.layout import (  # noqa: E402
+    CLS,
+    GAME_AT,
+    INDEX_SHOWN,
+    SIZES,
+    VARIANTS,
+    long_fans,
+    near_win,
+)
 
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu"]
+
+#: The player's settings: no safe moves played for them (the page plays what it is told).
+MANUAL = "localStorage.setItem('patience.settings', JSON.stringify({autoHome: false}))"
 
 CHROMIUM = "/usr/bin/chromium"
 
@@ -266,21 +294,243 @@ def paint(args: argparse.Namespace) -> None:
         browser.close()
 
 
+#: Dispatch a click on a pile's handle and resolve with the time from the event to the
+#: frame after it (the next animation frame, then a task after its paint).
+CLICK_FRAME = """(id) => new Promise((resolve) => {
+  const board = document.getElementById("board");
+  const handle = board.querySelector(`[data-pile="${id}"] .handle`);
+  const t0 = performance.now();
+  handle.click();
+  requestAnimationFrame(() => setTimeout(() => resolve(performance.now() - t0), 0));
+})"""
+
+
+def login(page: Any, name: str) -> None:
+    _post(page.request, "/api/v1/auth/register/", {"username": name, "password": PASSWORD})
+    _post(page.request, "/api/v1/auth/login/", {"username": name, "password": PASSWORD})
+
+
+def shell(args: argparse.Namespace, info: dict[str, Any], code: str) -> str:
+    """Run Python in a Django shell on the own servers' database; its stdout."""
+    import subprocess
+
+    from devtools.servers import REPO_ROOT, server_env
+
+    env = server_env(
+        database_url=f"{args.pg_url}/{info['database']}",
+        redis_url=None,
+        settings=args.settings,
+        extra={"DEBUG": "True"},
+    )
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=REPO_ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return done.stdout
+
+
+def event_times(browser: Any, base: str, variant: str, seed: int, clicks: int, cpu: float) -> list:
+    """Event-to-frame times (ms) of ``clicks`` clicks on piles (a card picked up, then put
+    down) in games of ``variant``, with the CPU slowed down ``cpu`` times."""
+    ctx = browser.new_context(viewport={"width": 1366, "height": 768}, base_url=base)
+    ctx.add_init_script(MANUAL)
+    page = ctx.new_page()
+    login(page, f"ev{variant[:4]}{threading.get_ident() % 10**6}")
+    cdp = ctx.new_cdp_session(page)
+    times: list[float] = []
+    while len(times) < clicks:
+        game = _post(page.request, "/api/v1/games/", {"variant": variant, "seed": seed})
+        seed += 1
+        page.goto(f"/play/{game['id']}/")
+        page.wait_for_function("document.getElementById('conn').dataset.state === 'live'")
+        page.wait_for_function("document.getAnimations().length === 0")
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": cpu})
+        while len(times) < clicks:
+            st = page.evaluate("window.patienceGame.state")
+            if st["status"] != "playing":
+                break
+            cards = [m for m in st["legal_moves"] if not m.startswith("deal")]
+            if cards:
+                src, dst = cards[0].split("-")
+                times.append(page.evaluate(CLICK_FRAME, src))
+                times.append(page.evaluate(CLICK_FRAME, "f1" if dst == "f" else dst))
+            elif "deal" in st["legal_moves"]:
+                page.click("#btn-deal")
+            else:
+                break
+            page.wait_for_function(
+                "n => window.patienceGame.state.ply === n && !window.patienceGame.busy",
+                arg=st["ply"] + 1,
+            )
+            page.wait_for_function("document.getAnimations().length === 0")
+        cdp.send("Emulation.setCPUThrottlingRate", {"rate": 1})
+    ctx.close()
+    return times[:clicks]
+
+
+def events(args: argparse.Namespace) -> None:
+    from playwright.sync_api import sync_playwright
+
+    own = servers_for(args, db_prefix="bench_feel", extra_env={"DEBUG": "True"})
+    with own as (bases, info), sync_playwright() as pw:
+        print(f"server: {info['server']}; CPU slowed down {args.cpu:g}x; {args.moves} clicks each")
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        print(f"{'variant':<18}{'p50 ms':>8}{'p90 ms':>8}")
+        for variant, seed in (("bristol", 7), ("picture-gallery", 9)):
+            times = sorted(event_times(browser, bases[0], variant, seed, args.moves, args.cpu))
+            print(f"{variant:<18}{percentile(times, 0.5):>8.1f}{percentile(times, 0.9):>8.1f}")
+        browser.close()
+
+
+def finish(args: argparse.Namespace) -> None:
+    from playwright.sync_api import sync_playwright
+
+    own = servers_for(args, db_prefix="bench_feel", extra_env={"DEBUG": "True"})
+    with own as (bases, info), sync_playwright() as pw:
+        print(f"server: {info['server']}; +{args.latency} ms; Finish of 11 cards")
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        proxy = DelayProxy(bases[0], args.latency / 1000)
+        ctx = browser.new_context(viewport={"width": 1366, "height": 768}, base_url=proxy.url)
+        ctx.add_init_script(MANUAL)
+        page = ctx.new_page()
+        login(page, "finish")
+        won, drawn = [], []
+        for _ in range(args.runs):
+            game = shell(args, info, GAME_AT.format(position=near_win(), username="finish"))
+            page.goto(f"/play/{game.split()[-1]}/")
+            page.wait_for_function("document.getElementById('conn').dataset.state === 'live'")
+            took = page.evaluate(
+                """() => new Promise((resolve) => {
+                  const t0 = performance.now();
+                  let home = null;
+                  const kings = () => document.querySelectorAll(
+                    '.foundations .card[data-card^="K"]').length === 4;
+                  const poll = () => {
+                    if (home === null && kings()) home = performance.now() - t0;
+                    if (window.patienceGame.state.status === "won") {
+                      return resolve([performance.now() - t0, home]);
+                    }
+                    requestAnimationFrame(poll);
+                  };
+                  document.getElementById("btn-finish").click();
+                  poll();
+                })"""
+            )
+            won.append(took[0])
+            drawn.append(took[1])
+        print(f"{'':<34}{'p50 ms':>8}{'max ms':>8}")
+        for label, values in (("click to the won state", won), ("click to all 11 drawn", drawn)):
+            values.sort()
+            print(f"{label:<34}{percentile(values, 0.5):>8.0f}{values[-1]:>8.0f}")
+        browser.close()
+
+
+def fit(args: argparse.Namespace) -> None:
+    from playwright.sync_api import sync_playwright
+
+    from tests.browser.conftest import PAST_RESULT
+
+    own = servers_for(args, db_prefix="bench_feel", extra_env={"DEBUG": "True"})
+    with own as (bases, info), sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        ctx = browser.new_context(base_url=bases[0])
+        page = ctx.new_page()
+        login(page, "fit")
+        fans = shell(args, info, GAME_AT.format(position=long_fans(), username="fit")).split()[-1]
+        near = shell(args, info, GAME_AT.format(position=near_win(), username="fit")).split()[-1]
+        day, _, _ = shell(args, info, PAST_RESULT.format(username="fit")).split()[-3:]
+        board = page.request.get(f"/api/v1/daily/bristol/{day}/board/").json()
+        state = ctx.storage_state()
+        ctx.close()
+        pages = {
+            "play (long fans)": f"/play/{fans}/",
+            "play (Finish)": f"/play/{near}/",
+            "home": "/",
+            "day board": f"/leaderboards/bristol/{day}/",
+            "races": "/races/",
+            "rules": "/rules/bristol/",
+        }
+        # A past day's replay, where the database's clock lets the shell deal yesterday.
+        for r in board.get("results", [])[:1]:
+            pages["replay"] = f"/leaderboards/bristol/{day}/replay/{r['result_id']}/"
+
+        def open_page(width: int, height: int, lang: str, url: str) -> Any:
+            phone = width < 600
+            view = browser.new_context(
+                viewport={"width": width, "height": height},
+                base_url=bases[0],
+                storage_state=state,
+                is_mobile=phone,
+                has_touch=phone,
+                device_scale_factor=2 if phone else 1,
+                locale="de-DE" if lang == "de" else "en-US",
+            )
+            view.add_cookies([{"name": "django_language", "value": lang, "url": bases[0]}])
+            view.add_init_script(MANUAL)
+            shown = view.new_page()
+            shown.goto(url)
+            shown.wait_for_load_state("networkidle")
+            return view, shown
+
+        print("indexes shown whole in the 14-card fan")
+        for width, height in ((1280, 720), (390, 844)):
+            view, shown = open_page(width, height, "en", pages["play (long fans)"])
+            shown.wait_for_selector('#board [data-pile="t1"] .card')
+            m = shown.evaluate(INDEX_SHOWN, "t1")
+            print(f"  {width}x{height}: {m['full']} of {m['cards']} ({m['full'] / m['cards']:.0%})")
+            if args.shots:
+                Path(args.shots).mkdir(parents=True, exist_ok=True)
+                shown.screenshot(path=str(Path(args.shots) / f"fans-{width}x{height}.png"))
+            view.close()
+        print(
+            f"{'page width (px)':<20}"
+            + "".join(f"{f'{lang} {w}':>9}" for lang in ("en", "de") for w in (360, 390))
+        )
+        for name, url in pages.items():
+            row = []
+            for lang in ("en", "de"):
+                for width in (360, 390):
+                    view, shown = open_page(width, 780, lang, url)
+                    row.append(shown.evaluate("document.documentElement.scrollWidth"))
+                    if args.shots and lang == "de":
+                        shot = f"de-{name.split()[0]}-{width}.png"
+                        shown.screenshot(path=str(Path(args.shots) / shot))
+                    view.close()
+            print(f"{name:<20}" + "".join(f"{w:>9}" for w in row))
+        print(f"{'CLS as loaded':<20}{'en 1280':>9}{'de 1280':>9}{'en 390':>9}{'de 390':>9}")
+        for name, url in pages.items():
+            row = []
+            for width, height in ((1280, 720), (390, 844)):
+                for lang in ("en", "de"):
+                    view, shown = open_page(width, height, lang, url)
+                    row.append(shown.evaluate(CLS, 1500))
+                    view.close()
+            print(f"{name:<20}" + "".join(f"{v:>9.3f}" for v in (row[0], row[1], row[2], row[3])))
+        browser.close()
+
+
 def main() -> None:
     parser = _cli.parser(__doc__)
-    parser.add_argument("what", choices=["clicks", "paint", "layout"])
+    parser.add_argument("what", choices=["clicks", "paint", "layout", "events", "finish", "fit"])
     parser.add_argument("--seeds", type=int, default=12, help="clicks: seeds per variant")
-    parser.add_argument("--moves", type=int, default=30, help="paint: card moves per row")
+    parser.add_argument("--moves", type=int, default=30, help="paint, events: moves or clicks")
     parser.add_argument("--latency", type=int, default=300, help="paint: added ms")
-    parser.add_argument("--shots", help="layout: save screenshots (early and late) here")
+    parser.add_argument("--shots", help="layout, fit: save screenshots here")
+    parser.add_argument("--cpu", type=float, default=4, help="events: CPU slowdown")
+    parser.add_argument("--runs", type=int, default=3, help="finish: games finished")
     server_arguments(parser, redis_db=14)
     args = parser.parse_args()
     if args.what == "clicks":
         clicks(args.seeds)
-    elif args.what == "paint":
-        paint(args)
     else:
-        layout(args)
+        {"paint": paint, "layout": layout, "events": events, "finish": finish, "fit": fit}[
+            args.what
+        ](args)
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from rest_framework.request import Request
 
 from accounts import selectors as account_selectors
 from api import shapes
+from api.daily import board_top
 from api.pagination import CursorPage
 from core import clock
 from core.errors import DailyNotReady, InvalidInput, NotFound
@@ -275,15 +276,26 @@ def leaderboards(request: HttpRequest) -> HttpResponse:
     )
 
 
+#: Lines of a day's board drawn on the server: dayboard.js's first page, so the page
+#: keeps its layout when the script draws the same lines again.
+DAY_BOARD_FIRST = 50
+
+
 def day_board(request: HttpRequest, variant: str, day: str) -> HttpResponse:
     info = _variant(variant)
     the_day = _day(day)
+    try:
+        deal = daily_selectors.published_deal(info["key"], the_day)
+        first = board_top(deal=deal, user=request.user, limit=DAY_BOARD_FIRST)
+    except (NotFound, DailyNotReady):
+        first = None  # the script says why
     return render(
         request,
         "web/day_board.html",
         {
             "variant": info,
             "day": the_day,
+            "first": first,
             "over": clock.day_over(the_day),
             "today": clock.today(),
             "first_day": settings.DAILY_FIRST_DAY,

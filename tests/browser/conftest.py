@@ -68,7 +68,7 @@ def axe_script() -> Path:
     return script
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def django_shell(server_env: dict[str, str]) -> Any:
     """Run Python in a Django shell on the server's database; returns its stdout."""
 
@@ -85,6 +85,27 @@ def django_shell(server_env: dict[str, str]) -> Any:
         return done.stdout
 
     return run
+
+
+#: A new player's pages send safe cards home by themselves; the tests play every move
+#: themselves, so their pages start with that setting off (kept if a test saves another).
+MANUAL_PLAY = """if (localStorage.getItem("patience.settings") === null) {
+  localStorage.setItem("patience.settings", JSON.stringify({autoHome: false}));
+}"""
+
+
+def manual_contexts(chromium: Any) -> None:
+    """Give every context of ``chromium`` the ``MANUAL_PLAY`` settings, unless it is made
+    with ``defaults=True`` (a new player's settings as they are)."""
+    new_context = chromium.new_context
+
+    def make(*args: Any, defaults: bool = False, **kwargs: Any) -> Any:
+        ctx = new_context(*args, **kwargs)
+        if not defaults:
+            ctx.add_init_script(MANUAL_PLAY)
+        return ctx
+
+    chromium.new_context = make
 
 
 @pytest.fixture(scope="module")
@@ -108,6 +129,7 @@ def browser() -> Iterator[Any]:
             )
         except Exception as exc:
             pytest.skip(f"chromium at {CHROMIUM} cannot be launched: {exc}")
+        manual_contexts(chromium)
         yield chromium
         chromium.close()
     finally:

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import expect
 
+from devtools.layout import GAME_AT, near_win
 from tests.pinned_clock import PINNED_DAY
 
 pytestmark = pytest.mark.browser
@@ -159,6 +160,18 @@ def test_every_page_has_no_accessibility_violation(
     ]:
         check(page, url, ready, axe_script, found, name)
 
+    # German: a finished race's standings (their replay links), and a game won by Finish
+    # with its result beside the board.
+    page.context.add_cookies([{"name": "django_language", "value": "de", "url": live_server_url}])
+    check(page, f"/races/{code}/", "#standings-rows a", axe_script, found, "/races/<finished> (de)")
+    near = django_shell(GAME_AT.format(position=near_win(), username=username)).split()[-1]
+    check(page, f"/play/{near}/", "#btn-finish", axe_script, found, "/play/<Finish> (de)")
+    page.click("#btn-finish")
+    expect(page.locator("#end-dialog")).to_be_visible(timeout=20_000)
+    page.wait_for_function("document.getAnimations().every((a) => a.playState !== 'running')")
+    found["/play/<won> (de)"] = violations(page, axe_script)
+    page.context.add_cookies([{"name": "django_language", "value": "en", "url": live_server_url}])
+
     # A race of the player's: its countdown over the held board, then the board in play.
     code = django_shell(RACE_IN_COUNTDOWN.format(username=username)).split()[-1]
     check(page, f"/races/{code}/", "#race-players li", axe_script, found, "/races/<countdown>/")
@@ -202,6 +215,10 @@ def test_the_play_page_in_its_states_in_german_and_on_a_phone_has_no_violation(
         page.locator(f'[data-pile="{source.split("-")[0]}"] .handle').click()
         expect(page.locator(".pile.selected")).to_have_count(1)
         found["/play/ card picked up"] = violations(page, axe_script)
+    page.click(".nav-toggle")  # the menu of a play page on a phone, open
+    expect(page.locator(".site-nav")).to_be_visible()
+    found["/play/ menu open"] = violations(page, axe_script)
+    page.click(".nav-toggle")
     page.evaluate("document.querySelectorAll('#game details').forEach((d) => (d.open = true))")
     found["/play/ settings and keys open"] = violations(page, axe_script)
     page.click("#btn-resign")

@@ -67,6 +67,10 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
             expect(page.locator("#status-line")).to_have_text(
                 "The server cannot be reached. Reconnecting; your move is waiting."
             )
+            # The card that waits is marked where it was drawn; no other card is picked up.
+            expect(page.locator('[data-pile="t8"]')).to_have_class(re.compile(r"\bpending\b"))
+            page.locator('[data-pile="t2"] .handle').click()
+            expect(page.locator("#board .pile.selected")).to_have_count(0)
             # Deal by button and by key, and another move: refused, never queued.
             page.locator("#btn-deal").click(force=True)
             page.locator("body").focus()
@@ -92,6 +96,7 @@ def test_server_stopped_and_restarted_queues_no_irreversible_action(
                 "() => window.patienceGame.state.ply === 1 && !window.patienceGame.busy"
             )
             expect(page.locator("#btn-deal")).to_be_enabled()
+            expect(page.locator("#board .pile.pending")).to_have_count(0)
             log_entries = page.request.get(f"/api/v1/games/{game['id']}/moves/").json()["results"]
             assert [e["move"] for e in log_entries] == ["t1-t8"]
             assert page.evaluate("window.patienceGame.state.position.stock") == stock

@@ -79,7 +79,8 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
             window.celebrated = 0;
             const animate = Element.prototype.animate;
             Element.prototype.animate = function (frames, options) {
-                if (frames.length === 4) window.celebrated = 1;  // the celebration's hop
+                // The cascade: a card bouncing off the board in many steps.
+                if (frames.length > 8) window.celebrated = 1;
                 return animate.call(this, frames, options);
             };
         }""")
@@ -93,6 +94,8 @@ def test_a_won_daily_ends_with_rank_streak_share_and_par(
             re.compile(r"^\d+ of \d+ · better than \d+% of the day's players$")
         )
         expect(dialog.locator("#end-streak")).to_have_text("1 day")
+        # The place and streak, and the day's next challenge: the next variant's daily.
+        expect(dialog.locator("#btn-next-daily")).to_have_text("Next challenge: Belvedere")
         expect(dialog.locator("#end-par-row")).to_be_hidden()  # the par is public after the day
         share = dialog.locator("#share-text")
         expect(share).to_have_text(

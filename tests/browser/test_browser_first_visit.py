@@ -53,3 +53,31 @@ def test_a_visitor_plays_without_an_account_then_registers_and_keeps_the_game(
     assert kept["position"] == played["position"] and kept["status"] == "playing"
     mine = page.request.get("/api/v1/games/").json()["results"]
     assert [g["id"] for g in mine] == [game_id]
+
+
+def test_a_click_on_the_landing_preview_is_the_guests_first_move(
+    live_server_url: str, page: Any
+) -> None:
+    page.goto(live_server_url + "/")
+    board = page.locator("#first-board")
+    source = board.locator(".pile.source").first
+    expect(source).to_be_visible()
+    source_id = source.get_attribute("data-pile")
+    card = source.locator(".card[data-card]").last.get_attribute("data-card")
+    source.locator(".handle").click()
+    expect(source).to_have_class(re.compile(r"\bselected\b"))
+    target = board.locator(".pile.target").first
+    target_id = target.get_attribute("data-pile")
+    target.locator(".handle").click()
+    page.wait_for_url(re.compile(r"/play/\d+/$"))
+    first = state(page)
+    assert first["ply"] == 1
+    assert card not in first["position"]["piles"][source_id]
+    assert first["position"]["piles"][target_id][-1] == card
+    # After a few moves, a guest is offered to keep the game, next to the game's bar.
+    keep = page.locator("#keep-game")
+    expect(keep).to_be_hidden()
+    while state(page)["ply"] < 3:
+        play_by_click(page, deal_until_a_card_moves(page)[0])
+    expect(keep).to_be_visible()
+    expect(keep).to_have_attribute("href", re.compile(r"^/register/\?next="))

@@ -211,6 +211,15 @@ def test_two_browsers_race_on_one_deal(two_players: Any, artifacts: Path) -> Non
     standings = ada.evaluate("window.patienceRace.race.standings")
     assert [s["place"] for s in standings] == [1, 2]
     expect(rows.nth(0)).to_contain_text(standings[0]["username"])
+    # The race's end says each player's place in the game's result, beside the board.
+    for page in (ada, grace):
+        place = next(s["place"] for s in standings if s["username"] == page.username)
+        if not page.locator("#end-dialog").is_visible():  # closed after the race ended
+            page.click("#btn-show-result")
+        expect(page.locator("#end-place")).to_have_text(
+            f"{place} of 2" if page is ada else f"{place} von 2"
+        )
+        page.click("#end-close")
     replay = ada.locator(f'#standings-rows a[href="/races/{code}/replay/{ada.username}/"]')
     expect(replay).to_have_attribute("aria-label", f"Replay the game of {ada.username}")
     ada.screenshot(path=str(artifacts / "races-finished-1366x768.png"), full_page=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from typing import Any
 
 from django import template
 from django.utils.dateparse import parse_date, parse_datetime
@@ -74,3 +75,43 @@ def iso(text: str | None) -> date | datetime | None:
 def add_days(day: date, n: int) -> date:
     """A date n days later (or earlier for negative n)."""
     return day + timedelta(days=int(n))
+
+
+#: A fanned card steps this much (card widths) below the one under it (board.js's
+#: INDEX_STEP); a fan's or reserve's box has room for ten cards, or its longest pile.
+INDEX_STEP = 0.35
+FAN_SPREAD = 9 * INDEX_STEP
+
+#: The board's size as board.js fits it, from app.css's layout: ``aw + bw * cw`` px wide and
+#: ``ah + bh * cw`` px high for a card width ``cw``, on a landscape ("w") and a portrait ("t")
+#: window. ``bh`` is ``base`` plus the spreads of the fans and reserves as the layout adds
+#: them up (a row beside or below the other).
+_SHAPES: dict[str, dict[str, dict[str, Any]]] = {
+    "bristol": {
+        "w": {"bw": 11, "aw": 200, "ah": 94, "bh": lambda t, r: 2.8 + max(t, r)},
+        "t": {"bw": 8, "aw": 40, "ah": 44, "bh": lambda t, r: 4.2 + t + r},
+    },
+    "gallery": {
+        "w": {"bw": 13.9, "aw": 203, "ah": 53, "bh": lambda t, r: max(7.15, 4.2 + r)},
+        "t": {"bw": 8, "aw": 58, "ah": 49, "bh": lambda t, r: 10.15 + r},
+    },
+}
+
+
+def _spread(piles: dict[str, list[str]], kind: str) -> float:
+    longest = max((len(cards) for pid, cards in piles.items() if pid[0] == kind), default=0)
+    return max(FAN_SPREAD, (longest - 1) * INDEX_STEP)
+
+
+@register.simple_tag
+def board_box(family: str, position: dict[str, Any] | None = None) -> str:
+    """CSS variables of the box a board will take (app.css's ``.board-frame``), so the page
+    keeps its room before the script draws it: nothing below the board moves then."""
+    piles = (position or {}).get("piles") or {}
+    t, r = _spread(piles, "t"), _spread(piles, "r")
+    out = []
+    for name, shape in _SHAPES[family].items():
+        bh = round(shape["bh"](t, r), 2)
+        out += [f"--bw-{name}: {shape['bw']}", f"--aw-{name}: {shape['aw']}"]
+        out += [f"--ah-{name}: {shape['ah']}", f"--bh-{name}: {bh}"]
+    return "; ".join(out)

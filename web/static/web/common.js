@@ -90,8 +90,9 @@ export async function apiRows(path) {
 
 // Start a game (a practice game, a daily) with a POST and open it; the button waits.
 // A visitor without an account who starts a practice game becomes a guest first
-// (POST /api/v1/auth/guest/, a session): practice needs no account.
-export async function startGame(button, path, body, onError) {
+// (POST /api/v1/auth/guest/, a session): practice needs no account. `firstMove`: a move
+// to play in it before it opens.
+export async function startGame(button, path, body, onError, firstMove = null) {
   button.disabled = true;
   try {
     let game;
@@ -103,6 +104,8 @@ export async function startGame(button, path, body, onError) {
       await csrfToken(true); // logging in gave the session a new CSRF token
       game = await api("POST", path, body);
     }
+    // The move chosen before the game existed (the landing page's preview) is its first.
+    if (firstMove) await api("POST", `/api/v1/games/${game.id}/moves/`, { move: firstMove, ply: game.ply });
     location.href = `/play/${game.id}/`;
   } catch (err) {
     button.disabled = false;

@@ -7,6 +7,14 @@
 // retry of an entry it already stored without applying it again, so nothing is lost
 // or doubled. A stale ply, or a reconnect, makes the client fetch the state and go on.
 //
+// A line of card moves (Finish) goes at once: every move over the socket with its own
+// ply (n, n+1, ...), without waiting for the answers. The server handles a socket's frames
+// one at a time, in order, so each is checked as an ordinary move. The answers come in
+// that order; when one is refused, the moves after it are refused too (their plies are
+// ahead of the game): the client drops them and ignores their answers. When the socket
+// drops meanwhile, the moves not yet answered go again over REST, one after the other,
+// each with its ply: one already stored is answered as a duplicate, not played twice.
+//
 // When the server cannot be reached at all ("down"), the request in flight waits and is
 // retried until the server answers; nothing else is accepted meanwhile, so no click is
 // ever queued silently to run after the outage (a deal in a ranked game cannot be undone).
@@ -29,6 +37,9 @@ export class GameClient {
     this.onIdle = handlers.onIdle || (() => {});
     this.queue = [];
     this.inflight = null;
+    this.ahead = []; // moves of a line sent after the one in flight, not yet answered
+    this.orphans = 0; // answers still to come for moves of a line dropped after a refusal
+    this.generation = 0; // sockets opened so far: a line's frames belong to one of them
     this.live = false;
     this.down = false;
     this.probing = false;
@@ -36,6 +47,8 @@ export class GameClient {
     this.onConnection("connecting");
     this.socket = new ReconnectingSocket(`/ws/v1/games/${gameId}/`, {
       onOpen: () => {
+        this.generation += 1;
+        this.orphans = 0;
         this.live = true;
         this.down = false;
         this.onConnection("live");
@@ -44,6 +57,7 @@ export class GameClient {
       },
       onClose: () => {
         this.live = false;
+        this.orphans = 0;
         if (!this.down) this.onConnection("offline");
         const f = this.inflight;
         if (f && f.via === "ws") this.sendRest(f);
@@ -54,7 +68,42 @@ export class GameClient {
   }
 
   get busy() {
-    return !!this.inflight || this.queue.length > 0;
+    return !!this.inflight || this.queue.length > 0 || this.ahead.length > 0;
+  }
+
+  // Send card moves as one line, pipelined (see the top of this file). False, and nothing
+  // sent, unless the socket is up and nothing else is pending: then the caller plays
+  // them one at a time.
+  requestLine(moves) {
+    if (this.state.status !== "playing" || this.busy || this.down || !this.live || !moves.length) return false;
+    const flights = [];
+    let ply = this.state.ply;
+    for (const move of moves) {
+      const f = { action: { kind: "move", move }, ply, via: "ws", timer: null, generation: this.generation };
+      if (!this.socket.send({ type: "move", move, ply })) f.via = "unsent";
+      flights.push(f);
+      ply += 1;
+    }
+    this.ahead = flights.slice(1);
+    this.inflight = flights[0];
+    this.await(flights[0]);
+    return true;
+  }
+
+  // A request sent over the socket: wait for its answer, or go over REST. A move of a line
+  // that was not sent, or sent on a socket since closed, goes over REST with its ply.
+  await(f) {
+    if (f.via !== "ws" || f.generation !== this.generation || !this.live) {
+      this.sendRest(f);
+      return;
+    }
+    f.timer = setTimeout(() => {
+      if (this.inflight === f && f.via === "ws") {
+        // No answer: treat the socket as broken and retry over REST.
+        this.sendRest(f);
+        this.socket.drop();
+      }
+    }, WS_TIMEOUT_MS);
   }
 
   // Queue a request: {kind: "move", move} | {kind: "undo"} | {kind: "resign"}.
@@ -75,6 +124,7 @@ export class GameClient {
     if (down === this.down) return;
     this.down = down;
     if (down) this.queue = [];
+    if (down) this.orphans = 0;
     this.onConnection(down ? "down" : this.live ? "live" : "offline");
     if (!down && !this.live) this.socket.reconnectNow();
   }
@@ -120,6 +170,12 @@ export class GameClient {
   }
 
   pump() {
+    while (!this.inflight && this.ahead.length) {
+      const f = this.ahead.shift();
+      if (this.state.ply > f.ply) continue; // answered already (a later state came first)
+      this.inflight = f;
+      this.await(f);
+    }
     while (!this.inflight && this.queue.length) {
       const action = this.queue.shift();
       if (!this.valid(action)) continue;
@@ -129,22 +185,13 @@ export class GameClient {
   }
 
   send(action) {
-    const f = { action, ply: this.state.ply, via: "ws", timer: null };
+    const f = { action, ply: this.state.ply, via: "ws", timer: null, generation: this.generation };
     this.inflight = f;
     const msg = { type: action.kind, ply: f.ply };
     if (action.kind === "move") msg.move = action.move;
     if (action.kind === "resign") delete msg.ply;
-    if (this.live && this.socket.send(msg)) {
-      f.timer = setTimeout(() => {
-        if (this.inflight === f && f.via === "ws") {
-          // No answer: treat the socket as broken and retry over REST.
-          this.sendRest(f);
-          this.socket.drop();
-        }
-      }, WS_TIMEOUT_MS);
-    } else {
-      this.sendRest(f);
-    }
+    if (!(this.live && this.socket.send(msg))) f.via = "unsent";
+    this.await(f);
   }
 
   async sendRest(f) {
@@ -183,7 +230,15 @@ export class GameClient {
   failed(err, action) {
     if (action && action.kind === "resign" && err.code === "game_finished") return;
     if (err.code === "stale_ply") this.queue = [];
+    this.dropLine();
     this.onError(err);
+  }
+
+  // A move of a line was refused: the ones after it cannot be played (their plies are
+  // ahead of the game). Those sent on the open socket will be refused too: ignore that.
+  dropLine() {
+    for (const f of this.ahead) if (f.via === "ws" && f.generation === this.generation && this.live) this.orphans += 1;
+    this.ahead = [];
   }
 
   async fetchState() {
@@ -209,6 +264,10 @@ export class GameClient {
         if (done) this.finish(f);
       }
     } else if (msg.type === "error" && msg.error) {
+      if (this.orphans > 0 && ["move", "undo"].includes(msg.cause)) {
+        this.orphans -= 1; // the answer to a dropped move of a line
+        return;
+      }
       const err = new ApiError(409, msg.error.code, msg.error.message, msg.error.details);
       if (f && f.via === "ws") {
         this.failed(err, f.action);

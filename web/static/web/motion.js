@@ -2,10 +2,13 @@
 // redraw the page notes where every card is, after it each card that moved slides from
 // its old place to its new one, cards new on a reserve fly out of the stock one by one,
 // and a won game celebrates on the board. With prefers-reduced-motion nothing moves.
+import { cardSvg } from "./cards.js";
 
 const reduced = window.matchMedia("(prefers-reduced-motion: reduce)");
 export const SLIDE_MS = 200;
 const DEAL_STAGGER_MS = 55;
+// Cards of a line drawn at once (Finish) leave one after the other, this far apart.
+export const STAGGER_MS = 70;
 const EASE = "cubic-bezier(0.2, 0.7, 0.3, 1)";
 
 // Whether the player asked for less motion (read each time: it can change).
@@ -21,12 +24,15 @@ function home(node) {
 
 // Where every card of the board is now (as seen, and as laid out), its animation if it
 // is in flight, and the stock: what `slide` starts from.
-export function snapshot(root) {
+// `ids`: only the cards of these piles (the ones a draw rebuilds; null: all).
+export function snapshot(root, ids = null) {
   if (still()) return null;
   const cards = [];
-  for (const node of root.querySelectorAll(".card[data-card]")) {
+  const piles = ids ? ids.filter((id) => id !== "s").map((id) => root.querySelector(`[data-pile="${id}"]`)) : [root];
+  for (const node of piles.flatMap((p) => (p ? [...p.querySelectorAll(".card[data-card]")] : []))) {
     const anim = node.getAnimations().find((a) => a.playState === "running" || a.pending);
     cards.push({
+      node,
       code: node.dataset.card,
       pile: pileOf(node),
       i: node.style.getPropertyValue("--i"),
@@ -39,10 +45,10 @@ export function snapshot(root) {
       },
     });
   }
-  return { cards, stock: root.querySelector(".pile-stock .card")?.getBoundingClientRect() };
+  return { ids, cards, stock: root.querySelector(".pile-stock .card")?.getBoundingClientRect() };
 }
 
-// A redraw replaces the card nodes: a card in flight that stays where it lands goes on
+// A redraw that replaced a card's node: a card in flight that stays where it lands goes on
 // flying in its new node, from where it was.
 function resume(node, anim) {
   node.classList.add("moving");
@@ -75,9 +81,12 @@ function fly(node, from, delay) {
 // fan tightens); otherwise a card of the same code that is gone from its old place has
 // moved here (two decks: equal codes are equal cards). A card new on a reserve that was
 // nowhere before came from the stock: those fly out one by one, in reserve order.
-export function slide(root, before) {
+// `order`: card codes that leave one after the other (a finishing line), STAGGER_MS apart.
+export function slide(root, before, order = []) {
   if (!before || still()) return [];
-  const now = [...root.querySelectorAll(".card[data-card]")].map((node) => ({
+  const scope = before.ids ? before.ids.filter((id) => id !== "s").map((id) => root.querySelector(`[data-pile="${id}"]`)) : [root];
+  const nodes = scope.flatMap((p) => (p ? [...p.querySelectorAll(".card[data-card]")] : []));
+  const now = nodes.map((node) => ({
     node,
     code: node.dataset.card,
     pile: pileOf(node),
@@ -95,7 +104,7 @@ export function slide(root, before) {
     const same = take((o) => o.code === card.code && o.pile === card.pile && o.i === card.i);
     if (!same) rest.push(card);
     else if (same.home !== home(card.node)) pairs.push([card, same.rect]);
-    else if (same.anim) anims.push(resume(card.node, same.anim));
+    else if (same.anim && same.node !== card.node) anims.push(resume(card.node, same.anim));
   }
   const dealt = [];
   for (const card of rest) {
@@ -103,7 +112,14 @@ export function slide(root, before) {
     if (moved) pairs.push([card, moved.rect]);
     else if (card.pile && card.pile[0] === "r" && before.stock) dealt.push(card);
   }
-  for (const [card, rect] of pairs) anims.push(fly(card.node, rect, 0));
+  const queue = [...order];
+  const delay = (code) => {
+    const k = queue.indexOf(code);
+    if (k < 0) return 0;
+    queue[k] = null; // two decks: the next equal code is the next card
+    return k * STAGGER_MS;
+  };
+  for (const [card, rect] of pairs) anims.push(fly(card.node, rect, delay(card.code)));
   dealt.forEach((card, k) => anims.push(fly(card.node, before.stock, k * DEAL_STAGGER_MS)));
   return anims.filter(Boolean);
 }
@@ -124,27 +140,46 @@ export function dealIn(root) {
   return cards.map((node, k) => fly(node, stock, k * step)).filter(Boolean);
 }
 
-// A won game: the cards home hop in a wave across the board, for about two seconds,
-// and the board glows. Resolves when it is over (at once when nothing may move).
-export function celebrate(root) {
-  if (still()) return Promise.resolve();
-  const home = [
-    ...root.querySelectorAll(
-      ".foundations .card[data-card], .ace-area .card[data-card], .slots .card[data-card]",
-    ),
-  ];
-  const anims = home.map((node) => {
-    const r = node.getBoundingClientRect();
-    const delay = Math.round((r.left - root.getBoundingClientRect().left) * 0.9 + r.top * 0.3);
-    return node.animate(
-      [
-        { transform: "none" },
-        { transform: "translateY(-22px) rotate(-6deg) scale(1.06)", offset: 0.35 },
-        { transform: "translateY(0) rotate(3deg)", offset: 0.7 },
-        { transform: "none" },
-      ],
-      { duration: 700, delay: Math.min(delay, 1100), iterations: 1, easing: "ease-out" },
-    );
+// A won game: every card leaves its home pile in a cascade (the top cards first, pile
+// after pile), each bouncing down and off the board, and the board glows; then the cards
+// are back home. Resolves when it is over (at once when nothing may move). `piles`: the
+// won position's piles (a foundation shows only its top card; all of them fly).
+export async function celebrate(root, piles = {}) {
+  if (still()) return;
+  // The last cards of the game land first.
+  await Promise.allSettled(root.getAnimations({ subtree: true }).map((a) => a.finished));
+  // Where a card is laid out (not where a transform shows it now).
+  const laid = (node) => {
+    const pile = node.parentElement.getBoundingClientRect();
+    return { left: pile.left + node.offsetLeft, top: pile.top + node.offsetTop, width: node.offsetWidth, height: node.offsetHeight };
+  };
+  const homes = [...root.querySelectorAll(".foundations [data-pile], .ace-area [data-pile], .slots [data-pile]")];
+  const queues = homes.map((pile) => {
+    const shown = [...pile.querySelectorAll(".card[data-card]")];
+    if (!shown.length) return [];
+    // A squared pile: every card from its top down; a gallery place: its cards as laid out.
+    const codes = pile.classList.contains("pile-squared") ? [...(piles[pile.dataset.pile] || [])].reverse() : [];
+    if (codes.length) return codes.map((code) => ({ code, box: laid(shown[0]) }));
+    return shown.reverse().map((n) => ({ code: n.dataset.card, box: laid(n) }));
+  });
+  const cards = [];
+  while (queues.some((q) => q.length)) for (const q of queues) if (q.length) cards.push(q.shift());
+  if (!cards.length) return;
+  const layer = document.createElement("div");
+  layer.className = "cascade";
+  layer.setAttribute("aria-hidden", "true");
+  document.body.append(layer);
+  root.classList.add("cascading");
+  const floor = window.innerHeight;
+  const step = Math.min(60, 2200 / cards.length);
+  const anims = cards.map(({ code, box }, k) => {
+    const node = document.createElement("div");
+    node.className = "card cascade-card";
+    node.style.cssText = `left:${box.left}px;top:${box.top}px;width:${box.width}px;height:${box.height}px;--cw:${box.width}px`;
+    node.append(cardSvg(code));
+    layer.prepend(node); // the first to fly lies on top
+
+    return node.animate(bounce(box, floor, k), { duration: 1400, delay: k * step, easing: "linear", fill: "backwards" });
   });
   anims.push(
     root.animate(
@@ -156,5 +191,31 @@ export function celebrate(root) {
       { duration: 1800, easing: "ease-in-out" },
     ),
   );
-  return Promise.allSettled(anims.map((a) => a.finished)).then(() => undefined);
+  await Promise.allSettled(anims.map((a) => a.finished));
+  layer.remove();
+  root.classList.remove("cascading");
+}
+
+// The keyframes of one card's fall: thrown sideways, bouncing on the window's bottom edge
+// with less height each time, until it leaves the window at a side.
+function bounce(box, floor, k) {
+  const frames = [];
+  const dir = k % 2 ? -1 : 1;
+  const vx = dir * (0.25 + ((k * 37) % 10) / 40) * window.innerWidth; // px per second
+  let y = 0;
+  let vy = -300 - ((k * 53) % 7) * 40;
+  const g = 2600;
+  const bottom = floor - box.top - box.height;
+  const n = 28;
+  for (let i = 0; i <= n; i++) {
+    const t = (1.4 * i) / n;
+    frames.push({ transform: `translate(${vx * t}px, ${y}px)`, opacity: i === n ? 0 : 1 });
+    vy += g * (1.4 / n);
+    y += vy * (1.4 / n);
+    if (y > bottom) {
+      y = bottom;
+      vy = -Math.abs(vy) * 0.62;
+    }
+  }
+  return frames;
 }

@@ -18,6 +18,7 @@ import {
 import { GameClient } from "./game.js";
 import { celebrate, dealIn, slide, snapshot, still } from "./motion.js";
 import { predictor } from "./predict.js";
+import { play as playSound } from "./sound.js";
 
 const root = document.getElementById("game");
 const boardEl = document.getElementById("board");
@@ -25,12 +26,14 @@ fitOnResize(boardEl);
 const family = root.dataset.family;
 const variant = root.dataset.variant;
 const HOME = family === "bristol" ? "f" : "a";
+const KEEP_AFTER = 3; // moves after which a guest is offered to keep the game
 const SETTINGS_KEY = "patience.settings";
 
 // -- settings (localStorage) ---------------------------------------------------------------
 const settings = Object.assign(
   // Key hints by default only where there is likely a keyboard (a fine pointer).
-  { autoHome: false, instant: true, keyHints: window.matchMedia("(pointer: fine)").matches },
+  // Safe cards go home by default; sounds are off until asked for.
+  { autoHome: true, instant: true, sounds: false, keyHints: window.matchMedia("(pointer: fine)").matches },
   (() => {
     try {
       const saved = JSON.parse(localStorage.getItem(SETTINGS_KEY)) || {};
@@ -43,6 +46,7 @@ const settings = Object.assign(
     }
   })(),
 );
+const sound = (name) => playSound(name, settings.sounds);
 function saveSettings() {
   try {
     localStorage.setItem(SETTINGS_KEY, JSON.stringify(settings));
@@ -145,6 +149,7 @@ function reconcile(state) {
 // The server did not take a move the page drew: show its state, and say so (and why).
 function rollBack(why = "") {
   pending = [];
+  finishing = false; // a refused line is not played on by itself
   guess = null;
   boardEl.classList.remove("rolled-back");
   void boardEl.offsetWidth; // restart the cue
@@ -200,9 +205,12 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     draw({ deal: dealt });
     if (before.status === "playing" && state.status !== "playing") {
       say(""); // what the status line said was about the game in play
-      // The result comes beside the board once the board has celebrated.
-      if (state.status === "won") celebrate(boardEl).then(() => showEnd(true));
-      else showEnd(true);
+      // "You won!" at once; the result comes beside the board once the cards have cascaded.
+      document.getElementById("finished-text").textContent = endTitle(state.status) || "";
+      if (state.status === "won") {
+        sound("win");
+        celebrate(boardEl, shownPiles()).then(() => showEnd(true));
+      } else showEnd(true);
     }
   },
   onIdle: () => {
@@ -232,7 +240,8 @@ client = new GameClient(Number(root.dataset.gameId), jsonScript("initial-state")
     else if (wasDown && client && client.inflight) connectedLater = true; // said once stored
     else if (wasDown) say(gettext("Connected again."));
     wasDown = c === "down";
-    if (client) controls();
+    boardEl.classList.toggle("down", c === "down");
+    if (client) draw();
   },
 });
 window.patienceGame = client; // for the browser tests and the curious
@@ -271,9 +280,12 @@ const asDest = (id) => (/^f\d$/.test(id) ? "f" : id);
 
 // -- drawing -----------------------------------------------------------------------------------
 // Draw the state; the cards that moved slide there (a new deal flies out of the stock).
-function draw({ deal = false } = {}) {
+// Only the piles whose cards changed are rebuilt (and measured for the motion); a
+// selection only toggles classes. `order`: the cards of a line drawn at once, which
+// leave one after the other.
+function draw({ deal = false, order = [] } = {}) {
   const s = view();
-  const before = snapshot(boardEl);
+  let before = null;
   ui.sources = s.status === "playing" && !over ? sourcesOf(s) : new Set();
   ui.targets = ui.selected ? destinationsOf(ui.selected) : new Set();
   renderBoard(boardEl, {
@@ -286,12 +298,22 @@ function draw({ deal = false } = {}) {
     ui,
     noAces: variant === "royal-parade",
     marks: ui.hint,
+    pending: waitingPile(),
+    before: (ids) => {
+      if (!deal && (!ids || ids.length)) before = snapshot(boardEl, ids);
+    },
   });
   if (deal) dealIn(boardEl);
-  else slide(boardEl, before);
+  else slide(boardEl, before, order);
   document.getElementById("moves").textContent = s.ply;
+  // A guest who has played a few moves is offered to keep the game (it is theirs once
+  // they register).
+  const keep = document.getElementById("keep-game");
+  if (keep) keep.hidden = s.ply < KEEP_AFTER || s.status !== "playing";
   document.getElementById("score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("btn-deal").querySelector(".count").textContent = s.position ? s.position.stock : "";
+  // The stock is empty: Deal gives its place to Finish (which shows when it can play).
+  document.getElementById("btn-deal").hidden = !!s.position && !s.position.stock;
   document.getElementById("btn-deal-reverse").hidden = !legal("deal-reverse");
   document.getElementById("btn-finish").hidden = !(s.finish && s.finish.length) || over;
   controls();
@@ -302,6 +324,17 @@ function draw({ deal = false } = {}) {
   document.getElementById("day-over-banner").hidden =
     !over || !["playing", "expired"].includes(s.status);
   tick();
+}
+
+// While the server cannot be reached, the pile where the move that waits for it put its
+// card (drawn at once): marked, so the player sees what is not stored yet.
+function waitingPile() {
+  const f = client && client.down && client.inflight;
+  if (!f || f.action.kind !== "move" || !pending.length) return null;
+  const dst = f.action.move.split("-")[1];
+  if (dst !== "f") return dst;
+  const card = pending[0] && client.state.position.piles[f.action.move.split("-")[0]]?.slice(-1)[0];
+  return card ? foundationFor(card, client.state.position.piles) : null;
 }
 
 // The buttons: Deal and Resign cannot be taken back, so they wait while a request is
@@ -344,6 +377,7 @@ function move(m, { auto = false } = {}) {
     pending.push({ move: m, ply: base.ply, position: next.position });
     guess = next;
   }
+  sound(m.startsWith("deal") ? "deal" : "move");
   if (client.down) sayDown();
   else say("");
   draw();
@@ -383,6 +417,8 @@ function deselect() {
 function activate(id) {
   if (client.state.status !== "playing" || over) return;
   if (id === "s") return deal();
+  // A move waits for a server that cannot be reached: nothing else is picked up meanwhile.
+  if (client.down && client.inflight) return refused();
   const sel = ui.selected;
   if (sel) {
     if (id === sel) return deselect();
@@ -479,11 +515,34 @@ function autoPlay() {
   if (s.safe_moves.length) move(s.safe_moves[0], { auto: true });
 }
 
+// Finish: the whole line is drawn at once (its cards leave one after the other) and sent
+// pipelined, each move with its ply (game.js); the server checks each as an ordinary move.
+// When the page cannot draw it (the setting is off, a move only the server can work out)
+// or the socket is not up, the moves go one at a time as before.
 function finish() {
-  if (!client.state.finish.length || over) return;
+  const line = client.state.finish;
+  if (!line.length || over) return;
   finishing = true;
   ui.selected = null;
+  ui.hint = [];
   say(gettext("Playing the last cards home…"));
+  let s = view();
+  const steps = [];
+  const order = [];
+  for (const m of settings.instant && !guess ? line : []) {
+    const next = guesser.after(s, m);
+    if (!next) break;
+    order.push(s.position.piles[m.split("-")[0]].slice(-1)[0]);
+    steps.push({ move: m, ply: s.ply, position: next.position });
+    s = next;
+  }
+  if (steps.length === line.length && client.requestLine(line)) {
+    pending.push(...steps);
+    guess = s;
+    sound("move");
+    draw({ order });
+    return;
+  }
   autoPlay();
 }
 
@@ -510,7 +569,7 @@ boardEl.addEventListener("click", (ev) => {
 });
 
 boardEl.addEventListener("pointerdown", (ev) => {
-  if (ev.button !== 0 || client.state.status !== "playing") return;
+  if (ev.button !== 0 || client.state.status !== "playing" || (client.down && client.inflight)) return;
   const handle = ev.target.closest(".pile.source .card");
   if (!handle) return;
   const pileEl = handle.closest("[data-pile]");
@@ -643,6 +702,13 @@ resignDialog.addEventListener("close", () => {
   if (resignDialog.returnValue === "resign" && !client.request({ kind: "resign" })) refused();
 });
 
+const soundBox = document.getElementById("set-sounds");
+soundBox.checked = settings.sounds;
+soundBox.addEventListener("change", () => {
+  settings.sounds = soundBox.checked;
+  saveSettings();
+  sound("move");
+});
 const autoBox = document.getElementById("set-auto-home");
 const hintBox = document.getElementById("set-key-hints");
 const instantBox = document.getElementById("set-instant");
@@ -677,15 +743,18 @@ function fillKeyHelp() {
 // -- the end -------------------------------------------------------------------------------------
 const endDialog = document.getElementById("end-dialog");
 
+const endTitle = (status) =>
+  ({
+    won: gettext("You won!"),
+    lost: gettext("No more moves: the game is lost."),
+    resigned: gettext("You resigned this game."),
+  })[status];
+
 // The result: `open` shows it beside the board (not modal, so the finished board stays
 // in view); "Show the result" opens it as a dialog.
 async function showEnd(open, modal = false) {
   const s = client.state;
-  const title = {
-    won: gettext("You won!"),
-    lost: gettext("No more moves: the game is lost."),
-    resigned: gettext("You resigned this game."),
-  }[s.status];
+  const title = endTitle(s.status);
   document.getElementById("end-title").textContent = title || statusText(s.status, s.kind);
   document.getElementById("end-score").textContent = `${s.score} / ${s.max_score}`;
   document.getElementById("end-moves").textContent = s.ply;
@@ -698,6 +767,7 @@ async function showEnd(open, modal = false) {
     else endDialog.show();
   }
   if (s.kind !== "daily") return;
+  nextChallenge(s);
   const facts = await dailyFacts(s);
   if (facts.rank) {
     const { rank, total } = facts.rank;
@@ -716,6 +786,21 @@ async function showEnd(open, modal = false) {
   }
   document.getElementById("share-text").textContent = shareText(s, facts);
 }
+
+// A ranked daily's result offers the day's next challenge: the next variant's daily.
+function nextChallenge(s) {
+  const button = document.getElementById("btn-next-daily");
+  const keys = Object.keys(variantNames());
+  const next = keys[(keys.indexOf(s.variant) + 1) % keys.length];
+  if (!button || !s.ranked || !next || next === s.variant) return;
+  button.textContent = fmt(gettext("Next challenge: %(variant)s"), { variant: variantNames()[next].name });
+  button.dataset.variant = next;
+  button.hidden = false;
+}
+document.getElementById("btn-next-daily")?.addEventListener("click", (ev) => {
+  const button = ev.currentTarget;
+  startGame(button, `/api/v1/daily/${button.dataset.variant}/${client.state.date}/play/`, undefined, sayError);
+});
 
 function show(id, text) {
   document.getElementById(id).textContent = text;

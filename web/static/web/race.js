@@ -272,6 +272,8 @@ function enter(now, before) {
   phase = now;
   drawPlayers();
   drawActions();
+  const mine = (race.standings || []).find((s) => s.username === me);
+  if (now === "finished") showPlace(mine, before !== null);
   if (before === null) return; // the page just opened: no news of the past
   if (now === "countdown") {
     news(fmt(gettext("The race starts in %(s)s seconds."), { s: Math.ceil(msUntil(race.starts_at) / 1000) }));
@@ -280,13 +282,27 @@ function enter(now, before) {
   } else if (now === "over") {
     news(gettext("Time is up."));
   } else if (now === "finished") {
-    const mineRow = (race.standings || []).find((s) => s.username === me);
+    const mineRow = mine;
     news(
       mineRow
         ? fmt(gettext("The race is over: you are in place %(place)s of %(n)s."), { place: mineRow.place, n: race.standings.length })
         : gettext("The race is over."),
     );
   }
+}
+
+// The player's place in the finished race, in the game's result; `open`: shown beside the
+// board now (the race has just ended).
+function showPlace(mineRow, open) {
+  const row = document.getElementById("end-place-row");
+  if (!row || !mineRow) return;
+  document.getElementById("end-place").textContent = fmt(gettext("%(rank)s of %(total)s"), {
+    rank: mineRow.place,
+    total: race.standings.length,
+  });
+  row.hidden = false;
+  const dialog = document.getElementById("end-dialog");
+  if (open && dialog && !dialog.open) dialog.show();
 }
 
 // -- news from the server -----------------------------------------------------------------------

@@ -3,6 +3,7 @@
 import { fitOnResize, renderBoard } from "./board.js";
 import { foundationFor, moveWords } from "./cards.js";
 import { api, errorText } from "./common.js";
+import { slide, snapshot } from "./motion.js";
 
 const root = document.getElementById("replay");
 const family = root.dataset.family;
@@ -17,8 +18,9 @@ let info = null;
 let step = 0;
 let wanted = 0;
 
+// A move of the list: its notation (t3-f), a deal or an undo in words.
 function moveText(m) {
-  return m === "undo" ? gettext("undo") : m;
+  return { undo: gettext("undo"), deal: gettext("deal"), "deal-reverse": gettext("deal the last row right to left") }[m] || m;
 }
 
 const pilesOf = (pos) => {
@@ -61,7 +63,11 @@ async function show(k) {
   const stock = (pos.piles.s || []).length;
   const m = k > 0 ? info.moves[k - 1] : null;
   const marks = m ? movedPile(m, before, pos) : [];
-  renderBoard(boardEl, { family, piles, stock, interactive: false, noAces: root.dataset.variant === "royal-parade", marks });
+  // The cards that moved slide there, as in play (a step back slides them back).
+  let seen = null;
+  const note = (ids) => (seen = !ids || ids.length ? snapshot(boardEl, ids) : null);
+  renderBoard(boardEl, { family, piles, stock, interactive: false, noAces: root.dataset.variant === "royal-parade", marks, before: note });
+  slide(boardEl, seen);
   slider.value = String(k);
   stepOut.textContent =
     k === 0
@@ -123,12 +129,21 @@ function stopAuto() {
   timer = null;
   auto.setAttribute("aria-pressed", "false");
 }
-// Autoplay: a step every 0.8 s to the end (from the start when at the end).
+// Autoplay: a step every 0.8 s (at 1×; the speed control) to the end (from the start when
+// at the end).
+const speed = document.getElementById("rp-speed");
+function play() {
+  clearInterval(timer);
+  timer = setInterval(() => (wanted >= info.steps ? stopAuto() : show(wanted + 1)), Number(speed.value));
+}
 auto.addEventListener("click", () => {
   if (timer) return stopAuto();
   if (wanted >= info.steps) show(0);
   auto.setAttribute("aria-pressed", "true");
-  timer = setInterval(() => (wanted >= info.steps ? stopAuto() : show(wanted + 1)), 800);
+  play();
+});
+speed.addEventListener("change", () => {
+  if (timer) play();
 });
 const by = (go) => () => {
   stopAuto();

@@ -1,6 +1,14 @@
-// Every page: the log-out button and live countdowns.
+// Every page: the menu on phones, the log-out button and live countdowns.
 /* global gettext */
 import { api, duration, errorText } from "./common.js";
+
+// The menu button (phones, play pages: the cards get the height): opens and closes the nav.
+const menu = document.querySelector(".nav-toggle");
+menu?.addEventListener("click", () => {
+  const open = menu.getAttribute("aria-expanded") !== "true";
+  menu.setAttribute("aria-expanded", String(open));
+  menu.closest(".site-header").classList.toggle("nav-open", open);
+});
 
 for (const btn of document.querySelectorAll("[data-logout]")) {
   btn.addEventListener("click", async () => {
