@@ -21,6 +21,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
@@ -318,6 +319,12 @@ def alltime(request: HttpRequest, variant: str) -> HttpResponse:
             "variant": info,
             "order": order,
             "orders": board_selectors.ALLTIME_ORDERS,
+            "columns": [
+                (_("Days won"), "days_won"),
+                (_("Days played"), "played"),
+                (_("Best streak"), "best_streak"),
+                (_("Current streak"), "current_streak"),
+            ],
             "board": shapes.alltime_lines(
                 board_selectors.alltime_ranked(board, page.rows, first=page.first)
             ),
@@ -446,6 +453,7 @@ def race_board(request: HttpRequest, family: str) -> HttpResponse:
             "family": family,
             "families": [{"key": k, "name": str(v)} for k, v in FAMILIES.items()],
             "family_name": str(FAMILIES[family]),
+            "columns": [(_("Rating"), "rating"), (_("Races"), "races")],
             "board": shapes.race_leaderboard(
                 race_selectors.race_board_ranked(board, page.rows, first=page.first)
             ),

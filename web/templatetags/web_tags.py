@@ -6,6 +6,7 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from django import template
+from django.template.defaultfilters import floatformat
 from django.utils.dateparse import parse_date, parse_datetime
 
 from accounts.selectors import is_guest as _is_guest
@@ -69,6 +70,13 @@ def iso(text: str | None) -> date | datetime | None:
     if not text:
         return None
     return parse_date(text) or parse_datetime(text)
+
+
+@register.filter
+def cell(line: dict[str, Any], key: str) -> object:
+    """A board line's ``key`` as a table cell shows it: a rating with one decimal."""
+    value = line[key]
+    return floatformat(value, 1) if isinstance(value, float) else value
 
 
 @register.filter
