@@ -111,6 +111,16 @@ class BoardResult(Event):
 
 
 @dataclass(frozen=True)
+class AnalysisReady(Event):
+    """A finished game's analysis is done (``games.services.analysis``): its sockets read it
+    (``GET .../analysis/``)."""
+
+    TYPE: ClassVar[str] = "analysis.ready"
+
+    game_id: int
+
+
+@dataclass(frozen=True)
 class AuthRevoked(Event):
     """The token or session a game socket opened with no longer admits: it closes (4401)."""
 
@@ -126,4 +136,5 @@ EVENT_TYPES: tuple[type[Event], ...] = (
     RaceRematch,
     BoardResult,
     AuthRevoked,
+    AnalysisReady,
 )

@@ -16,6 +16,7 @@ from games.boards import boards_reconcile
 from games.errors import ServiceError
 from games.models import Deal
 from games.redis_guard import RedisUnavailable
+from games.services.analysis import analyses_queue_days
 from games.services.dailies import dailies_create, daily_replace
 from games.services.fairplay import play_signals_purge
 from games.services.games import games_expire
@@ -25,6 +26,7 @@ class Command(BaseCommand):
     help = (
         "Create every variant's daily deal for today and the next days (idempotent); "
         "end ranked dailies left unfinished when their day ended (expired, not won); "
+        "queue the analyses of finished days' games; "
         "delete fair-play signals past their keeping; "
         "drop board mirrors that differ from PostgreSQL."
     )
@@ -56,6 +58,8 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"{len(deals)} daily deal(s) ready"))
         ended = games_expire()
         self.stdout.write(f"{ended} ranked daily game(s) left unfinished ended as expired")
+        queued = analyses_queue_days()
+        self.stdout.write(f"{queued} game(s) of finished days queued for analysis")
         purged = play_signals_purge()
         self.stdout.write(f"{purged} fair-play signal(s) past their keeping deleted")
         try:
