@@ -23,8 +23,6 @@ from games.services import analysis as analysis_services
 
 # -- shapes -------------------------------------------------------------------------------
 
-_VERDICT = serializers.ChoiceField(choices=["won", "lost", "unknown"])
-
 
 class WinningLineSerializer(serializers.Serializer):
     start = serializers.IntegerField(help_text="The position (moves on the board) it wins from.")
@@ -55,8 +53,9 @@ class AnalysisReportSerializer(serializers.Serializer):
         help_text="The moves on the board at the end (undone ones left out).",
     )
     verdicts = serializers.ListField(
-        child=_VERDICT,
-        help_text="The verdict of the start (index 0) and of the position after each move. "
+        child=serializers.CharField(),
+        help_text="`won`, `lost` or `unknown`: the verdict of the start (index 0) and of the "
+        "position after each move. "
         "`unknown` is never counted as lost.",
     )
     steps = serializers.ListField(

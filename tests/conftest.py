@@ -361,7 +361,13 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
     from dataclasses import replace
     from datetime import UTC, date, datetime
 
-    from games.event_types import AuthRevoked, BoardResult, RaceChanged, RaceRematch
+    from games.event_types import (
+        AnalysisReady,
+        AuthRevoked,
+        BoardResult,
+        RaceChanged,
+        RaceRematch,
+    )
     from games.selectors.games import game_position
     from games.selectors.races import RaceClock
     from games.services import games as game_services
@@ -390,4 +396,5 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
         RaceRematch(code="k2m9x0qa7b", rematch="p3n8w1rb6c"),
         BoardResult(variant="bristol", day=date(2026, 12, 1), line=line),
         AuthRevoked(reason="token revoked"),
+        AnalysisReady(game_id=game.pk),
     ]

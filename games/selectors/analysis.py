@@ -32,12 +32,13 @@ def game_for_analysis(*, game_id: int, user: User | AnonymousUser) -> Game:
     if game is None:
         raise NotFound(f"no game {game_id}")
     mine = bool(user.is_authenticated) and game.player_id == user.pk
+    playing = GameNotFinished("the game is still being played: it is analysed once it ends")
+    if mine and game.status == Status.PLAYING:
+        raise playing
     deal = game.deal
     if deal.kind == Deal.Kind.DAILY:
         if not mine and not Result.objects.filter(game=game).exists():
             raise NotFound(f"no game {game_id} on a day's board")
-        if mine and game.status == Status.PLAYING:
-            raise GameNotFinished("the game is still being played: it is analysed once it ends")
         if not replays_public(deal):
             raise DayNotOver("a daily's games are analysed once its day is over")
     elif deal.kind == Deal.Kind.RACE:
@@ -49,7 +50,7 @@ def game_for_analysis(*, game_id: int, user: User | AnonymousUser) -> Game:
     elif not mine:
         raise NotFound(f"no game {game_id} of yours")
     if game.status == Status.PLAYING:
-        raise GameNotFinished("the game is still being played: it is analysed once it ends")
+        raise playing
     return game
 
 

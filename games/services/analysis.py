@@ -19,12 +19,11 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 
-from games import clock, jobs
+from games import clock, events, jobs
 from games.analysis.search import Cached, Limits, analyse, board_line, verdict_key
 from games.engine import Status
 from games.errors import DayNotOver
 from games.event_types import AnalysisReady
-from games.events import emit, game_group
 from games.models import Analysis, Deal, Game, PositionVerdict
 from games.selectors.analysis import day_analysis
 from games.selectors.dailies import replays_public
@@ -182,7 +181,7 @@ def analysis_run(analysis: Analysis) -> Analysis:
         Analysis.objects.filter(pk=analysis.pk).update(
             state=Analysis.State.DONE, finished_at=clock.now(), report=stored, cpu_seconds=cpu
         )
-        emit(AnalysisReady(game_id=game.pk), game_group(game.pk))
+        events.emit(AnalysisReady(game_id=game.pk), events.game_group(game.pk))
     analysis.refresh_from_db()
     return analysis
 

@@ -32,6 +32,7 @@ def test_every_frame_of_every_event_is_a_documented_socket_message(
         ("race", "race.progress"),
         ("race", "race.rematch"),
         ("dailyBoard", "board.result"),
+        ("game", "analysis.ready"),
     }
 
 
