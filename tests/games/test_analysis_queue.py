@@ -4,6 +4,7 @@ the shared verdict cache, the daily job's backlog and the ready event."""
 from __future__ import annotations
 
 from datetime import timedelta
+from io import StringIO
 from typing import Any
 
 import pytest
@@ -93,10 +94,10 @@ def test_a_second_game_of_the_same_positions_reads_the_cache(user: Any, emitted:
 def test_the_daily_job_queues_the_games_of_finished_days(daily_clock: Any, user: Any) -> None:
     deal = daily("bristol", DAY)
     finished_result(deal, user)
-    call_command("create_dailies", "--days", "1", stdout=open("/dev/null", "w"))
+    call_command("create_dailies", "--days", "1", stdout=StringIO())
     assert not Analysis.objects.exists()  # the day is not over
     daily_clock.next_day()
-    call_command("create_dailies", "--days", "1", stdout=open("/dev/null", "w"))
+    call_command("create_dailies", "--days", "1", stdout=StringIO())
     row = Analysis.objects.get()
     assert (row.state, row.priority) == ("queued", analysis_services.BACKLOG)
     assert analysis_services.analyses_queue_days() == 0  # never queued twice
