@@ -628,6 +628,9 @@ class ReplayView(_ReplaySteps):
 
 class ReplaySerializer(serializers.Serializer):
     result_id = serializers.IntegerField(source="replay.result.pk")
+    game_id = serializers.IntegerField(
+        source="replay.result.game_id", help_text="The game (its analysis: `.../analysis/`)."
+    )
     player = serializers.CharField(source="replay.result.player.get_username")
     won = serializers.BooleanField(source="replay.result.won")
     cards_home = serializers.IntegerField(source="replay.result.cards_home")
@@ -854,6 +857,9 @@ class RaceReplayView(_ReplaySteps):
 
 class RaceReplaySerializer(serializers.Serializer):
     player = serializers.CharField()
+    game_id = serializers.IntegerField(
+        source="replay.game.pk", help_text="The game (its analysis: `.../analysis/`)."
+    )
     won = serializers.BooleanField()
     cards_home = serializers.IntegerField(source="replay.game.score")
     moves = _cards(source="replay.moves")
