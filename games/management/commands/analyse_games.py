@@ -8,21 +8,12 @@ queued it.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
 from games.services.analysis import analyses_queue_days, analyses_work
-
-
-def lowest_priority() -> None:
-    """Below every other process of the machine: Linux's idle scheduling class, so moves
-    and hints (whose workers run at ``nice 19``) always come first; elsewhere ``nice 19``."""
-    try:
-        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-    except (AttributeError, OSError):
-        os.nice(19)
+from games.workers import lowest_priority
 
 
 class Command(BaseCommand):
