@@ -120,11 +120,11 @@ def analysis_report(stored: dict[str, Any]) -> dict[str, Any]:
 
 def analysis(row: Analysis) -> dict[str, Any]:
     """A game's analysis: its state, and the report once done."""
-    done = row.state == Analysis.State.DONE and row.report is not None
+    stored = row.report if row.state == Analysis.State.DONE else None
     return {
         "game_id": row.game_id,
         "state": row.state,
-        "analysis": analysis_report(row.report) if done else None,
+        "analysis": None if stored is None else analysis_report(stored),
     }
 
 

@@ -84,7 +84,7 @@ class BoardLine:
 
 def board_line(start: Position, log: Sequence[str]) -> BoardLine:
     """The board line of a game's log (raises ``EngineError`` on an entry the rules refuse)."""
-    positions, moves, entries = [start], [], [0]
+    positions, moves, entries = [start], list[str](), [0]
     for count, (notation, step) in enumerate(
         zip(log, GameLog.replay_steps(start, log), strict=True), 1
     ):

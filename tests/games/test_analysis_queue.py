@@ -31,6 +31,11 @@ def analysis_jobs(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return started
 
 
+def report_of(row: Analysis) -> dict[str, Any]:
+    assert row.report is not None, "a done analysis has its report"
+    return row.report
+
+
 def test_asking_twice_queues_once(user: Any) -> None:
     game = finished_practice_game(user, *LOST_GAME)
     first = analysis_services.analysis_ask(game)
@@ -66,29 +71,27 @@ def test_the_queue_survives_a_restart(user: Any, settings: Any) -> None:
     again = analysis_services.analysis_claim()
     assert again is not None and (again.pk, again.attempts) == (claimed.pk, 2)
     done = analysis_services.analysis_run(again)
-    assert done.state == "done" and done.report["summary"] == "fatal"
+    assert done.state == "done" and report_of(done)["summary"] == "fatal"
 
 
 def test_a_second_game_of_the_same_positions_reads_the_cache(user: Any, emitted: list[Any]) -> None:
     game = finished_practice_game(user, *LOST_GAME)
     analysis_services.analysis_ask(game)
     assert analysis_services.analyses_work(idle_seconds=0) == 1
-    first = Analysis.objects.get(game=game)
-    assert first.report["solver"]["calls"] > 0
-    assert (
-        PositionVerdict.objects.filter(variant=LOST_GAME[0]).count()
-        == first.report["solver"]["calls"]
-    )
+    first = report_of(Analysis.objects.get(game=game))
+    assert first["solver"]["calls"] > 0
+    decided = PositionVerdict.objects.filter(variant=LOST_GAME[0]).count()
+    assert decided == first["solver"]["calls"]
     assert [type(e) for e in emitted if isinstance(e, AnalysisReady)] == [AnalysisReady]
     # Another player plays the same moves on the same deal: no solve at all.
     twin = practice_game_start(user=user, variant=LOST_GAME[0], seed=LOST_GAME[1])
-    moves = first.report["moves"]
+    moves = first["moves"]
     twin = play_log(twin, user, moves)
     analysis_services.analysis_ask(twin)
     analysis_services.analyses_work(idle_seconds=0)
-    second = Analysis.objects.get(game=twin)
-    assert second.report["solver"]["calls"] == 0
-    assert second.report["first_lost"] == first.report["first_lost"]
+    second = report_of(Analysis.objects.get(game=twin))
+    assert second["solver"]["calls"] == 0
+    assert second["first_lost"] == first["first_lost"]
 
 
 def test_the_daily_job_queues_the_games_of_finished_days(daily_clock: Any, user: Any) -> None:
