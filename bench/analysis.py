@@ -59,12 +59,17 @@ def limits_from_settings() -> Limits:
 _started: Any = None  # a worker's event: set once it solves (its start-up is over)
 
 
-def worker_start(started: Any) -> None:
-    """A worker process's start: the idle CPU priority, as ``manage.py analyse_games``."""
+def worker_start(started: Any, nice: bool) -> None:
+    """A worker process's start: the idle CPU priority, as ``manage.py analyse_games``
+    (``nice``: ``nice 19`` instead, which still yields to the moves but gets a share of a
+    machine busy with other work, so the run ends)."""
     global _started
     from games.workers import lowest_priority
 
-    lowest_priority()
+    if nice:
+        os.nice(19)
+    else:
+        lowest_priority()
     _started = started
 
 
@@ -159,11 +164,11 @@ def report(rows: list[dict[str, Any]], workers: int, wall: float) -> None:
             f"{statistics.mean(g['cpu'] for g in games):6.2f} {max(g['cpu'] for g in games):6.2f} "
             f"{sum(g['unknown'] for g in games) / positions:11.1%}"
         )
-    busy = sum(g["wall"] for g in rows)
+    cpu = statistics.mean(g["cpu"] for g in rows)
     print(
-        f"\n{len(rows)} analyses in {wall:.0f} s on {workers} worker(s): "
-        f"{60 * len(rows) / busy:.1f} analyses a minute per busy worker, "
-        f"{statistics.mean(g['cpu'] for g in rows):.2f} CPU s per game on average"
+        f"\n{len(rows)} analyses in {wall:.0f} s on {workers} worker(s): {cpu:.2f} CPU s per "
+        f"game on average, so {60 / cpu:.1f} analyses a minute per worker with a core "
+        f"to itself ({60 * len(rows) / sum(g['wall'] for g in rows):.1f} in this run's wall time)"
     )
     print(
         "exact: lost games (not won) whose answer is exact (the fatal move, never winnable, "
@@ -176,6 +181,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--players", type=int, default=30, help="games per variant")
     parser.add_argument("--workers", type=int, default=1, help="analysis worker processes")
     parser.add_argument("--moves", type=int, default=300, help="moves timed in each phase")
+    parser.add_argument(
+        "--nice",
+        action="store_true",
+        help="workers at nice 19, not the idle class (on a machine busy with other work)",
+    )
     args = parser.parse_args(argv)
     limits = limits_from_settings()
     print(
@@ -191,7 +201,7 @@ def main(argv: list[str] | None = None) -> int:
         context = multiprocessing.get_context("spawn")
         t0 = time.perf_counter()
         started = context.Manager().Event()
-        with context.Pool(args.workers, worker_start, (started,)) as pool:
+        with context.Pool(args.workers, worker_start, (started, args.nice)) as pool:
             pending = pool.map_async(analyse_variants, jobs, chunksize=1)
             started.wait()
             beside = play_moves(args.moves, seed=2_000, stop=pending.ready)

@@ -14,8 +14,10 @@ extra budget goes near the boundary. When the budget of the whole game runs out
 first, the answer is a range: the last position proven won and the first proven lost.
 
 Reuse: a verdict already known (``cache``, shared across games by ``verdict_key``)
-costs no solve, and a winning line that the player's next moves follow proves those
-positions won as well.
+costs no solve; a winning line that the player's next moves follow proves those
+positions won as well; and the solves of one game share the solver's table of states
+proven lost (``solve(..., lost=...)``), so a position near the boundary reads the part
+of its proof that a later position's solve has done already.
 
 >>> from games.engine import new_position
 >>> start = new_position("belvedere", seed=3)
@@ -28,7 +30,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,6 +142,7 @@ class _Run:
         self.keys = [verdict_key(p) for p in line.positions]
         self.known: dict[int, Cached] = {}
         self.tried: dict[int, int] = {}  # position -> largest budget it was unknown at
+        self.proven: set[Hashable] = set()  # the solver's states proven lost, for every solve
         self.report = Report("unknown", [], None, None, ())
         self.deadline = (
             None if limits.game_seconds is None else time.monotonic() + limits.game_seconds
@@ -175,7 +178,7 @@ class _Run:
         budget = min(budget, self.left())
         if budget <= 0:
             return UNKNOWN
-        result = solve(self.line.positions[i], max_nodes=budget)
+        result = solve(self.line.positions[i], max_nodes=budget, lost=self.proven)
         self.report.calls += 1
         self.report.nodes += result.nodes
         if not result.decided:
