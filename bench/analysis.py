@@ -46,13 +46,15 @@ DAY_SEED = 20261204
 
 
 def limits_from_settings() -> Limits:
-    """The service's budget (``patience_site.settings``, read without starting Django)."""
-    env = os.environ.get
+    """The service's budget (``ANALYSIS_*`` of ``patience_site.settings``, as the
+    environment sets them)."""
+    from patience_site import settings
+
     return Limits(
-        first_nodes=int(env("ANALYSIS_FIRST_NODES", 20_000)),
-        max_nodes=int(env("ANALYSIS_MAX_NODES", 160_000)),
-        game_nodes=int(env("ANALYSIS_GAME_NODES", 400_000)),
-        game_seconds=float(env("ANALYSIS_GAME_SECONDS", 30.0)),
+        first_nodes=settings.ANALYSIS_FIRST_NODES,
+        max_nodes=settings.ANALYSIS_MAX_NODES,
+        game_nodes=settings.ANALYSIS_GAME_NODES,
+        game_seconds=settings.ANALYSIS_GAME_SECONDS,
     )
 
 

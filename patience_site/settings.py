@@ -65,8 +65,8 @@ HINT_UNKNOWN_CACHE_SECONDS = env.int("HINT_UNKNOWN_CACHE_SECONDS", default=300)
 # at once on the database (all server processes together), each in a job process at the
 # idle CPU priority; a running analysis unheard of for ANALYSIS_STALE_SECONDS is run again.
 ANALYSIS_FIRST_NODES = env.int("ANALYSIS_FIRST_NODES", default=20_000)
-ANALYSIS_MAX_NODES = env.int("ANALYSIS_MAX_NODES", default=160_000)
-ANALYSIS_GAME_NODES = env.int("ANALYSIS_GAME_NODES", default=400_000)
+ANALYSIS_MAX_NODES = env.int("ANALYSIS_MAX_NODES", default=320_000)
+ANALYSIS_GAME_NODES = env.int("ANALYSIS_GAME_NODES", default=800_000)
 ANALYSIS_GAME_SECONDS = env.float("ANALYSIS_GAME_SECONDS", default=30.0)
 ANALYSIS_WORKERS = env.int("ANALYSIS_WORKERS", default=1)
 ANALYSIS_STALE_SECONDS = env.int("ANALYSIS_STALE_SECONDS", default=300)
