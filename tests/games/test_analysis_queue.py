@@ -104,3 +104,18 @@ def test_the_daily_job_queues_the_games_of_finished_days(daily_clock: Any, user:
     row = Analysis.objects.get()
     assert (row.state, row.priority) == ("queued", analysis_services.BACKLOG)
     assert analysis_services.analyses_queue_days() == 0  # never queued twice
+
+
+def test_the_worker_command_runs_the_queue_at_the_lowest_priority(
+    user: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from games.management.commands import analyse_games
+
+    lowered: list[int] = []
+    monkeypatch.setattr(analyse_games, "lowest_priority", lambda: lowered.append(1))
+    game = finished_practice_game(user, *LOST_GAME)
+    analysis_services.analysis_ask(game)
+    out = StringIO()
+    call_command("analyse_games", "--idle", "0", stdout=out)
+    assert lowered == [1] and "1 analysis(es) run" in out.getvalue()
+    assert Analysis.objects.get(game=game).state == "done"
