@@ -10,7 +10,8 @@ import { api, el, errorText, fmt, lang } from "./common.js";
 import { snapshot, slide, still } from "./motion.js";
 
 const STEP_MS = 700; // between two moves of the winning line
-const POLL_MS = 3000; // while queued or running, when Retry-After is not readable
+const POLL_MS = 3000; // while queued or running
+const MAX_POLLS = 100; // about five minutes
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const pilesOf = (pos) => ({ ...pos.piles });
@@ -83,7 +84,7 @@ function mountGame(box) {
     let gameId = box.dataset.analysisGame;
     try {
       if (!gameId && box.dataset.replayUrl) gameId = (await api("GET", box.dataset.replayUrl)).game_id;
-      for (;;) {
+      for (let asked = 0; !report; asked++) {
         const data = await api("GET", `/api/v1/games/${gameId}/analysis/`);
         box.hidden = false;
         if (data.state === "done") {
@@ -91,6 +92,7 @@ function mountGame(box) {
           break;
         }
         summary.textContent = gettext("The solver is analysing this game…");
+        if (asked >= MAX_POLLS) return; // the page stops asking; a reload asks again
         await sleep(POLL_MS);
       }
     } catch (err) {
