@@ -610,3 +610,17 @@ async def test_a_whole_game_over_the_socket_stays_consistent(sock, game):
     g = await database_sync_to_async(fresh)(game.pk)
     assert g.ply == ply
     assert await database_sync_to_async(game_selectors.game_verify)(g) is None
+
+
+async def test_the_games_analysis_ready_is_forwarded(sock, game):
+    from channels.layers import get_channel_layer
+
+    from games.event_types import AnalysisReady
+    from games.events import game_group
+
+    layer = get_channel_layer()
+    assert layer is not None
+    await layer.group_send(game_group(game.pk), AnalysisReady(game_id=game.pk).message)
+    assert await sock.recv() == {"type": "analysis.ready", "game_id": game.pk}
+    await layer.group_send(game_group(game.pk), AnalysisReady(game_id=game.pk + 1).message)
+    assert await sock.quiet()
