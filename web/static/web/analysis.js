@@ -105,6 +105,7 @@ function mountGame(box) {
     strip(list, report);
     list.hidden = false;
     box.querySelector(".analysis-legend").hidden = false;
+    box.querySelector(".analysis-legend .fatal").hidden = !report.fatal;
     play.hidden = !report.winning_line || report.summary === "won";
   }
 
