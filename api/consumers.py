@@ -455,6 +455,11 @@ class GameConsumer(_Consumer):
         if self.ready and self._newer(*frame[1]):
             await self._send(frame)
 
+    async def analysis_ready(self, message: dict[str, Any]) -> None:
+        """Group event: the finished game's analysis is done; the client reads it by REST."""
+        if self.ready and message["game_id"] == self.game_id:
+            await self._send((_dumps(events.analysis_frame(message)), None))
+
     async def auth_revoked(self, event: dict[str, Any]) -> None:
         """Group event: the token this socket opened with was revoked, or its session ended."""
         self.ready = False

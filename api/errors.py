@@ -48,6 +48,8 @@ STATUSES: dict[type[Exception], int] = {
     domain.HintTimeout: 503,
     domain.HintUnavailable: 503,
     domain.DailyNotReady: 503,
+    domain.GameNotFinished: 409,
+    domain.DayNotOver: 409,
     domain.RaceNotStarted: 409,
     domain.RaceOver: 409,
     domain.AlreadyRacing: 409,

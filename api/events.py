@@ -59,6 +59,11 @@ def board_frame(message: dict[str, Any]) -> dict[str, Any]:
     }
 
 
+def analysis_frame(message: dict[str, Any]) -> dict[str, Any]:
+    """A game socket's frame of an ``analysis.ready``: the game's analysis is done."""
+    return {"type": "analysis.ready", "game_id": message["game_id"]}
+
+
 def _game_moved_frames(message: dict[str, Any]) -> list[Frame]:
     progress = progress_frame(message)
     return [("game", game_frame(message)), *([("race", progress)] if progress else [])]
@@ -71,4 +76,5 @@ FRAMES: dict[str, Callable[[Any], list[Frame]]] = {
     event_types.RaceRematch.TYPE: lambda message: [("race", rematch_frame(message))],
     BoardResult.TYPE: lambda message: [("dailyBoard", board_frame(message))],
     AuthRevoked.TYPE: lambda message: [],
+    event_types.AnalysisReady.TYPE: lambda message: [("game", analysis_frame(message))],
 }

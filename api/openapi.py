@@ -65,7 +65,10 @@ CONFLICTS = {
     "race_full": "`race_full`: the race has 8 players.",
     "race_started": "`race_started`: the race has started; nobody joins or leaves it.",
     "too_few_players": "`too_few_players`: a race starts with 2 players or more.",
-    "race_not_finished": "`race_not_finished`: only a finished race has replays and rematches.",
+    "race_not_finished": "`race_not_finished`: only a finished race has replays, rematches "
+    "and analyses.",
+    "game_not_finished": "`game_not_finished`: the game is still being played.",
+    "day_not_over": "`day_not_over`: a daily's games are analysed once its day is over.",
 }
 
 #: The 409 codes of a request that carries a ply.

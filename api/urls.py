@@ -3,7 +3,7 @@
 from django.urls import path, re_path
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView, SpectacularSwaggerView
 
-from api import accounts, daily, games, health, index, races
+from api import accounts, analysis, daily, games, health, index, races
 from api.asyncapi import AsyncApiView
 from api.errors import NotFoundView
 
@@ -36,11 +36,21 @@ urlpatterns = [
     path("games/<int:game_id>/undo/", games.GameUndoView.as_view(), name="game-undo"),
     path("games/<int:game_id>/hint/", games.GameHintView.as_view(), name="game-hint"),
     path("games/<int:game_id>/resign/", games.GameResignView.as_view(), name="game-resign"),
+    path(
+        "games/<int:game_id>/analysis/",
+        analysis.GameAnalysisView.as_view(),
+        name="game-analysis",
+    ),
     path("daily/", daily.DailyTodayView.as_view(), name="daily-today"),
     path("daily/<str:variant>/<str:day>/", daily.DailyDetailView.as_view(), name="daily-detail"),
     path("daily/<str:variant>/<str:day>/play/", daily.DailyPlayView.as_view(), name="daily-play"),
     path(
         "daily/<str:variant>/<str:day>/board/", daily.DailyBoardView.as_view(), name="daily-board"
+    ),
+    path(
+        "daily/<str:variant>/<str:day>/analysis/",
+        analysis.DayAnalysisView.as_view(),
+        name="daily-analysis",
     ),
     path(
         "daily/<str:variant>/<str:day>/results/<int:result_id>/replay/",

@@ -104,6 +104,18 @@ class HintTimeout(ServiceError):
     code = "hint_timeout"
 
 
+class GameNotFinished(ServiceError):
+    """The game is still being played: it has no analysis yet."""
+
+    code = "game_not_finished"
+
+
+class DayNotOver(ServiceError):
+    """A daily's game is analysed (and its deal shown) only once its day is over."""
+
+    code = "day_not_over"
+
+
 class DailyNotReady(ServiceError):
     """Today's daily is being dealt by the job; ``details.retry_after`` in seconds."""
 

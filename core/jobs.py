@@ -54,3 +54,8 @@ def dailies_job_start() -> None:
 def race_pool_job_start() -> None:
     """The pool of race deals runs low: start ``manage.py races`` (fills it, once)."""
     job_start("races")
+
+
+def analysis_job_start() -> None:
+    """An analysis waits: start ``manage.py analyse_games`` (runs the queue, then ends)."""
+    job_start("analyse_games")

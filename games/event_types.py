@@ -96,5 +96,21 @@ class BoardResult(Event):
         return {"variant": self.variant, "date": self.day.isoformat(), "line": line}
 
 
+@dataclass(frozen=True)
+class AnalysisReady(Event):
+    """A finished game's analysis is done (``games.services.analysis``): its sockets read it
+    (``GET .../analysis/``)."""
+
+    TYPE: ClassVar[str] = "analysis.ready"
+
+    game_id: int
+
+
 #: Every event type of the games, for the schema test.
-EVENT_TYPES: tuple[type[Event], ...] = (GameMoved, RaceChanged, RaceRematch, BoardResult)
+EVENT_TYPES: tuple[type[Event], ...] = (
+    GameMoved,
+    RaceChanged,
+    RaceRematch,
+    BoardResult,
+    AnalysisReady,
+)

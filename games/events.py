@@ -13,7 +13,7 @@ from datetime import date
 from typing import Any
 
 from core import events as core_events
-from games.event_types import BoardResult, GameMoved, RaceChanged, RaceRematch
+from games.event_types import AnalysisReady, BoardResult, GameMoved, RaceChanged, RaceRematch
 from games.selectors.race_state import race_state
 from games.selectors.races import race_by_code
 
@@ -74,3 +74,8 @@ def race_changed(*, code: str) -> None:
 def race_rematch(*, code: str, rematch: str) -> None:
     """After commit: the players of race ``code`` are offered the race ``rematch``."""
     core_events.emit(RaceRematch(code=code, rematch=rematch), race_group(code))
+
+
+def analysis_ready(*, game_id: int) -> None:
+    """After commit: a finished game's analysis is done; its sockets say so."""
+    core_events.emit(AnalysisReady(game_id=game_id), game_group(game_id))

@@ -515,3 +515,61 @@ class CapCount(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}: {self.used} since {self.window_start:%Y-%m-%d %H:%M}"
+
+
+class Analysis(models.Model):
+    """A finished game's analysis by the solver (``games.analysis``): a row of the queue
+    while ``queued`` or ``running``, the stored report once ``done``. One per game, so an
+    analysis is asked for, run and kept once; a row stays in the database across
+    restarts, and a ``running`` row whose worker died is claimed again once stale."""
+
+    class State(models.TextChoices):
+        QUEUED = "queued", "Queued"
+        RUNNING = "running", "Running"
+        DONE = "done", "Done"
+
+    game = models.OneToOneField(Game, on_delete=models.CASCADE, related_name="analysis")
+    state = models.CharField(max_length=8, choices=State.choices, default=State.QUEUED)
+    # Lower first: an analysis a player asked for (0) before a finished day's backlog (1).
+    priority = models.PositiveSmallIntegerField(default=0)
+    queued_at = models.DateTimeField()
+    started_at = models.DateTimeField(null=True, blank=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    # ``games.analysis.search.Report.to_json`` plus the game's facts (``games.analysis.queue``).
+    report = models.JSONField(null=True, blank=True)
+    cpu_seconds = models.FloatField(default=0)
+
+    class Meta:
+        verbose_name_plural = "analyses"
+        indexes = [
+            models.Index(
+                fields=["priority", "id"],
+                condition=Q(state="queued"),
+                name="analysis_queue",
+            ),
+            models.Index(fields=["state", "started_at"], name="analysis_state"),
+        ]
+
+    def __str__(self) -> str:
+        return f"analysis of game {self.game_id} ({self.state})"
+
+
+class PositionVerdict(models.Model):
+    """A position's decided verdict (won with a winning line, or lost), shared by every
+    game's analysis: the players of one daily meet the same positions. Keyed by
+    ``games.analysis.search.verdict_key`` within a variant; unknowns are not kept."""
+
+    variant = models.CharField(max_length=32, choices=VARIANT_CHOICES)
+    key = models.CharField(max_length=40)
+    won = models.BooleanField()
+    line = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["variant", "key"], name="one_verdict_per_position")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.variant} {self.key[:8]}: {'won' if self.won else 'lost'}"

@@ -25,6 +25,16 @@ def worker_start(increment: int, parent: int) -> None:
     die_with_parent(parent)
 
 
+def lowest_priority() -> None:
+    """Put this process below every other of the machine: Linux's idle scheduling class,
+    so moves and hints (whose workers run at ``nice 19``) always come first; elsewhere
+    ``nice 19``. For the analysis worker (``manage.py analyse_games``)."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        os.nice(19)
+
+
 def position_key(position: Position) -> str:
     """A digest of the full position (stock included): the cache key of its hint."""
     text = json.dumps(position.to_json(), sort_keys=True, separators=(",", ":"))

@@ -60,6 +60,19 @@ HINT_DEADLINE_SECONDS = env.float("HINT_DEADLINE_SECONDS", default=5.0)
 HINT_PLAYER_INTERVAL_SECONDS = env.int("HINT_PLAYER_INTERVAL_SECONDS", default=5)
 HINT_CACHE_SECONDS = env.int("HINT_CACHE_SECONDS", default=24 * 3600)
 HINT_UNKNOWN_CACHE_SECONDS = env.int("HINT_UNKNOWN_CACHE_SECONDS", default=300)
+# Analyses of finished games (games.analysis, docs/analysis.md): a solve of one position
+# gets ANALYSIS_FIRST_NODES states, up to ANALYSIS_MAX_NODES when asked again; a game at
+# most ANALYSIS_GAME_NODES states or ANALYSIS_GAME_SECONDS. At most ANALYSIS_WORKERS run
+# at once on the database (all server processes together), each in a job process at the
+# idle CPU priority; a running analysis unheard of for ANALYSIS_STALE_SECONDS is run again.
+ANALYSIS_FIRST_NODES = env.int("ANALYSIS_FIRST_NODES", default=20_000)
+ANALYSIS_MAX_NODES = env.int("ANALYSIS_MAX_NODES", default=320_000)
+ANALYSIS_GAME_NODES = env.int("ANALYSIS_GAME_NODES", default=800_000)
+ANALYSIS_GAME_SECONDS = env.float("ANALYSIS_GAME_SECONDS", default=30.0)
+ANALYSIS_WORKERS = env.int("ANALYSIS_WORKERS", default=1)
+ANALYSIS_STALE_SECONDS = env.int("ANALYSIS_STALE_SECONDS", default=300)
+# Seconds a client is asked to wait (Retry-After) while an analysis is queued or running.
+ANALYSIS_RETRY_AFTER = env.int("ANALYSIS_RETRY_AFTER", default=3)
 # A finished day's seeds, decks, pars and replays are published this long after the
 # day ended on the database's clock (core.clock).
 DAILY_REVEAL_GRACE_SECONDS = env.int("DAILY_REVEAL_GRACE_SECONDS", default=60)

@@ -377,7 +377,7 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
     from datetime import UTC, date, datetime, timedelta
 
     from accounts.events import AuthRevoked
-    from games.event_types import BoardResult, RaceChanged, RaceRematch
+    from games.event_types import AnalysisReady, BoardResult, RaceChanged, RaceRematch
     from games.play import state
     from games.selectors.games import game_position
     from games.selectors.race_state import RaceState
@@ -427,4 +427,5 @@ def event_examples(user: Any, emitted: list[Any]) -> list[Any]:
         RaceRematch(code="k2m9x0qa7b", rematch="p3n8w1rb6c"),
         BoardResult(variant="bristol", day=date(2026, 12, 1), line=line),
         AuthRevoked(reason="token revoked"),
+        AnalysisReady(game_id=game.pk),
     ]

@@ -115,6 +115,9 @@ class RaceReplayView(ReplaySteps):
 
 class RaceReplaySerializer(serializers.Serializer):
     player = serializers.CharField()
+    game_id = serializers.IntegerField(
+        source="replay.game.pk", help_text="The game (its analysis: `.../analysis/`)."
+    )
     won = serializers.BooleanField()
     cards_home = serializers.IntegerField(source="replay.game.score")
     moves = cards(source="replay.moves")

@@ -94,6 +94,9 @@ class ReplayView(ReplaySteps):
 
 class ReplaySerializer(serializers.Serializer):
     result_id = serializers.IntegerField(source="replay.result.pk")
+    game_id = serializers.IntegerField(
+        source="replay.result.game_id", help_text="The game (its analysis: `.../analysis/`)."
+    )
     player = serializers.CharField(source="replay.result.player.get_username")
     won = serializers.BooleanField(source="replay.result.won")
     cards_home = serializers.IntegerField(source="replay.result.cards_home")

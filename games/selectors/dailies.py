@@ -82,6 +82,13 @@ def dailies_of_day(
     return out
 
 
+def replays_public(deal: Deal) -> bool:
+    """Whether a daily's games may be shown move by move (its deal with them): once its
+    day is over. The one rule for replays and analyses of a day's games."""
+    assert deal.date is not None, "a daily has its day"
+    return clock.day_over(deal.date)
+
+
 class ResultReplay(NamedTuple):
     """A finished day's result, its log, and the position after ``step`` entries if asked."""
 
@@ -93,8 +100,7 @@ class ResultReplay(NamedTuple):
 
 def result_replay(*, deal: Deal, result_id: int, step: int | None) -> ResultReplay:
     """A finished day's result: its log, and the position after ``step`` log entries."""
-    assert deal.date is not None, "a daily has its day"
-    if not clock.day_over(deal.date):
+    if not replays_public(deal):
         raise NotFound("replays are public once the day is over")
     try:
         result = Result.objects.select_related("game", "player", "deal").get(

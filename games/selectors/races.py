@@ -129,6 +129,13 @@ def player_live_entry(user: User) -> RaceEntry | None:
     return RaceEntry.objects.filter(player=user, live=True).select_related("race").first()
 
 
+def race_replays_check(race: Race) -> None:
+    """Raise ``race_not_finished`` unless a race's games may be shown move by move (its
+    deal with them): once it has finished. The one rule for replays and analyses."""
+    if race.status != Race.Status.FINISHED:
+        raise RaceNotFinished("replays are public once the race has finished")
+
+
 class RaceReplay(NamedTuple):
     """A racer's entry and game of a finished race, its log, and the position after
     ``step`` entries if asked."""
@@ -143,8 +150,7 @@ class RaceReplay(NamedTuple):
 def race_replay(*, race: Race, username: str, step: int | None) -> RaceReplay:
     """A player's game of a finished race: its log, and the position after ``step`` log
     entries; ``race_not_finished`` while it runs (the deal is still being played)."""
-    if race.status != Race.Status.FINISHED:
-        raise RaceNotFinished("replays are public once the race has finished")
+    race_replays_check(race)
     entry = (
         race.entries.select_related("player", "game__deal")
         .filter(player__username=username, game__isnull=False)

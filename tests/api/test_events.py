@@ -35,6 +35,7 @@ def test_every_frame_of_every_event_is_a_documented_socket_message(
         ("race", "race.state"),
         ("race", "race.rematch"),
         ("dailyBoard", "board.result"),
+        ("game", "analysis.ready"),
     }
 
 

@@ -666,3 +666,17 @@ async def test_a_ranked_dailys_socket_ends_it_at_the_days_end(
     assert stored.status == "expired" and stored.finished_at == clock.day_end(DAY)
     assert await database_sync_to_async(Result.objects.filter(game=stored).exists)()
     await s.close()
+
+
+async def test_the_games_analysis_ready_is_forwarded(sock: Any, game: Game) -> None:
+    from channels.layers import get_channel_layer
+
+    from games.event_types import AnalysisReady
+    from games.events import game_group
+
+    layer = get_channel_layer()
+    assert layer is not None
+    await layer.group_send(game_group(game.pk), AnalysisReady(game_id=game.pk).message)
+    assert await sock.recv() == {"type": "analysis.ready", "game_id": game.pk}
+    await layer.group_send(game_group(game.pk), AnalysisReady(game_id=game.pk + 1).message)
+    assert await sock.quiet()

@@ -364,12 +364,19 @@ def solve(
     max_nodes: int | None = None,
     max_seconds: float | None = None,
     rules: frozenset[str] = RULES,
+    lost: set[Hashable] | None = None,
 ) -> SolveResult:
     """Decide whether ``position`` can be won; see the module docstring.
 
     ``max_nodes`` bounds the states generated (deterministic), ``max_seconds`` the wall-
     clock time; with neither, the search runs until it decides. ``rules`` selects the
     pruning rules (a subset of :data:`RULES`); fewer rules give the same verdicts, slower.
+    ``lost`` is the table of states proven lost to share: pass one set to the solves of
+    positions of one deal, by the same rules (a game's positions, analysed one after
+    another), and each reads what the others proved, instead of proving it again. A
+    state's key names its position within its deal whatever the root (it counts the
+    stock cards left, not those dealt since the root), so a state lost in one search is
+    lost in all.
     """
     t0 = time.perf_counter()
     deadline = None if max_seconds is None else t0 + max_seconds
@@ -388,7 +395,7 @@ def solve(
     memos: dict[str, Any] = {}  # shared by all passes
     # Keys proven lost, shared by the complete searches: they walk one graph (the greedy
     # pass plays other moves, so it walks another and neither reads nor fills it).
-    lost: set[Hashable] = set()
+    lost = set() if lost is None else lost
     # (search, complete?, share): the complete searches can answer "lost"; the greedy
     # one only "won". They take turns, each with ``share`` slices of states a round.
     turns = [

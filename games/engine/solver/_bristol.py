@@ -116,13 +116,17 @@ class BristolGame:
     def key(self, state: State) -> Hashable:
         # The foundations are not part of the key: the cards in the piles and the stock
         # determine how many cards of each rank are home, hence the foundation tops.
+        # The stock cards left, not ``dealt``: the same count whatever position of the deal
+        # the search started from, so keys proven lost hold across solves (``solve``'s
+        # ``lost``).
         piles, _, dealt, can_deal = state
+        left = len(self.stock) - dealt
         if not self.symmetry:
-            return (piles, dealt, can_deal)
+            return (piles, left, can_deal)
         fk = tuple(sorted(piles[:FANS]))
-        if dealt == len(self.stock):
+        if not left:
             return (fk, tuple(sorted(piles[FANS:])))
-        return (fk, piles[FANS:], dealt, can_deal)
+        return (fk, piles[FANS:], left, can_deal)
 
     def restrict(self, state: State, key: Hashable, seen: set[Hashable]) -> State | None:
         """Under ``deal-early`` (see the package docstring): a state barred from dealing

@@ -220,14 +220,17 @@ class GalleryGame:
         return state[2] == self.total
 
     def key(self, state: State) -> Hashable:
-        # ``home`` is not part of the key: the piles determine it.
+        # ``home`` is not part of the key: the piles determine it. The stock cards left,
+        # not ``dealt``: the same count whatever position of the deal the search started
+        # from, so keys proven lost hold across solves (``solve``'s ``lost``).
         piles, dealt, _ = state
+        left = len(self.stock) - dealt
         if not self.symmetry:
-            return (piles, dealt)
+            return (piles, left)
         rows = (tuple(sorted(piles[ROW1])), tuple(sorted(piles[ROW2])), tuple(sorted(piles[ROW3])))
-        if dealt == len(self.stock):
+        if not left:
             return (rows, tuple(sorted(piles[FIRST_RESERVE:])))
-        return (rows, piles[FIRST_RESERVE:], dealt)
+        return (rows, piles[FIRST_RESERVE:], left)
 
     def text(self, move: Move) -> str:
         s, d = move

@@ -17,6 +17,7 @@ from core.redis_guard import RedisUnavailable
 from games.boards import boards_reconcile
 from games.models import Deal
 from games.play.finish import dailies_expire
+from games.services.analysis import analyses_queue_days
 from games.services.caps import caps_purge
 from games.services.dailies import dailies_create, daily_replace
 from games.services.fairplay import play_signals_purge
@@ -26,6 +27,7 @@ class Command(BaseCommand):
     help = (
         "Create every variant's daily deal for today and the next days (idempotent); "
         "end ranked dailies left unfinished when their day ended (expired, not won); "
+        "queue the analyses of finished days' games; "
         "delete fair-play signals past their keeping, and caps' counts past their window; "
         "drop board mirrors that differ from PostgreSQL."
     )
@@ -57,6 +59,8 @@ class Command(BaseCommand):
         self.stdout.write(self.style.SUCCESS(f"{len(deals)} daily deal(s) ready"))
         ended = dailies_expire()
         self.stdout.write(f"{ended} ranked daily game(s) left unfinished ended as expired")
+        queued = analyses_queue_days()
+        self.stdout.write(f"{queued} game(s) of finished days queued for analysis")
         purged = play_signals_purge()
         self.stdout.write(f"{purged} fair-play signal(s) past their keeping deleted")
         self.stdout.write(f"{caps_purge()} cap count(s) past their window deleted")

@@ -5,7 +5,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("games", "0016_page_orders"),
+        ("games", "0017_analysis"),
     ]
 
     operations = [
