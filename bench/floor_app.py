@@ -30,7 +30,7 @@ from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.urls import path  # noqa: E402
 
-from api.consumers import _in_worker  # noqa: E402
+from api.consumers.base import in_worker  # noqa: E402
 from games.engine import finish_line, new_position, safe_moves  # noqa: E402
 from games.models import Game  # noqa: E402
 from games.play import store  # noqa: E402
@@ -94,7 +94,7 @@ class FloorConsumer(AsyncWebsocketConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         data = json.loads(text_data or "{}")
-        _, text = await _in_worker(floor_move, self.game_id, data["ply"], data["move"])
+        _, text = await in_worker(floor_move, self.game_id, data["ply"], data["move"])
         await self.send(text_data=text)
 
 

@@ -19,6 +19,7 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from api import consumers
+from api.consumers import game as game_consumers
 from core import events as core_events
 from games.models import Game
 from games.play import move as play_move
@@ -252,7 +253,7 @@ async def test_a_player_holds_a_bounded_number_of_game_sockets(
     assert await Socket(path(game), token_headers(key)).close_code() == 4429
     await second.close()
     await third.close()
-    assert consumers._open_game_sockets[game.player_id] == 0
+    assert game_consumers._open_game_sockets[game.player_id] == 0
 
 
 async def test_foreign_browser_origin_is_refused(game: Game, player: Any) -> None:

@@ -446,7 +446,7 @@ async def test_a_flood_let_through_now_and_then_is_still_closed_with_4429(
             self.t += 0.5  # half a token per frame: one frame in two is let through
             return self.t
 
-    monkeypatch.setattr(consumers, "time", Clock())
+    monkeypatch.setattr(consumers.base, "time", Clock())
     s = Socket(f"/ws/v1/games/{game.pk}/", token_headers(key))
     await s.open()
     kinds = []
