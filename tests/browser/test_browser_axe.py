@@ -32,7 +32,8 @@ from django.contrib.auth import get_user_model
 from devtools.accounts import PASSWORD
 from core import clock
 from games.models import Game
-from games.services import games as game_services
+from games.play import finish
+from games.services import race_pool
 from games.services import races as race_services
 
 settings.RACE_SOLVER_NODES = 0

@@ -42,7 +42,7 @@ from devtools.servers import Daphne, RedisServer, pg_admin, subprocess_json, wit
 from tests.pinned_clock import pinned_clock_env
 
 #: Accounts with tokens made in the template database (every copy has them).
-PLAYERS = 48
+PLAYERS = 128
 
 _PREPARE = """
 import io, json, sys

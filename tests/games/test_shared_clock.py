@@ -40,8 +40,8 @@ with time_machine.travel(ahead, tick=True):
     from core import clock
     from games.selectors import dailies as daily_selectors
     from games.selectors import games as game_selectors
-    from games.services import games as game_services
     from games.models import Deal, Game
+    from games.play import finish
     from api import shapes
     deal = Deal.objects.get(pk=int(sys.argv[1]))
     ranked = Game.objects.get(pk=int(sys.argv[2]))
