@@ -14,10 +14,12 @@ from api.consumers.base import (
     dumps,
     instant,
 )
+from api.shapes.races import viewer_id
 from core import clock
 from core.errors import NotFound
 from games.events import race_group
 from games.selectors import races as race_selectors
+from games.selectors.race_state import viewer_game
 from games.services import races as race_services
 
 # -- a race -------------------------------------------------------------------------------
@@ -62,18 +64,13 @@ class RaceConsumer(Consumer):
         """Group event: the roster or status changed (maybe in another process); not sent
         again when this socket's wake-up just showed it (a race it finished at its limit)."""
         if self.ready:
-            frame = events.race_frame(message, self._you(message["games"]))
+            you = viewer_game(message["games"], viewer_id(self.scope.get("user")))
+            frame = events.race_frame(message, you)
             text, self.status, moments = self._sent(frame)
             if self.status != self.woke_to:
                 await self.send(text_data=text)
             self.woke_to = None
             self.wake_at(moments)
-
-    def _you(self, games: list[list[int | None]]) -> dict[str, int | None] | None:
-        """The listener's own game in a race's ``games`` (player, game) pairs, if any."""
-        user = self.scope.get("user")
-        viewer = user.pk if user is not None and user.is_authenticated else None
-        return next(({"game": game} for player, game in games if player == viewer), None)
 
     async def woken(self) -> bool:
         """At the race's start or time limit: the race, once its status shows it (running;

@@ -79,19 +79,20 @@ class RaceSerializer(serializers.Serializer):
     )
 
 
-def _viewer_id(viewer: AbstractBaseUser | AnonymousUser | None) -> int | None:
+def viewer_id(viewer: AbstractBaseUser | AnonymousUser | None) -> int | None:
+    """The id of a signed-in viewer of a race, None for anyone else."""
     return viewer.pk if viewer is not None and viewer.is_authenticated else None
 
 
 def race(race: Race, viewer: AbstractBaseUser | AnonymousUser | None) -> dict[str, Any]:
     """A race as ``viewer`` sees it: the same for all, but ``you``."""
-    return race_state(race).as_json(_viewer_id(viewer))
+    return race_state(race).as_json(viewer_id(viewer))
 
 
 def races(races: Iterable[Race], viewer: AbstractBaseUser | AnonymousUser | None) -> list[Any]:
     """Races (the lobby) as ``viewer`` sees them."""
-    viewer_id = _viewer_id(viewer)
-    return [race_state(r).as_json(viewer_id) for r in races]
+    seen_by = viewer_id(viewer)
+    return [race_state(r).as_json(seen_by) for r in races]
 
 
 @dataclass(frozen=True)

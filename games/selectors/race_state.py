@@ -12,6 +12,7 @@ derived, since a read never writes (the race's sockets and the job store it).
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -21,6 +22,16 @@ from games.engine import Status
 from games.models import EXPIRED, Game, Race, RaceEntry
 from games.play.state import Progress, progress
 from games.selectors import races as race_selectors
+
+
+def viewer_game(
+    games: Iterable[Sequence[int | None]], viewer_id: int | None
+) -> dict[str, int | None] | None:
+    """``you`` of a race's JSON: the viewer's own game among the race's (player, game)
+    pairs (``RaceState.games``, or a ``race.changed`` message's), None if not in it."""
+    if viewer_id is None:
+        return None
+    return next(({"game": game} for player, game in games if player == viewer_id), None)
 
 
 @dataclass(frozen=True)
@@ -64,10 +75,7 @@ class RaceState:
 
     def you(self, viewer_id: int | None) -> dict[str, int | None] | None:
         """The viewer's own game, if the viewer is in the race."""
-        for player_id, game_id in self.games:
-            if viewer_id is not None and player_id == viewer_id:
-                return {"game": game_id}
-        return None
+        return viewer_game(self.games, viewer_id)
 
     def as_json(self, viewer_id: int | None = None) -> dict[str, Any]:
         """The JSON form every door sends, as ``viewer_id`` sees it (``api.shapes``
