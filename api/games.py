@@ -5,6 +5,7 @@ render the value it returns; they never decide a rule."""
 
 from __future__ import annotations
 
+from operator import attrgetter
 from typing import Any
 
 from django.urls import reverse
@@ -24,6 +25,7 @@ from api import serializers as s
 from api import shapes
 from api.authentication import signed_in_user
 from api.openapi import ILLEGAL_EXAMPLE, PLY_CONFLICTS, STALE_EXAMPLE, errors
+from api.pagination import paginator_of
 from games.engine import VARIANTS
 from games.models import UNDO
 from games.play import finish, move
@@ -120,15 +122,17 @@ def move_response(result: move.MoveResult) -> Response:
 class GameMovesView(GenericAPIView):
     """The move log of a game, in ply order (paged), and submitting a move."""
 
-    ordering = game_selectors.MOVES_ORDER
+    ordering = ("ply",)
 
     @extend_schema(
         tags=["games"], responses={200: s.MoveLogSerializer(many=True), **errors(401, 404)}
     )
     def get(self, request: Request, game_id: int) -> Response:
         game = game_selectors.game_for_player(game_id=game_id, user=game_player(request))
-        page = self.paginate_queryset(game_selectors.game_moves(game))
-        return self.get_paginated_response(s.MoveLogSerializer(page, many=True).data)
+        entries = game_selectors.game_entries(game)
+        page = paginator_of(self).paginate_sequence(entries, attrgetter("ply"), request)
+        page["results"] = s.MoveLogSerializer(page["results"], many=True).data
+        return Response(page)
 
     @extend_schema(
         tags=["games"],

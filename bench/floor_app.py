@@ -29,15 +29,17 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 from django.http import HttpRequest, HttpResponse  # noqa: E402
 from django.urls import path  # noqa: E402
+from django.utils import timezone  # noqa: E402
 
 from api.consumers.base import in_worker  # noqa: E402
 from games.engine import finish_line, new_position, safe_moves  # noqa: E402
+from games.engine.record import position_bytes  # noqa: E402
 from games.models import Game  # noqa: E402
 from games.play import store  # noqa: E402
 
 _START = new_position("bristol", seed=1)
 #: What a move stores: a real position (the product stores the one after the move).
-POSITION = _START.to_json()
+POSITION = position_bytes(_START)
 #: What a move answers: a real game state's fields, as the product's state renders them.
 STATE: dict[str, Any] = {
     "id": 0,
@@ -62,25 +64,24 @@ STATE: dict[str, Any] = {
     "deal": None,
 }
 
-#: The player of each game this process has seen (read once per game: held, as the product).
-_players: dict[int, int] = {}
+#: Each game this process has seen (read once per game: held, as the product).
+_games: dict[int, Game] = {}
 
 
 def floor_move(game_id: int, ply: int, move: str) -> tuple[int, str]:
     """The product's guarded statement from ``ply``; (HTTP status, JSON reply)."""
-    player = _players.get(game_id)
-    if player is None:
-        player = _players[game_id] = Game.objects.values_list("player_id", flat=True).get(
-            pk=game_id
-        )
+    game = _games.get(game_id)
+    if game is None:
+        game = _games[game_id] = Game.objects.select_related("deal").get(pk=game_id)
     # not hinted, no day (not a ranked daily) and no race window: the statement's bounds
-    guard = store.Guard(game_id, player, ply, assisted=False)
+    guard = store.Guard(game_id, game.player_id, ply, assisted=False)
     change = store.Change(ply + 1, 0, 0, "playing", None, POSITION)
-    moved = store.write(guard, change, store.Entry(move, ply + 1))
-    if not moved:
+    moved = store.write(guard, game, change, store.Entry(move, timezone.now()))
+    if moved is None:
         return 409, orjson.dumps(
             {"type": "error", "ply": ply, "error": {"code": "stale_ply"}}
         ).decode()
+    _games[game_id] = moved
     answer = {"type": "state", "cause": "move", "ply": ply + 1, "duplicate": False}
     return 200, orjson.dumps({**answer, "state": {**STATE, "id": game_id, "ply": ply + 1}}).decode()
 

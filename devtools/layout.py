@@ -111,11 +111,12 @@ def near_win() -> dict:
 GAME_AT = """
 from django.contrib.auth import get_user_model
 from games.engine import Position
+from games.engine.record import position_bytes
 from games.models import Game
 from games.services import games as game_services
 position = Position.from_json({position!r})
 user = get_user_model().objects.get(username={username!r})
 game = game_services.practice_game_start(user=user, variant=position.variant.key, seed=7)
-Game.objects.filter(pk=game.pk).update(position=position.to_json(), score=position.score)
+Game.objects.filter(pk=game.pk).update(position=position_bytes(position), score=position.score)
 print(game.pk)
 """

@@ -10,7 +10,6 @@ from core.errors import ServiceError
 from games.models import (
     Deal,
     Game,
-    Move,
     PlayerStats,
     Race,
     RaceEntry,
@@ -19,7 +18,7 @@ from games.models import (
     ResultFlag,
     ReviewQueue,
 )
-from games.selectors.games import game_verify
+from games.selectors.games import game_entries, game_position, game_verify
 from games.services.dailies import daily_replace_start
 from games.services.race_ratings import race_rating_void
 from games.services.results import result_disqualify, result_review, results_remove_for_player
@@ -32,18 +31,6 @@ class ReadOnlyInline(admin.TabularInline):
     can_delete = False
 
     def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
-
-
-class MoveInline(ReadOnlyInline):
-    """The move log, read-only: the log is the truth and is never edited by hand."""
-
-    model = Move
-    fields = ("ply", "notation", "created_at")
-    readonly_fields = fields
-    ordering = ("ply",)
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
         return False
 
 
@@ -103,10 +90,24 @@ class GameAdmin(admin.ModelAdmin):
         "score",
         "started_at",
         "finished_at",
-        "position",
+        "moves",
+        "board",
     )
-    inlines = [MoveInline]
+    exclude = ("position", "log")
     actions = ["verify_games"]
+
+    @admin.display(description="move log")
+    def moves(self, game: Game) -> str:
+        """The log, one entry a line: the log is the truth and is never edited by hand."""
+        return "\n".join(
+            f"{e.ply}: {e.notation} at {e.created_at:%Y-%m-%d %H:%M:%S.%f}"[:-3]
+            for e in game_entries(game)
+        )
+
+    @admin.display(description="position")
+    def board(self, game: Game) -> str:
+        """The current position, the stock included (admins only)."""
+        return str(game_position(game)) + "\n  stock: " + " ".join(game_position(game).pile("s"))
 
     @admin.action(description="Re-verify selected games by replaying their move logs")
     def verify_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:
@@ -124,20 +125,6 @@ class GameAdmin(admin.ModelAdmin):
             )
         else:
             self.message_user(request, f"all {len(games)} game(s) match their logs")
-
-
-@admin.register(Move)
-class MoveAdmin(admin.ModelAdmin):
-    list_display = ("game", "ply", "notation", "created_at")
-    search_fields = ("game__id", "notation", "game__player__username")
-    list_select_related = ("game",)
-    readonly_fields = ("game", "ply", "notation", "created_at")
-
-    def has_add_permission(self, request: HttpRequest) -> bool:
-        return False
-
-    def has_change_permission(self, request: HttpRequest, obj: object = None) -> bool:
-        return False
 
 
 class ResultFlagInline(ReadOnlyInline):

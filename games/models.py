@@ -2,8 +2,10 @@
 
 The models hold data and constraints only; every workflow lives in
 ``games.services`` (writes) and ``games.selectors`` (reads). The move log is the
-truth about a game: ``Game.position`` is a cached snapshot that always equals
-the replay of the log (``games.engine.GameLog``, ``games.selectors.games.game_replay``).
+truth about a game: ``Game.log`` packs it a few bytes an entry
+(``games.engine.record``), and ``Game.position`` is a cached snapshot that always
+equals the replay of the log (``games.engine.GameLog``,
+``games.selectors.games.game_replay``).
 """
 
 from __future__ import annotations
@@ -144,8 +146,13 @@ class Game(models.Model):
     undo_floor = models.PositiveIntegerField(default=0)
     started_at = models.DateTimeField()
     finished_at = models.DateTimeField(null=True, blank=True)
-    # Full engine JSON of the current position (stock included): never sent to players.
-    position = models.JSONField()
+    # The current position, stock included (``games.engine.record.position_bytes``):
+    # never sent to players.
+    position = models.BinaryField()
+    # The move log, packed (``games.engine.record.pack``): each entry's move and time.
+    log = models.BinaryField(default=b"")
+    # When the last log entry was made (the guests' purge asks who played lately).
+    moved_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         # A player's games newest first (games.selectors.games.GAMES_ORDER), paged.
@@ -165,37 +172,6 @@ class Game(models.Model):
 
     def __str__(self) -> str:
         return f"game {self.pk} of {self.player} ({self.deal})"
-
-
-class Move(models.Model):
-    """One entry of a game's move log: a move in the spec's notation, or ``undo``.
-
-    Each entry stores the position it led to and that position's moves on the
-    board (``depth``), so an undo reads the position to go back to (the latest
-    entry at one depth less) instead of replaying the log: it costs the same
-    however long the log is.
-    """
-
-    game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="moves")
-    # Log entries before this one: equals the ply the client sent with it.
-    ply = models.PositiveIntegerField()
-    notation = models.CharField(max_length=16)
-    created_at = models.DateTimeField(auto_now_add=True)
-    # Full engine JSON of the position after this entry (stock included): never sent to
-    # players of an unfinished game.
-    position = models.JSONField()
-    # Moves on the board after this entry (the engine's ``Position.ply``).
-    depth = models.PositiveIntegerField()
-
-    class Meta:
-        ordering = ["game", "ply"]
-        constraints = [
-            models.UniqueConstraint(fields=["game", "ply"], name="one_move_per_game_and_ply")
-        ]
-        indexes = [models.Index(fields=["game", "depth", "ply"], name="move_by_depth")]
-
-    def __str__(self) -> str:
-        return f"{self.ply}: {self.notation}"
 
 
 class Result(models.Model):

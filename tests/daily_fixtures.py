@@ -33,6 +33,7 @@ from core import clock
 from devtools.boards import day_board as day_board  # re-exported for the tests
 from games import boards
 from games.engine import Position, Status, get_variant, new_position
+from games.engine.record import position_bytes
 from games.models import Deal, Game, Result
 from games.services.results import result_record
 
@@ -206,7 +207,7 @@ def finished_result(
                 ply=moves,
                 started_at=finished_at - timedelta(milliseconds=time_ms),
                 finished_at=finished_at,
-                position=start.to_json(),
+                position=position_bytes(start),
             )
             result = result_record(game)
             assert result is not None

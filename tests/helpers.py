@@ -115,3 +115,47 @@ def rest_hint(client: Any, game_id: int) -> Any:
         time.sleep(0.05)  # polls faster than Retry-After asks: the test waits less
         response = client.get(response["Location"])
     raise AssertionError("the hint was not solved")
+
+
+def stored_log(game_id: int) -> list[tuple[int, str]]:
+    """A game's stored log as ``(ply, notation)`` pairs, read afresh."""
+    from games.models import Game
+    from games.selectors.games import game_entries
+
+    game = Game.objects.select_related("deal").get(pk=game_id)
+    return [(entry.ply, entry.notation) for entry in game_entries(game)]
+
+
+def stored_position(game_id: int) -> Any:
+    """A game's stored position (``games.engine.Position``), read afresh."""
+    from games.models import Game
+    from games.selectors.games import game_position
+
+    return game_position(Game.objects.get(pk=game_id))
+
+
+def tamper_log(game_id: int, ply: int, notation: str | None) -> None:
+    """Rewrite a stored log entry by hand (``None`` drops it), as a corrupted row would."""
+    from games.engine.record import Entry, pack, unpack
+    from games.models import Game
+
+    game = Game.objects.select_related("deal").get(pk=game_id)
+    entries = unpack(game.deal.variant, game.log)
+    if notation is None:
+        del entries[ply]
+    else:
+        entries[ply] = Entry(notation, entries[ply].ms)
+    Game.objects.filter(pk=game_id).update(log=pack(game.deal.variant, entries))
+
+
+def swap_piles(game_id: int, first: str, second: str) -> None:
+    """Swap two piles of a stored position by hand, as a corrupted row would."""
+    from games.engine import Position
+    from games.engine.record import position_bytes
+    from games.models import Game
+
+    pos = stored_position(game_id)
+    piles, index = list(pos.piles), type(pos).PILE_IDS.index
+    piles[index(first)], piles[index(second)] = piles[index(second)], piles[index(first)]
+    swapped = Position.class_for(pos.variant)(pos.variant, tuple(piles), pos.ply)
+    Game.objects.filter(pk=game_id).update(position=position_bytes(swapped))

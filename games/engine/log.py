@@ -71,8 +71,14 @@ class GameLog:
 
         Raises an :class:`EngineError` at the first entry the rules refuse.
         """
-        log = cls(start)
         board = [start]  # board[d]: the position left with d moves on the board
+        yield from cls._steps(start, notations, board)
+
+    @classmethod
+    def _steps(
+        cls, start: Position, notations: Iterable[str], board: list[Position]
+    ) -> Iterator[GameLog]:
+        log = cls(start)
         for notation in notations:
             if notation == UNDO:
                 log = log.undo(ranked=False, position_at=board.__getitem__)
@@ -81,6 +87,21 @@ class GameLog:
                 log = log.play(notation)
                 board.append(log.position)
             yield log
+
+    @classmethod
+    def replay_board(cls, start: Position, notations: Iterable[str]) -> list[Position]:
+        """The positions the log of ``notations`` last left with 0, 1, 2 ... moves on the
+        board, up to its current one: what an undo goes back to, rebuilt from the start.
+
+        >>> from games.engine import new_position
+        >>> board = GameLog.replay_board(new_position("bristol", seed=7), ["deal", "r1-t4", UNDO])
+        >>> [pos.ply for pos in board]
+        [0, 1]
+        """
+        board = [start]
+        for _ in cls._steps(start, notations, board):
+            pass
+        return board
 
     @classmethod
     def replay(cls, start: Position, notations: Iterable[str]) -> GameLog:

@@ -53,9 +53,9 @@ def changed(
     ends = change.status != Status.PLAYING
     # A move that does not end the game is one statement: no transaction around it.
     with transaction.atomic() if ends else nullcontext():
-        if not store.write(guard, change, entry):
+        after = store.write(guard, game, change, entry)
+        if after is None:
             return None
-        after = store.changed(game, change)
         if ends:
             result_record(after)
         state = game_state(after, position)

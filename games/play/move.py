@@ -27,10 +27,11 @@ from django.contrib.auth.models import User
 from core import clock, metrics
 from core.errors import BadPly, GameFinished, StalePly, UndoNotAllowed
 from games.engine import UNDO, EngineError, GameLog, Position, Status, UndoNotAllowedError
+from games.engine.record import position_bytes
 from games.models import MOVE_LIMIT, Deal, Game
 from games.play import finish, store
 from games.play.state import GameState, game_state
-from games.selectors.games import deal_start, game_current_log
+from games.selectors.games import deal_start, game_current_log, game_log
 from games.selectors.races import RaceClock, race_game_check
 
 #: Reads of one request: a guard that misses (the game changed between the read and the
@@ -131,9 +132,9 @@ def _written(
         score=pos.score,
         status=status,
         finished_at=None if status == Status.PLAYING else clock.now(),
-        position=pos.to_json(),
+        position=position_bytes(pos),
     )
-    entry = store.Entry(move, log.moves_on_board)
+    entry = store.Entry(move, clock.now())
     after = finish.changed(guard, change, entry, game=game, position=pos, race=race)
     if after is None:
         return None
@@ -142,17 +143,15 @@ def _written(
 
 def _position_at(game: Game, depth: int) -> Position:
     """The position the log last left with ``depth`` moves on the board (or the deal's
-    start): one indexed read, whatever the log's length. Entries below the guarded ply
-    never change, so no lock is needed."""
-    below = game.moves.filter(depth=depth).order_by("-ply").only("position").first()
-    if below is None:
-        return deal_start(game.deal)
-    return Position.from_json(below.position)
+    start): rebuilt from the deal and the log (bench/storage.py times it). Entries below
+    the guarded ply never change, so no lock is needed."""
+    return GameLog.replay_board(deal_start(game.deal), game_log(game))[depth]
 
 
 def _notation_at(game: Game, ply: int) -> str | None:
     """The notation of the log entry at ``ply``, if there is one."""
-    return game.moves.filter(ply=ply).values_list("notation", flat=True).first()
+    log = game_log(game)
+    return log[ply] if ply < len(log) else None
 
 
 def _window(held: store.Held) -> None:

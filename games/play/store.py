@@ -4,10 +4,11 @@ Every change of a game (a move, an undo, an end by the game, the player or the c
 is one guarded ``UPDATE`` of its row: it applies only while the game is still as it was
 read (at that ply, playing, hinted or not) and, on the shared clock, within a ranked
 daily's day and a race's window (optimistic concurrency; no row lock). A move's or an
-undo's log entry is inserted by the same write. On PostgreSQL that is one statement (the
-``UPDATE`` feeding the ``INSERT``: about a fifth of the server CPU of the ORM's pair in a
-transaction, and one round trip instead of four, docs/scaling.md); on SQLite, whose
-shared clock is the process's, the ORM's two in one transaction.
+undo's log entry goes into the same row: its few bytes are appended to the packed log
+(``games.engine.record``) and the position's stored bytes replaced, so a move writes one
+row version and no index entry (docs/scaling.md). On PostgreSQL the bounds of the shared
+clock are in the statement; on SQLite, whose shared clock is the process's, they are
+checked before it.
 """
 
 from __future__ import annotations
@@ -16,19 +17,18 @@ import copy
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
-import orjson
 from django.contrib.auth.models import User
 from django.db import connection, transaction
-from django.utils import timezone
 
 from core import clock
 from core.errors import NotFound
 from games.engine import Position, Status
-from games.models import Game, Move
+from games.engine.record import pack_entry
+from games.models import Game
 from games.selectors.games import game_position
 from games.selectors.races import RaceClock
 
@@ -134,84 +134,77 @@ class Change:
     score: int
     status: str
     finished_at: datetime | None
-    position: dict[str, Any] | None = None
+    position: bytes | None = None
 
 
 @dataclass(frozen=True)
 class Entry:
-    """A move's or an undo's log entry, at the guard's ply: its notation and the moves on
-    the board after it (the position it leaves is the change's)."""
+    """A move's or an undo's log entry, at the guard's ply: its notation, made at ``at``."""
 
     notation: str
-    depth: int
+    at: datetime
 
 
 _CHANGED = ("ply", "undo_floor", "score", "status", "finished_at")
+
+
+def _entry_bytes(game: Game, entry: Entry) -> bytes:
+    """``entry`` packed to follow ``game``'s log: its time since the entry before it."""
+    before = game.moved_at or game.started_at
+    return pack_entry(game.deal.variant, entry.notation, (entry.at - before) // _MS)
+
+
+_MS = timedelta(milliseconds=1)
 
 
 @cache
 def _sql(position: bool, entry: bool, since: bool, until: int) -> str:
     """PostgreSQL's guarded write in one statement, for one shape of change."""
     q = connection.ops.quote_name
-    game, log = q(Game._meta.db_table), q(Move._meta.db_table)
     sets = ", ".join(f"{name} = %s" for name in _CHANGED)
-    sets += ", position = %s::jsonb" if position else ""
+    sets += ", position = %s" if position else ""
+    sets += ", log = log || %s, moved_at = %s" if entry else ""
     where = "id = %s AND player_id = %s AND ply = %s AND status = 'playing' AND assisted = %s"
     where += (" AND now() >= %s" if since else "") + " AND now() < %s" * until
-    update = f"UPDATE {game} SET {sets} WHERE {where}"
-    if not entry:
-        return f"{update} RETURNING id"
-    return (
-        f"WITH moved AS ({update} RETURNING id, position) "
-        f"INSERT INTO {log} (game_id, ply, notation, created_at, position, depth) "
-        "SELECT id, %s, %s, %s, position, %s FROM moved RETURNING game_id"
-    )
+    return f"UPDATE {q(Game._meta.db_table)} SET {sets} WHERE {where} RETURNING id"
 
 
-def write(guard: Guard, change: Change, entry: Entry | None = None) -> bool:
-    """Apply ``change`` (and insert ``entry``) if the game is still as ``guard`` says;
-    False when the guard missed (the game changed meanwhile, or the clock's bounds)."""
-    if connection.vendor == "postgresql":
-        params: list[Any] = [getattr(change, name) for name in _CHANGED]
-        if change.position is not None:
-            params.append(orjson.dumps(change.position).decode())  # a tenth of json's time
-        params += [guard.game_id, guard.player_id, guard.ply, guard.assisted]
-        params += ([guard.since] if guard.since else []) + list(guard.until)
-        if entry is not None:
-            params += [guard.ply, entry.notation, timezone.now(), entry.depth]
-        shape = (change.position is not None, entry is not None, guard.since is not None)
-        with connection.cursor() as cursor:
-            cursor.execute(_sql(*shape, len(guard.until)), params)
-            return cursor.fetchone() is not None
-    assert guard.since is None and not guard.until, "the clock's bounds are PostgreSQL's"
-    values = {name: getattr(change, name) for name in _CHANGED}
-    if change.position is not None:
-        values["position"] = change.position
-    with transaction.atomic():
-        moved = Game.objects.filter(
-            pk=guard.game_id,
-            player_id=guard.player_id,
-            ply=guard.ply,
-            status=Status.PLAYING,
-            assisted=guard.assisted,
-        ).update(**values)
-        if moved and entry is not None:
-            stored = change.position if change.position is not None else {}
-            Move.objects.create(
-                game_id=guard.game_id,
-                ply=guard.ply,
-                notation=entry.notation,
-                position=stored,
-                depth=entry.depth,
-            )
-    return bool(moved)
-
-
-def changed(game: Game, change: Change) -> Game:
-    """``game`` as the write left it (a copy: the one read stays as it was)."""
+def write(guard: Guard, game: Game, change: Change, entry: Entry | None = None) -> Game | None:
+    """Apply ``change`` to ``game`` as read (and append ``entry`` to its log) if it is
+    still as ``guard`` says: the game as written (a copy: the one read stays as it was),
+    or None when the guard missed (the game changed meanwhile, or the clock's bounds)."""
     after = copy.copy(game)
     for name in _CHANGED:
         setattr(after, name, getattr(change, name))
     if change.position is not None:
         after.position = change.position
-    return after
+    added = b""
+    if entry is not None:
+        added = _entry_bytes(game, entry)
+        after.log, after.moved_at = bytes(game.log) + added, entry.at
+    if connection.vendor == "postgresql":
+        params: list[Any] = [getattr(change, name) for name in _CHANGED]
+        if change.position is not None:
+            params.append(change.position)
+        if entry is not None:
+            params += [added, entry.at]
+        params += [guard.game_id, guard.player_id, guard.ply, guard.assisted]
+        params += ([guard.since] if guard.since else []) + list(guard.until)
+        shape = (change.position is not None, entry is not None, guard.since is not None)
+        with connection.cursor() as cursor:
+            cursor.execute(_sql(*shape, len(guard.until)), params)
+            return after if cursor.fetchone() is not None else None
+    assert guard.since is None and not guard.until, "the clock's bounds are PostgreSQL's"
+    values: dict[str, Any] = {name: getattr(change, name) for name in _CHANGED}
+    if change.position is not None:
+        values["position"] = change.position
+    if entry is not None:  # the guard holds the ply, so the log read is the stored one
+        values |= {"log": after.log, "moved_at": entry.at}
+    moved = Game.objects.filter(
+        pk=guard.game_id,
+        player_id=guard.player_id,
+        ply=guard.ply,
+        status=Status.PLAYING,
+        assisted=guard.assisted,
+    ).update(**values)
+    return after if moved else None

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from django.contrib.auth.models import User
@@ -18,7 +19,8 @@ from games.engine import (
     Status,
     new_position,
 )
-from games.models import EXPIRED, SERVER_ENDS, Deal, Game, Move, Race
+from games.engine.record import position_bytes, position_from_bytes, unpack
+from games.models import EXPIRED, SERVER_ENDS, Deal, Game, Race
 from games.standings import reach_of
 
 
@@ -27,9 +29,28 @@ def deal_start(deal: Deal) -> Position:
     return new_position(deal.variant, seed=int(deal.seed))
 
 
+@dataclass(frozen=True)
+class LoggedMove:
+    """One entry of a game's log: its index (the ply the client sent with it), its
+    notation (a move or ``undo``) and when it was made."""
+
+    ply: int
+    notation: str
+    created_at: datetime
+
+
+def game_entries(game: Game) -> list[LoggedMove]:
+    """A game's log entries in order, unpacked (``games.engine.record``)."""
+    at, entries = game.started_at, []
+    for ply, entry in enumerate(unpack(game.deal.variant, game.log)):
+        at += timedelta(milliseconds=entry.ms)
+        entries.append(LoggedMove(ply, entry.notation, at))
+    return entries
+
+
 def game_log(game: Game) -> list[str]:
     """The notations of a game's log in order."""
-    return list(game.moves.order_by("ply").values_list("notation", flat=True))
+    return [entry.notation for entry in unpack(game.deal.variant, game.log)]
 
 
 def game_replay(game: Game) -> GameLog:
@@ -50,7 +71,7 @@ def game_reach(game: Game) -> int:
 
 def game_position(game: Game) -> Position:
     """The current position from the stored snapshot."""
-    return Position.from_json(game.position)
+    return position_from_bytes(game.position)
 
 
 def game_current_log(game: Game, position: Position | None = None) -> GameLog:
@@ -63,27 +84,21 @@ def game_current_log(game: Game, position: Position | None = None) -> GameLog:
 
 
 def game_position_after(game: Game, entries: int) -> Position:
-    """The position after the first ``entries`` log entries: stored, not replayed."""
-    if entries == 0:
-        return deal_start(game.deal)
-    return Position.from_json(game.moves.only("position").get(ply=entries - 1).position)
+    """The position after the first ``entries`` log entries, replayed from the deal."""
+    return GameLog.replay(deal_start(game.deal), game_log(game)[:entries]).position
 
 
 def game_verify(game: Game) -> str | None:
-    """None if the snapshot, the counters and every log entry's stored position equal the
-    replay of the log, else why not."""
-    entries = list(game.moves.order_by("ply").values_list("notation", "position", "depth"))
+    """None if the snapshot and the counters equal the replay of the log, else why not."""
     start = deal_start(game.deal)
     log = GameLog(start)
     try:
-        steps = GameLog.replay_steps(start, [notation for notation, _, _ in entries])
-        for ply, ((_, stored, depth), log) in enumerate(zip(entries, steps, strict=True)):
-            if stored != log.position.to_json() or depth != log.moves_on_board:
-                return f"log entry {ply}: its stored position differs from the replay"
+        for log in GameLog.replay_steps(start, game_log(game)):  # noqa: B007 (the last one)
+            pass
     except EngineError as exc:
         return f"log does not replay: {exc}"
     pos = log.position
-    if pos.to_json() != game.position:
+    if position_bytes(pos) != bytes(game.position):
         return "snapshot differs from the replay of the log"
     if game.ply != log.entries:
         return f"ply {game.ply} but the log has {log.entries} entries"
@@ -144,9 +159,6 @@ def ranked_days_of_player(*, user: User, variant: str, first: date, last: date) 
 #: ``started_at``, which a race moves to the race's start (a cursor needs a fixed order).
 GAMES_ORDER = ("-id",)
 
-#: A game's log in ply order (unique within a game).
-MOVES_ORDER = ("ply",)
-
 
 def games_of_player(*, user: User, status: str | None = None) -> QuerySet[Game]:
     """A player's games, newest first (``GAMES_ORDER``); only those of one status if given."""
@@ -154,11 +166,6 @@ def games_of_player(*, user: User, status: str | None = None) -> QuerySet[Game]:
     if status is not None:
         games = games.filter(status=status)
     return games.select_related("deal").order_by(*GAMES_ORDER)
-
-
-def game_moves(game: Game) -> QuerySet[Move]:
-    """A game's log entries in order (without their stored positions, which hold the stock)."""
-    return game.moves.order_by(*MOVES_ORDER).defer("position")
 
 
 def elapsed_ms(game: Game) -> int:

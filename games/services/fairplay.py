@@ -26,6 +26,7 @@ from django.utils.crypto import salted_hmac
 
 from core import clock
 from games.models import UNDO, Game, PlaySignal, Result, ResultFlag
+from games.selectors.games import game_entries
 
 #: Signals are deleted this long after their daily's day (``play_signals_purge``): the
 #: flags they raised stay, and by then a review has had its time.
@@ -136,7 +137,7 @@ def _new_account(result: Result, game: Game) -> str | None:
 def result_flags_record(result: Result, game: Game) -> list[ResultFlag]:
     """Flag a new result with every signal that fired, and queue it for review if any
     did (inside the transaction that entered it)."""
-    log = list(game.moves.order_by("ply").values_list("notation", "created_at"))
+    log = [(entry.notation, entry.created_at) for entry in game_entries(game)]
     moves = [notation for notation, _ in log if notation != UNDO]
     seen = {
         ResultFlag.Reason.PAR_LINE: _par_match(result, moves),

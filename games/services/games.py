@@ -17,6 +17,7 @@ from games.engine import (
     get_variant,
     new_position,
 )
+from games.engine.record import position_bytes
 from games.models import Deal, Game
 from games.play import store
 
@@ -37,7 +38,7 @@ def game_create(*, user: User, deal: Deal, ranked: bool = False) -> Game:
         deal=deal,
         ranked=ranked,
         started_at=clock.now(),
-        position=start.to_json(),
+        position=position_bytes(start),
         score=start.score,
         status=start.status.value,
         finished_at=None if start.status == Status.PLAYING else clock.now(),

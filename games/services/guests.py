@@ -19,7 +19,7 @@ from accounts.models import Guest
 from accounts.selectors import address_key, is_guest
 from core import clock
 from core.errors import GuestLimit
-from games.models import Game, Move
+from games.models import Game
 from games.services import games as game_services
 from games.services.caps import cap_take
 
@@ -87,7 +87,7 @@ def guests_purge(*, limit: int | None = None) -> int:
     before then), with their practice games; the number deleted. ``limit``: the oldest few."""
     cutoff = clock.now() - timedelta(days=settings.GUEST_KEEP_DAYS)
     used = Game.objects.filter(player=OuterRef("user"), started_at__gte=cutoff)
-    moved = Move.objects.filter(game__player=OuterRef("user"), created_at__gte=cutoff)
+    moved = Game.objects.filter(player=OuterRef("user"), moved_at__gte=cutoff)
     stale = (
         Guest.objects.filter(created_at__lt=cutoff)
         .exclude(Exists(used))

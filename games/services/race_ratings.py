@@ -18,6 +18,7 @@ from core import clock
 from games import events
 from games.engine import Status, get_variant
 from games.models import Race, RaceEntry, RaceRating
+from games.selectors.games import game_position
 from games.selectors.races import (
     MIN_PLAYERS,
 )
@@ -55,7 +56,7 @@ def _contested(race: Race, entry: RaceEntry) -> bool:
     finished = game.finished_at or race.ends_at
     assert finished is not None, "a finished race's games have ended"
     played = finished - game.started_at
-    return int(game.position.get("ply", 0)) >= CONTESTED_MIN_MOVES and played >= timedelta(
+    return game_position(game).ply >= CONTESTED_MIN_MOVES and played >= timedelta(
         seconds=CONTESTED_MIN_SECONDS
     )
 

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from games.engine import Position, deck_order
+from games.engine import deck_order
+from games.engine.record import position_from_bytes
 from games.models import Game
 from tests.helpers import card_pattern, walk
 
@@ -36,7 +37,7 @@ GAMES = "/api/v1/games/"
 def stock_of(game_id: int) -> list[str]:
     """The cards still in the stock, from the full position stored for the game."""
     game = Game.objects.get(pk=game_id)
-    piles = Position.from_json(game.position).to_json()["piles"]
+    piles = position_from_bytes(game.position).to_json()["piles"]
     return piles["s"]
 
 

@@ -28,7 +28,7 @@ from tests.daily_fixtures import (
     morning,
     quiet_move,
 )
-from tests.helpers import PAGE_KEYS, pages
+from tests.helpers import PAGE_KEYS, pages, stored_log, stored_position
 
 pytestmark = [pytest.mark.django_db, pytest.mark.usefixtures("isolated_boards")]
 pytest_plugins = ["tests.daily_fixtures"]
@@ -356,9 +356,7 @@ def test_replays_are_public_once_the_day_is_over(
 
     daily_clock.next_day()
     body = APIClient().get(replay_url).json()
-    log = list(
-        Game.objects.get(pk=game["id"]).moves.order_by("ply").values_list("notation", flat=True)
-    )
+    log = [notation for _, notation in stored_log(game["id"])]
     assert body["moves"] == log and body["steps"] == len(log) == result.moves
     assert body["player"] == "ann" and body["result_id"] == result.pk
     assert hashlib.sha256(body["deal"]["seed"].encode()).hexdigest() == deal.commitment
@@ -377,7 +375,7 @@ def test_replays_are_public_once_the_day_is_over(
         assert step["step"] == k
         assert step["position"]["piles"] == expected[k].to_json()["piles"]
         assert step["position"]["score"] == expected[k].score
-    final = Game.objects.get(pk=game["id"]).position
+    final = stored_position(game["id"]).to_json()
     assert step["position"]["piles"] == final["piles"]
 
 

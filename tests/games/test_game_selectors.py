@@ -11,12 +11,14 @@ from django.utils import timezone
 
 from api import shapes
 from core.errors import NotFound
-from games.engine import EngineError, GameLog, new_position
-from games.models import UNDO, Game, Move
+from games.engine import EngineError, GameLog, Position
+from games.engine.record import position_bytes
+from games.models import UNDO, Game
 from games.play import finish
 from games.play import move as play_move
 from games.selectors import games as game_selectors
 from games.services import games as game_services
+from tests.helpers import stored_position, swap_piles, tamper_log
 
 pytestmark = pytest.mark.django_db
 
@@ -46,17 +48,15 @@ def test_verify_accepts_an_untouched_game(played: Game) -> None:
 
 
 def test_verify_detects_a_tampered_snapshot(played: Game) -> None:
-    position = played.position
-    t1, t2 = position["piles"]["t1"], position["piles"]["t2"]
-    position["piles"]["t1"], position["piles"]["t2"] = t2, t1
-    Game.objects.filter(pk=played.pk).update(position=position)
+    swap_piles(played.pk, "t1", "t2")
     assert "snapshot differs" in (game_selectors.game_verify(fresh(played)) or "")
 
 
 def test_verify_detects_a_tampered_stock(played: Game) -> None:
-    position = played.position
-    position["piles"]["s"] = list(reversed(position["piles"]["s"]))
-    Game.objects.filter(pk=played.pk).update(position=position)
+    pos = stored_position(played.pk)
+    piles = (*pos.piles[:-1], pos.piles[-1][::-1])
+    tampered = Position.class_for(pos.variant)(pos.variant, piles, pos.ply)
+    Game.objects.filter(pk=played.pk).update(position=position_bytes(tampered))
     assert "snapshot differs" in (game_selectors.game_verify(fresh(played)) or "")
 
 
@@ -77,12 +77,12 @@ def test_verify_detects_a_tampered_status(played: Game) -> None:
 
 
 def test_verify_detects_a_log_that_does_not_replay(played: Game) -> None:
-    Move.objects.filter(game=played, ply=1).update(notation="t1-r1")
+    tamper_log(played.pk, 1, "t1-r1")
     assert (game_selectors.game_verify(fresh(played)) or "").startswith("log does not replay")
 
 
 def test_verify_detects_a_missing_log_entry(played: Game) -> None:
-    Move.objects.filter(game=played, ply=3).delete()
+    tamper_log(played.pk, 3, None)
     assert game_selectors.game_verify(fresh(played)) is not None
 
 
@@ -130,7 +130,7 @@ def test_game_state_is_the_public_view(played: Game) -> None:
     assert state["can_undo"] is True
     assert state["deal"] is None
     assert state["elapsed_ms"] >= 0
-    stock = played.position["piles"]["s"]
+    stock = stored_position(played.pk).pile("s")
     text = json.dumps(state, default=str)
     assert all(f'"{card}"' not in text for card in stock)
 
@@ -164,16 +164,10 @@ def test_game_for_player_hides_other_players_games(user: Any, other_user: Any) -
         game_selectors.game_for_player(game_id=game.pk + 99, user=user)
 
 
-def test_game_moves_are_in_log_order(played: Game) -> None:
-    assert [m.ply for m in game_selectors.game_moves(played)] == [0, 1, 2, 3]
+def test_game_entries_are_in_log_order_and_time(played: Game) -> None:
+    entries = game_selectors.game_entries(played)
+    assert [m.ply for m in entries] == [0, 1, 2, 3]
+    times = [played.started_at] + [m.created_at for m in entries]
+    assert times == sorted(times) and entries[-1].created_at <= fresh(played).moved_at
     assert game_selectors.game_log(played)[0] == "deal"
     assert game_selectors.game_log(played)[2] == UNDO
-
-
-def test_snapshot_is_read_whatever_the_key_order(user: Any) -> None:
-    """PostgreSQL's jsonb reorders object keys; the snapshot must still be read."""
-    game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
-    position = game.position
-    position["piles"] = dict(sorted(position["piles"].items(), key=lambda kv: (len(kv[0]), kv)))
-    Game.objects.filter(pk=game.pk).update(position=position)
-    assert game_selectors.game_position(fresh(game)) == new_position("bristol", seed=1)

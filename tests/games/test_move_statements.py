@@ -1,6 +1,6 @@
-"""The common path of a move: the guarded write of the game and its log entry (one
-statement on PostgreSQL, the ORM's two in a transaction on SQLite), and the locked path
-when it misses (a race's game too, once a locked move proved the race's start).
+"""The common path of a move: the guarded write of the game with its log entry (one
+update of its row), and the path when it misses (a race's game too, once a move proved
+the race's start).
 
 A process that served a game's last move (or started it, or read it) holds the game at
 that ply; its next move then reads nothing. These tests run in autocommit
@@ -25,6 +25,7 @@ from games.engine import new_position
 from games.models import Game, Race
 from games.play import finish, store
 from games.play import move as play_move
+from games.selectors.games import game_log
 from games.services import games as game_services
 from games.services import races as race_services
 from tests.race_fixtures import game_of, pool, quiet_moves
@@ -58,18 +59,12 @@ needs_postgres = pytest.mark.skipif(
 
 
 def is_move(sqls: list[str]) -> bool:
-    """The guarded write and nothing else: on PostgreSQL the one statement whose update of
-    the game feeds the insert of its log entry, elsewhere the two in one transaction."""
-    if connection.vendor == "postgresql":
-        return len(sqls) == 1 and sqls[0].startswith('WITH moved AS (UPDATE "games_game"')
-    return (
-        len(sqls) == 2
-        and sqls[0].startswith('UPDATE "games_game"')
-        and sqls[1].startswith('INSERT INTO "games_move"')
-    )
+    """The guarded write and nothing else: one update of the game's row, which appends the
+    entry to its packed log."""
+    return len(sqls) == 1 and sqls[0].startswith('UPDATE "games_game"')
 
 
-def test_service_moves_cost_an_update_and_an_insert_each(user: Any, assert_consistent: Any) -> None:
+def test_service_moves_cost_one_update_each(user: Any, assert_consistent: Any) -> None:
     game = game_services.practice_game_start(user=user, variant="bristol", seed=3)
     for ply, move in enumerate(playable()):
         with CaptureQueriesContext(connection) as captured:
@@ -113,7 +108,7 @@ def rest_moves(api: Any, assert_consistent: Any) -> list[list[str]]:
 
 def test_rest_moves_cost_the_token_and_the_move(api: Any, assert_consistent: Any) -> None:
     for sqls in rest_moves(api, assert_consistent):
-        assert len(sqls) <= 3 and is_move(sqls[-2:]), sqls  # token, move
+        assert len(sqls) <= 2 and is_move(sqls[-1:]), sqls  # token, move
 
 
 def test_rest_moves_with_the_token_cached_cost_the_move_alone(
@@ -148,7 +143,7 @@ def test_a_held_game_resigned_meanwhile_takes_no_move(user: Any) -> None:
 
     with pytest.raises(errors.GameFinished):
         play_move.apply_move(game_id=game.pk, user=user, move=second, ply=1)
-    assert Game.objects.get(pk=game.pk).moves.count() == 1
+    assert len(game_log(Game.objects.get(pk=game.pk))) == 1
 
 
 def test_a_hint_given_elsewhere_shows_in_the_next_move(user: Any) -> None:

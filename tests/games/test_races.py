@@ -31,10 +31,12 @@ from core.errors import (
     UndoNotAllowed,
 )
 from games.engine import Status
+from games.engine.record import position_bytes
 from games.models import EXPIRED, Game, Race, RaceEntry, RaceRating
 from games.play import finish, state
 from games.play import move as play_move
 from games.selectors import races as race_selectors
+from games.selectors.games import game_log, game_position
 from games.services import hints as hint_services
 from games.services import race_pool
 from games.services import races as race_services
@@ -137,7 +139,7 @@ def test_a_move_before_the_start_is_refused_and_changes_nothing(
     with pytest.raises(RaceNotStarted):
         play_move.apply_move(game_id=game.pk, user=players[0], move=move, ply=0)
     game.refresh_from_db()
-    assert game.ply == 0 and game.moves.count() == 0
+    assert game.ply == 0 and len(game_log(game)) == 0
     assert not [m for _, m in sent if m["type"] == "game.moved"]
 
 
@@ -193,7 +195,7 @@ def test_the_time_limit_ends_the_race_and_its_unfinished_games(
     with at(ends(race) + timedelta(milliseconds=10)):
         with pytest.raises(RaceOver):
             play_move.apply_move(game_id=second.pk, user=players[1], move=moves[0], ply=0)
-        assert second.moves.count() == 0
+        assert len(game_log(second)) == 0
         assert race_services.races_tick() == (1, 1)
         assert race_services.races_tick() == (0, 0)  # idempotent
     race.refresh_from_db()
@@ -221,11 +223,12 @@ def test_the_countdown_ends_at_starts_at_on_the_server_clock(
 
 def _end(game: Game, *, status: str, score: int, ply: int, seconds: float) -> None:
     """End a game as if ``ply`` moves on the board had led there."""
+    pos = game_position(game)
     Game.objects.filter(pk=game.pk).update(
         status=status,
         score=score,
         ply=ply,
-        position={**game.position, "ply": ply},
+        position=position_bytes(type(pos)(pos.variant, pos.piles, ply)),
         finished_at=game.started_at + timedelta(seconds=seconds),
     )
 

@@ -14,6 +14,7 @@ from rest_framework.test import APIClient
 from api import shapes
 from games import boards
 from games.engine import new_position
+from games.engine.record import position_bytes
 from games.models import Deal, Game, PlayerStats, Result
 from games.selectors import boards as board_selectors
 from games.selectors import dailies as daily_selectors
@@ -163,7 +164,7 @@ def test_result_comes_from_the_game_on_the_server(daily_clock: FakeClock) -> Non
         ply=417,
         started_at=started,
         finished_at=NOON,
-        position=start.to_json(),
+        position=position_bytes(start),
     )
     result = committed(result_record, game)
     assert (result.won, result.cards_home, result.moves, result.time_ms) == (
@@ -192,7 +193,7 @@ def test_result_comes_from_the_game_on_the_server(daily_clock: FakeClock) -> Non
         ply=12,
         started_at=started,
         finished_at=NOON,
-        position=start.to_json(),
+        position=position_bytes(start),
     )
     result = committed(result_record, lost)
     assert not result.won and result.cards_home == 30
@@ -202,7 +203,7 @@ def test_result_comes_from_the_game_on_the_server(daily_clock: FakeClock) -> Non
 def test_no_result_for_practice_or_unfinished_games(daily_clock: FakeClock) -> None:
     (ann,) = players("ann")
     deal = daily("bristol", DAY)
-    pos = new_position("bristol", seed=int(deal.seed)).to_json()
+    pos = position_bytes(new_position("bristol", seed=int(deal.seed)))
     practice = Game.objects.create(
         player=ann, deal=deal, status="lost", started_at=NOON, finished_at=NOON, position=pos
     )

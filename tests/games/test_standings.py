@@ -4,7 +4,6 @@ nothing or quitting first (issue 32, part 3)."""
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from datetime import timedelta
 from typing import Any
@@ -107,32 +106,3 @@ def test_in_a_race_the_first_to_resign_does_not_win(
         race_services.race_finish(race_id=race.pk)
     places: dict[str, Any] = dict(race.entries.values_list("player__username", "place"))
     assert places == {"stayer": 1, "quitter": 2}
-
-
-def test_migration_0014_rekeys_results_not_won_as_the_service_keys_them(user: Any) -> None:
-    """Results entered before the new order get the key the service gives them now."""
-    from django.apps import apps
-
-    from games.models import Result
-    from games.services.dailies import daily_game_start
-
-    rekey = importlib.import_module("games.migrations.0014_standings_reward_play").rekey
-    daily("bristol", DAY)
-    game, _ = daily_game_start(user=user, variant="bristol", day=DAY)
-    for ply in range(20):
-        moves = [str(m) for m in game_position(game).legal_moves]
-        move = next((m for m in moves if m.endswith("-f")), moves[0])
-        play_move.apply_move(game_id=game.pk, user=user, move=move, ply=ply)
-        game.refresh_from_db()
-        if game.status != "playing":
-            break
-    else:
-        finish.resign(game_id=game.pk, user=user)
-    result = Result.objects.get(game=game)
-    assert result.cards_home > 0 and not result.won
-    now = result.sort_key
-    old = f"1{52 - result.cards_home:03d}{result.moves:06d}{result.time_ms:011d}"
-    Result.objects.filter(pk=result.pk).update(sort_key=old)
-    rekey(apps, None)
-    result.refresh_from_db()
-    assert result.sort_key == now

@@ -25,6 +25,7 @@ from accounts.models import ApiToken
 from devtools.accounts import PASSWORD
 from games.models import Game
 from games.play import move as play_move
+from games.selectors.games import game_log
 from games.services import games as game_services
 from tests.helpers import token_headers
 from tests.security.helpers import Socket, assert_envelope
@@ -47,7 +48,7 @@ def token_client(user: Any) -> APIClient:
 
 def state_of(game: Game) -> tuple:
     g = Game.objects.get(pk=game.pk)
-    return g.ply, g.status, g.assisted, g.moves.count()
+    return g.ply, g.status, g.assisted, len(game_log(g))
 
 
 # -- another player's game ------------------------------------------------------------------

@@ -34,7 +34,8 @@ from rest_framework.test import APIClient
 
 from accounts import services as account_services
 from devtools.accounts import PASSWORD
-from games.engine import Position, deck_order
+from games.engine import deck_order
+from games.engine.record import position_from_bytes
 from games.models import Deal, Game
 from games.services import games as game_services
 from tests.daily_fixtures import DAY, FakeClock
@@ -64,7 +65,7 @@ def _roomy_socket_limits(settings: Any) -> None:
 
 def stock_of(game_id: int) -> list[str]:
     game = Game.objects.get(pk=game_id)
-    return Position.from_json(game.position).to_json()["piles"]["s"]
+    return position_from_bytes(game.position).to_json()["piles"]["s"]
 
 
 class Watch:

@@ -23,7 +23,7 @@ from api import shapes
 from core import clock
 from devtools.accounts import PASSWORD
 from games.engine import VARIANTS
-from games.models import Game, Move, Race
+from games.models import Game, Race
 from games.play import finish
 from games.services import dailies as daily_services
 from games.services import games as game_services
@@ -146,8 +146,8 @@ class World:
         live = Game.objects.get(pk=self.live.pk)
         if live.status != "playing" or live.ply > 30:
             fresh = game_services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
-            Move.objects.filter(game=live).delete()
-            fields = ("status", "ply", "score", "undo_floor", "position", "finished_at")
+            fields = ("status", "ply", "score", "undo_floor", "position", "log", "moved_at")
+            fields += ("finished_at",)
             Game.objects.filter(pk=live.pk).update(**{f: getattr(fresh, f) for f in fields})
             fresh.delete()
         key = self.session.get("sessionid")
