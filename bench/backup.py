@@ -58,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Backup and restore: {args.players} players, up to {args.moves} moves a game")
     print(
         f"  data     {rows} rows in {len(before)} tables ({before['games_game'][0]} games, "
-        f"{before['games_move'][0]} log entries, {before['games_result'][0]} results); "
+        f"{before['games_result'][0]} results); "
         f"played in {played:.1f} s"
     )
     print(f"  dump     {dumped:.2f} s, {size / 1024:.0f} KiB (pg_dump custom format)")

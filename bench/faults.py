@@ -44,7 +44,8 @@ from games.selectors import games as game_selectors
 from accounts import services as account_services
 from games.services import dailies as daily_services
 from games.services import games as game_services
-from games.models import Game, Move
+from games.engine.record import Entry, pack, position_bytes
+from games.models import Game
 spec = {spec}
 out = {{"players": [], "daily": None}}
 for i in range(spec["players"]):
@@ -62,12 +63,9 @@ if long:
     move = next(m for m in quiet if start.apply(m).stock_count == start.stock_count)
     after = start.apply(move)
     at = [after, start]  # after an entry of even ply, of odd ply (the undo)
-    Move.objects.bulk_create([
-        Move(game=game, ply=p, notation="undo" if p % 2 else move,
-             position=at[p % 2].to_json(), depth=at[p % 2].ply)
-        for p in range(long)], batch_size=1000)
-    last = at[(long - 1) % 2].to_json()
-    Game.objects.filter(pk=game.pk).update(ply=long, position=last)
+    log = pack("bristol", [Entry("undo" if p % 2 else move, 1) for p in range(long)])
+    last = position_bytes(at[(long - 1) % 2])
+    Game.objects.filter(pk=game.pk).update(ply=long, position=last, log=log)
 print(json.dumps(out))
 """
 

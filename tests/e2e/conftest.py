@@ -163,6 +163,21 @@ def _drop(base: str, name: str) -> None:
             file.with_name(file.name + suffix).unlink(missing_ok=True)
 
 
+def logged_moves(url: str, *game_ids: int) -> dict[tuple[int, int], str]:
+    """Every stored log entry of the games (all of them if none is named), unpacked:
+    ``(game id, ply) -> notation``."""
+    from games.engine.record import unpack
+
+    query = "SELECT g.id, d.variant, g.log FROM games_game g JOIN games_deal d ON d.id = g.deal_id"
+    if game_ids:
+        query += " WHERE g.id IN (" + ", ".join(["%s"] * len(game_ids)) + ")"
+    return {
+        (game, ply): entry.notation
+        for game, variant, log in database_rows(url, query, *game_ids)
+        for ply, entry in enumerate(unpack(variant, bytes(log)))
+    }
+
+
 def database_rows(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
     """The rows of a query (``%s`` parameters) on a database of the run, either kind, read
     beside the servers."""

@@ -31,7 +31,7 @@ import pytest
 
 from bench.load import Config, Deadline, Stats, make_players, run_players
 from devtools.servers import Daphne, server_env
-from tests.e2e.conftest import database_rows, redis_prefix
+from tests.e2e.conftest import database_rows, logged_moves, redis_prefix
 from tests.e2e.helpers import games_verified
 from tests.pinned_clock import PINNED_DAY
 
@@ -91,8 +91,7 @@ def test_a_server_killed_under_load_loses_no_acknowledged_move(
     acks = [a for p in players for a in p.acks]
     keys = [(a.game, a.ply) for a in acks]
     assert len(keys) == len(set(keys)), "a ply acknowledged twice"
-    moves = database_rows(database_url, "SELECT game_id, ply, notation FROM games_move")
-    stored = {(game, ply): notation for game, ply, notation in moves}
+    stored = logged_moves(database_url)
     ranked_ends = database_rows(
         database_url,
         "SELECT g.id, g.deal_id, count(r.id), max(r.sort_key) FROM games_game g "

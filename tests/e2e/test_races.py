@@ -33,7 +33,7 @@ import pytest
 
 from bench.load import Http
 from devtools.accounts import register
-from tests.e2e.conftest import database_rows, redis_prefix
+from tests.e2e.conftest import database_rows, logged_moves, redis_prefix
 from tests.e2e.helpers import games_verified
 from tests.pinned_clock import PINNED_DAY
 
@@ -229,10 +229,8 @@ def test_different_moves_at_the_same_ply_one_wins_and_the_others_get_409(
         assert got["stale_ply"] + got["409 stale_ply"] == len(legal) - 1, got
         winner = next(i for i, (outcome, _) in enumerate(answers) if outcome == "applied")
         state = answers[winner][1]
-        stored = sql(
-            e2e_env, "SELECT notation FROM games_move WHERE game_id = %s AND ply = %s", game, ply
-        )
-        assert stored == [(legal[winner],)]
+        stored = logged_moves(e2e_env["DATABASE_URL"], game)
+        assert stored[game, ply] == legal[winner] and len(stored) == ply + 1
         for outcome, answer in answers:
             if outcome != "applied":  # the current ply comes with the refusal
                 ply_now = answer["ply"] if "ply" in answer else answer["error"]["details"]["ply"]
@@ -320,9 +318,7 @@ def test_the_last_move_of_a_ranked_daily_sent_sixteen_times_at_once_ends_it_once
         assert answer.get("status", "?") != "playing"
 
     board_checks(e2e_env, servers[0], token, game, variant)
-    assert sql(e2e_env, "SELECT count(*) FROM games_move WHERE game_id = %s", game) == [
-        (len(line),)
-    ]
+    assert len(logged_moves(e2e_env["DATABASE_URL"], game)) == len(line)
     assert games_verified(e2e_env, game) == {game: None}
     print(f"\nlast move x{CLIENTS} on a ranked daily ({len(line)} moves): {dict(got)}")
 
