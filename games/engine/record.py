@@ -17,10 +17,12 @@ position is 71 bytes, a Picture Gallery one 141 (490 and 960 as JSON text).
 (71, True)
 
 **A log** (:func:`pack`): each entry is its move's code (a varint: the index of its
-notation in the variant family's fixed table, :func:`notations`) and the time since
-the entry before it, or since the game's start for the first, in milliseconds (a
-zigzag varint: a clock set back stays exact). Entries are appended, never rewritten,
-so a new entry's bytes go after the stored ones (:func:`pack_entry`).
+notation in the variant family's fixed table, :func:`notations`) and its time in
+milliseconds: since the entry before it, the first since the Unix epoch (a zigzag
+varint: a clock set back stays exact). A game's first entry so costs a few bytes
+more, and no later change of the game's row can shift its entries' times. Entries
+are appended, never rewritten, so a new entry's bytes go after the stored ones
+(:func:`pack_entry`).
 
 >>> log = pack("bristol", [Entry("deal", 1500), Entry("r1-t4", 800), Entry(UNDO, 90)])
 >>> len(log), unpack("bristol", log) == [Entry("deal", 1500), Entry("r1-t4", 800), Entry(UNDO, 90)]
@@ -33,12 +35,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import cache
 
 from .errors import BadNotationError, BadPositionError
 from .log import UNDO
 from .position import Position
 from .variants import VARIANTS, Variant, get_variant
+
+#: The time the first entry of a log counts from.
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 #: The first byte of a stored position: its format.
 POSITION_FORMAT = 1
@@ -49,7 +55,7 @@ _VARIANT_KEYS = tuple(VARIANTS)
 @dataclass(frozen=True, slots=True)
 class Entry:
     """A log entry: its notation (a move or ``undo``) and the milliseconds since the entry
-    before it (the first: since the game's start)."""
+    before it (the first: since the Unix epoch, :data:`EPOCH`)."""
 
     notation: str
     ms: int

@@ -15,7 +15,7 @@ from django.db import transaction
 from django.db.models import F, Q
 
 from games.engine import Position
-from games.engine.record import Entry, pack, position_bytes
+from games.engine.record import EPOCH, Entry, pack, position_bytes
 
 #: Games converted in one transaction.
 BATCH = 1000
@@ -23,12 +23,12 @@ BATCH = 1000
 _MS = timedelta(milliseconds=1)
 
 
-def _entries(started_at: Any, rows: list[tuple[str, Any]]) -> list[Entry]:
+def _entries(rows: list[tuple[str, Any]]) -> list[Entry]:
     """The log entries of ``(notation, created_at)`` rows: each one's time since the one
-    before, in whole milliseconds since the start (so no rounding adds up)."""
+    before, in whole milliseconds since the epoch (so no rounding adds up)."""
     entries, before = [], 0
     for notation, at in rows:
-        since = (at - started_at) // _MS
+        since = (at - EPOCH) // _MS
         entries.append(Entry(notation, since - before))
         before = since
     return entries
@@ -55,7 +55,7 @@ def convert(game_model: Any, move_model: Any, *, batch: int = BATCH) -> int:
                 rows[game_id].append((notation, at))
             for game in games:
                 log = rows[game.pk]
-                game.log = pack(game.deal.variant, _entries(game.started_at, log))
+                game.log = pack(game.deal.variant, _entries(log))
                 game.packed = position_bytes(Position.from_json(game.position))
                 game.moved_at = log[-1][1] if log else None
                 game.log_ply = game.ply

@@ -27,7 +27,7 @@ from django.db import connection, transaction
 from core import clock
 from core.errors import NotFound
 from games.engine import Position, Status
-from games.engine.record import pack_entry
+from games.engine.record import EPOCH, pack_entry
 from games.models import Game
 from games.selectors.games import game_position
 from games.selectors.races import RaceClock
@@ -149,8 +149,9 @@ _CHANGED = ("ply", "undo_floor", "score", "status", "finished_at")
 
 
 def _entry_bytes(game: Game, entry: Entry) -> bytes:
-    """``entry`` packed to follow ``game``'s log: its time since the entry before it."""
-    before = game.moved_at or game.started_at
+    """``entry`` packed to follow ``game``'s log: its time since the entry before it (the
+    first: since the epoch)."""
+    before = game.moved_at or EPOCH
     return pack_entry(game.deal.variant, entry.notation, (entry.at - before) // _MS)
 
 

@@ -19,7 +19,7 @@ from games.engine import (
     Status,
     new_position,
 )
-from games.engine.record import position_bytes, position_from_bytes, unpack
+from games.engine.record import EPOCH, position_bytes, position_from_bytes, unpack
 from games.models import EXPIRED, SERVER_ENDS, Deal, Game, Race
 from games.standings import reach_of
 
@@ -41,7 +41,7 @@ class LoggedMove:
 
 def game_entries(game: Game) -> list[LoggedMove]:
     """A game's log entries in order, unpacked (``games.engine.record``)."""
-    at, entries = game.started_at, []
+    at, entries = EPOCH, []
     for ply, entry in enumerate(unpack(game.deal.variant, game.log)):
         at += timedelta(milliseconds=entry.ms)
         entries.append(LoggedMove(ply, entry.notation, at))
