@@ -168,6 +168,7 @@ def test_game_entries_are_in_log_order_and_time(played: Game) -> None:
     entries = game_selectors.game_entries(played)
     assert [m.ply for m in entries] == [0, 1, 2, 3]
     times = [played.started_at] + [m.created_at for m in entries]
-    assert times == sorted(times) and entries[-1].created_at <= fresh(played).moved_at
+    moved_at = fresh(played).moved_at
+    assert times == sorted(times) and moved_at is not None and entries[-1].created_at <= moved_at
     assert game_selectors.game_log(played)[0] == "deal"
     assert game_selectors.game_log(played)[2] == UNDO

@@ -63,6 +63,7 @@ def check(old: OldGame) -> None:
     times = [game.started_at] + [e.created_at for e in game_entries(game)]
     assert times == sorted(times)
     if old.log:
+        assert game.moved_at is not None
         assert timedelta(0) <= game.moved_at - times[-1] < timedelta(milliseconds=1)
     else:
         assert game.moved_at is None

@@ -146,8 +146,8 @@ class World:
         live = Game.objects.get(pk=self.live.pk)
         if live.status != "playing" or live.ply > 30:
             fresh = game_services.practice_game_start(user=self.user, variant="bristol", seed=SEED)
-            fields = ("status", "ply", "score", "undo_floor", "position", "log", "moved_at")
-            fields += ("finished_at",)
+            fields: tuple[str, ...] = ("status", "ply", "score", "undo_floor", "position")
+            fields += ("log", "moved_at", "finished_at")
             Game.objects.filter(pk=live.pk).update(**{f: getattr(fresh, f) for f in fields})
             fresh.delete()
         key = self.session.get("sessionid")
