@@ -52,6 +52,7 @@ ROWS = [
     ("with_games_per_move", "stored per move with the games' table, B"),
     ("wal_per_move", "WAL per move, B"),
     ("fpi_per_1000", "full-page images per 1,000 moves"),
+    ("hot_share", "updates of a game's row in place (HOT), %"),
     ("pg_cpu_ms", "PostgreSQL backend CPU per move, ms"),
     ("game_row", "game row, B (mean)"),
     ("undo_ms", "undo at ply 300, ms (median)"),
@@ -117,6 +118,12 @@ def measure(games: int, most: int, undo_every: int) -> dict[str, float]:
         (wal,) = cursor.fetchone()
         cursor.execute("SELECT wal_fpi FROM pg_stat_wal")
         (images,) = cursor.fetchone()
+        cursor.execute("SELECT pg_stat_force_next_flush()")
+        cursor.execute(
+            "SELECT n_tup_hot_upd::float / greatest(n_tup_upd, 1) FROM pg_stat_user_tables "
+            "WHERE relname = 'games_game'"
+        )
+        (hot,) = cursor.fetchone()
         stored = _stored(cursor)
         cursor.execute("SELECT avg(pg_column_size(g.*)) FROM games_game g")
         (row,) = cursor.fetchone()
@@ -128,6 +135,7 @@ def measure(games: int, most: int, undo_every: int) -> dict[str, float]:
         "with_games_per_move": (stored["log_table"] + stored["games"]) / entries,
         "wal_per_move": float(wal) / entries,
         "fpi_per_1000": 1000 * images / entries,
+        "hot_share": 100 * hot,
         "pg_cpu_ms": 1000 * cpu / entries,
         "game_row": float(row),
         "undo_ms": undo_ms,
