@@ -348,15 +348,18 @@ class ProcessCache:
 
 _process: ProcessCache | None = None
 _process_lock = threading.Lock()
+_enabled: bool | None = None  # ``TOKEN_PROCESS_CACHE``, read once (a missing setting is slow)
 
 
 def process_cache() -> ProcessCache | None:
     """This process's cache of tokens (its listener started on first use), or None
     without ``REDIS_URL`` or with ``TOKEN_PROCESS_CACHE = False``."""
-    global _process
+    global _process, _enabled
     current = _process
     url = settings.REDIS_URL
-    if not url or not getattr(settings, "TOKEN_PROCESS_CACHE", True):
+    if _enabled is None:
+        _enabled = bool(getattr(settings, "TOKEN_PROCESS_CACHE", True))
+    if not url or not _enabled:
         return None
     if current is not None and current.url == url and current.prefix == settings.REDIS_PREFIX:
         return current
@@ -386,7 +389,12 @@ os.register_at_fork(after_in_child=_forked)
 
 @receiver(setting_changed)
 def _settings_changed(*, setting: str, **kwargs: Any) -> None:
-    if setting in ("REDIS_URL", "REDIS_PREFIX", "REDIS_TIMEOUT", "TOKEN_PROCESS_CACHE"):
+    global _enabled
+    if setting == "TOKEN_PROCESS_CACHE":
+        # Turned off, the listener goes on handling messages: turned on again, the
+        # entries kept are as exact as ever.
+        _enabled = None
+    elif setting in ("REDIS_URL", "REDIS_PREFIX", "REDIS_TIMEOUT"):
         _forget_process_cache()
 
 

@@ -1,0 +1,159 @@
+"""CPU per authenticated REST request: the token read from Redis, or this process's cache.
+
+    python bench/token_lookup.py                   # 6 rounds of 2,000 requests each way
+    python bench/token_lookup.py --rounds 10 --requests 5000
+
+Sets up Django in this process on a SQLite file of its own and a redis-server of its
+own (the shared Redis is never touched), makes one account and personal token, and
+sends ``GET /api/v1/auth/me/`` with the token through Django's test client: the
+whole request path (middleware, DRF, the rate limit in Redis), no network server.
+The two ways alternate in blocks of ``--requests`` in one run, the same warm process:
+
+* **redis read**: ``TOKEN_PROCESS_CACHE = False``, each request reads the token's
+  entry from Redis (the shared cache alone);
+* **process cache**: the entry is answered from the process cache, after checking
+  its subscription for unread revocations (``accounts.token_cache``).
+
+Printed per request, in CPU microseconds: this process (all its threads, the
+cache's listener included, from ``time.process_time``), the redis-server (from
+/proc) and their sum, as medians over the rounds; the same for the token look-up
+alone (``token_authenticate``), and how many Redis commands each way sends per
+request (``INFO commandstats``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import statistics
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+if __package__ in (None, ""):  # run as a script: make the repository importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench import _cli  # noqa: E402
+from bench._server import cpu_times  # noqa: E402
+from devtools.servers import RedisServer  # noqa: E402
+
+WAYS = ("redis read", "process cache")
+
+
+def redis_cpu(server: RedisServer) -> float:
+    assert server.proc is not None
+    times = cpu_times(server.proc.pid)
+    assert times is not None
+    return sum(times)
+
+
+def redis_commands(url: str) -> int:
+    import redis
+
+    stats = redis.Redis.from_url(url).info("commandstats")
+    return sum(int(v["calls"]) for v in stats.values())
+
+
+def measure(server: RedisServer, run: Callable[[], None], n: int) -> tuple[float, float, float]:
+    """CPU µs per call of this process and of the redis-server, and Redis commands per call."""
+    commands = redis_commands(server.url)
+    own, theirs = time.process_time(), redis_cpu(server)
+    for _ in range(n):
+        run()
+    own, theirs = time.process_time() - own, redis_cpu(server) - theirs
+    commands = redis_commands(server.url) - commands - 1  # the INFO of the first count
+    return own / n * 1e6, theirs / n * 1e6, commands / n
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _cli.parser(__doc__)
+    parser.add_argument("--rounds", type=int, default=6, help="blocks of each way (6)")
+    parser.add_argument("--requests", type=int, default=2000, help="requests per block (2000)")
+    args = parser.parse_args(argv)
+
+    server = RedisServer()
+    server.start()
+    try:
+        with tempfile.TemporaryDirectory(prefix="bench-token-") as folder:
+            return run(args, server, Path(folder))
+    finally:
+        server.stop()
+
+
+def run(args: argparse.Namespace, server: RedisServer, folder: Path) -> int:
+    rounds, requests = args.rounds, args.requests
+    _cli.django_setup(
+        {
+            "DATABASE_URL": f"sqlite:///{folder / 'bench.sqlite3'}",
+            "REDIS_URL": server.url,
+            "DEBUG": "False",  # as production: no query log
+            "SECRET_KEY": secrets.token_urlsafe(40),
+            "DAILY_SECRET": secrets.token_urlsafe(40),
+            "ALLOWED_HOSTS": "testserver",
+            "THROTTLE_RATE_USER": "100000000/min",
+            "THROTTLE_RATE_IP": "100000000/min",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    from django.contrib.auth import get_user_model
+    from django.core.management import call_command
+    from django.test import Client, override_settings
+
+    from accounts import services, token_cache
+
+    call_command("migrate", interactive=False, verbosity=0)
+    user = get_user_model().objects.create_user(username="bench-token")
+    _, key = services.token_create(user=user, name="bench")
+    client = Client(HTTP_AUTHORIZATION=f"Token {key}")
+
+    def request() -> None:
+        answer = client.get("/api/v1/auth/me/", secure=True)  # as behind the proxy
+        assert answer.status_code == 200, answer.content
+
+    def look_up() -> None:
+        assert services.token_authenticate(key) is not None
+
+    def way(name: str) -> override_settings:
+        """The setting each way (both ways under one override, equally dear to read)."""
+        return override_settings(TOKEN_PROCESS_CACHE=name == "process cache")
+
+    local = token_cache.process_cache()
+    assert local is not None
+    deadline = time.monotonic() + 10
+    while not local.trusted():
+        assert time.monotonic() < deadline, "the token cache did not subscribe"
+        time.sleep(0.01)
+    for name in WAYS:  # warm both ways: imports, the entries in Redis and here
+        with way(name):
+            for _ in range(200):
+                request()
+
+    figures: dict[tuple[str, str], list[tuple[float, float, float]]] = {}
+    for _ in range(rounds):
+        for what, call, n in (("request", request, requests), ("look-up", look_up, requests)):
+            for name in WAYS:
+                with way(name):
+                    figures.setdefault((what, name), []).append(measure(server, call, n))
+    token_cache._forget_process_cache()  # its listener stops before the redis-server does
+
+    print(f"{rounds} rounds of {requests} calls each way; medians of the rounds, CPU µs per call")
+    print(f"{'':36}{'process':>10}{'redis':>10}{'sum':>10}{'Redis cmds':>12}")
+    for what in ("request", "look-up"):
+        sums = {}
+        for name in WAYS:
+            rows = figures[(what, name)]
+            own = statistics.median(r[0] for r in rows)
+            theirs = statistics.median(r[1] for r in rows)
+            cmds = statistics.median(r[2] for r in rows)
+            sums[name] = statistics.median(r[0] + r[1] for r in rows)
+            label = f"{'GET /auth/me/' if what == 'request' else 'token_authenticate'}, {name}"
+            print(f"{label:36}{own:10.1f}{theirs:10.1f}{sums[name]:10.1f}{cmds:12.2f}")
+        saved = sums["redis read"] - sums["process cache"]
+        print(f"{'  saved by the process cache':36}{'':20}{saved:10.1f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
