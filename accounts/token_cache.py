@@ -55,6 +55,12 @@ Redis as before:
   :data:`ENTRY_SECONDS`), and at most :data:`PROCESS_ENTRIES` are kept, the least
   recently used dropped first.
 
+What the lease assumes: a Redis that replaces another (a failover to a replica) takes
+no writes within :data:`LEASE_SECONDS` of the old one falling silent, since a process
+still connected to the old one is not among the listeners a revocation on the new one
+counts (failovers take longer: Sentinel waits 30 s by default). A Redis restarted in
+place closes its connections, which a process sees on its next look-up.
+
 While Redis is unavailable, requests read PostgreSQL and fill nothing, and a
 revocation is refused (``Unavailable``, 503, nothing changed) rather than leave an
 entry behind that nobody could remove. Without ``REDIS_URL`` every look-up reads
@@ -320,8 +326,9 @@ class ProcessCache:
         with self._lock:
             self._lose()  # nothing from before this subscription is trusted
             self._conn = conn
+            sent = time.monotonic()  # taken before the send: the lease never runs late
             conn.send_command("PING")
-            self._pings.append(time.monotonic())
+            self._pings.append(sent)
         next_ping = time.monotonic() + HEARTBEAT_SECONDS
         sock = conn._sock
         while not self._stop.is_set():
