@@ -144,9 +144,9 @@ def test_entries_are_bounded_least_recently_used_first(
 
 
 def test_an_entry_ends_with_its_time(local: token_cache.ProcessCache) -> None:
-    local.put("a", ENTRY, 0.05, local.generation)
+    local.put("a", ENTRY, 0.5, local.generation)
     assert local.get("a") == ENTRY
-    time.sleep(0.1)
+    time.sleep(0.6)
     assert local.get("a") is None and len(local) == 0
 
 
@@ -154,13 +154,13 @@ def test_an_entry_ends_no_later_than_the_redis_entry_it_copies(
     key: str, own_redis: RedisServer, other_process: token_cache.ProcessCache, settings: Any
 ) -> None:
     """The process cache keeps an entry only as long as Redis still holds it."""
-    redis.Redis.from_url(own_redis.url).pexpire(token_cache._key(token_hash(key)), 150)
+    redis.Redis.from_url(own_redis.url).pexpire(token_cache._key(token_hash(key)), 800)
     settings.REDIS_PREFIX = settings.REDIS_PREFIX  # a new process cache here, empty
     local = token_cache.process_cache()
     assert local is not None and eventually(local.trusted)
     assert account_services.token_authenticate(key) is not None  # read from Redis, kept
     assert local.get(token_hash(key)) is not None
-    time.sleep(0.2)
+    time.sleep(0.9)
     assert local.get(token_hash(key)) is None
 
 
@@ -195,8 +195,9 @@ class StalledListener(token_cache.ProcessCache):
 
 
 def test_a_message_the_listener_has_not_handled_is_read_before_an_answer(
-    fast_lease: None, own_redis: RedisServer, settings: Any
+    own_redis: RedisServer, settings: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(token_cache, "LEASE_SECONDS", 1.5)  # trusted from its one ping
     stalled = StalledListener(own_redis.url, settings.REDIS_PREFIX, 0.3)
     try:
         assert eventually(stalled.trusted)  # the request's thread read the answer to the ping
