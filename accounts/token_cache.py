@@ -324,6 +324,8 @@ class ProcessCache:
     def _serve(self, conn: Any) -> None:
         """Handle messages and ping, until the connection fails or the cache stops."""
         with self._lock:
+            if self._stop.is_set():
+                return
             self._lose()  # nothing from before this subscription is trusted
             self._conn = conn
             sent = time.monotonic()  # taken before the send: the lease never runs late
@@ -434,6 +436,7 @@ def cached(key_hash: str) -> tuple[User, ApiToken] | None:
     redis = client()
     if redis is None:
         return None
+    sent = time.monotonic()
     try:
         if local is None:
             value, ttl_ms = guarded(redis.get, _key(key_hash)), 0
@@ -445,7 +448,9 @@ def cached(key_hash: str) -> tuple[User, ApiToken] | None:
         return None
     entry = pickle.loads(value)
     if local is not None:
-        local.put(key_hash, entry, min(ttl_ms / 1000, ENTRY_SECONDS), generation)
+        # Ends no later than the Redis entry, whose time ran from before the read was sent.
+        left = min(ttl_ms / 1000, ENTRY_SECONDS) - (time.monotonic() - sent)
+        local.put(key_hash, entry, left, generation)
     return _instances(entry)
 
 
@@ -463,12 +468,13 @@ def fill(key_hash: str, user: User, token: ApiToken, *, read_at: float) -> None:
     value = pickle.dumps(entry, pickle.HIGHEST_PROTOCOL)
     local = process_cache()
     generation = local.generation if local is not None else 0
+    sent = time.monotonic()
     try:
         stored = guarded(partial(redis.set, _key(key_hash), value, ex=ENTRY_SECONDS, nx=True))
     except RedisUnavailable:  # logged by the guard; the next miss reads PostgreSQL
         return
     if stored and local is not None:
-        local.put(key_hash, entry, ENTRY_SECONDS, generation)
+        local.put(key_hash, entry, ENTRY_SECONDS - (time.monotonic() - sent), generation)
 
 
 def forget(key_hashes: Iterable[str]) -> None:
