@@ -19,13 +19,21 @@ cache's listener included, from ``time.process_time``), the redis-server (from
 /proc) and their sum, as medians over the rounds; the same for the token look-up
 alone (``token_authenticate``), and how many Redis commands each way sends per
 request (``INFO commandstats``).
+
+Then the same request over HTTP to two gunicorn servers (one gthread worker each, on
+the same database and Redis; ``bench/token_lookup_settings.py``), one with the process
+cache and one without, one client sending to each in turn: CPU per request of the
+server (master and worker, from /proc) and of the redis-server. ``--no-servers``
+skips this part.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import secrets
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,8 +44,8 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench import _cli  # noqa: E402
-from bench._server import cpu_times  # noqa: E402
-from devtools.servers import RedisServer  # noqa: E402
+from bench._server import cpu_times, tree_cpu  # noqa: E402
+from devtools.servers import RedisServer, start_gunicorn, stop, wait_until_up  # noqa: E402
 
 WAYS = ("redis read", "process cache")
 
@@ -47,6 +55,13 @@ def redis_cpu(server: RedisServer) -> float:
     times = cpu_times(server.proc.pid)
     assert times is not None
     return sum(times)
+
+
+def saved_line(pairs: list[tuple[float, float]]) -> str:
+    """The median and quartiles of the rounds' savings, ``(redis read, process cache)``."""
+    saved = [read - kept for read, kept in pairs]
+    low, middle, high = statistics.quantiles(saved, n=4) if len(saved) > 1 else saved * 3
+    return f"{middle:10.1f}   (quartiles of the rounds {low:.1f} .. {high:.1f})"
 
 
 def redis_commands(url: str) -> int:
@@ -71,6 +86,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = _cli.parser(__doc__)
     parser.add_argument("--rounds", type=int, default=20, help="blocks of each way (20)")
     parser.add_argument("--requests", type=int, default=1000, help="calls per block (1000)")
+    parser.add_argument(
+        "--no-servers", dest="servers", action="store_false", help="skip the gunicorn part"
+    )
     args = parser.parse_args(argv)
 
     server = RedisServer()
@@ -82,21 +100,48 @@ def main(argv: list[str] | None = None) -> int:
         server.stop()
 
 
+def environment(server: RedisServer, folder: Path) -> dict[str, str]:
+    """The settings' environment of this process and of the servers."""
+    return {
+        "DATABASE_URL": f"sqlite:///{folder / 'bench.sqlite3'}",
+        "REDIS_URL": server.url,
+        "DEBUG": "False",  # as production: no query log
+        "SECRET_KEY": secrets.token_urlsafe(40),
+        "DAILY_SECRET": secrets.token_urlsafe(40),
+        "ALLOWED_HOSTS": "testserver,127.0.0.1",
+        "SECURE_SSL_REDIRECT": "False",
+        "THROTTLE_RATE_USER": "100000000/min",
+        "THROTTLE_RATE_IP": "100000000/min",
+        "LOG_LEVEL": "WARNING",
+    }
+
+
+def in_process(
+    figures: dict[tuple[str, str], list[tuple[float, float, float]]], rounds: int, requests: int
+) -> None:
+    """Print the in-process figures: ``(process µs, redis µs, commands)`` per call."""
+    print(
+        f"{rounds} rounds of {requests} calls each way, alternating; CPU µs per call, "
+        "medians of the rounds"
+    )
+    print(f"{'':36}{'process':>10}{'redis':>10}{'sum':>10}{'Redis cmds':>12}")
+    for what in ("request", "look-up"):
+        for name in WAYS:
+            rows = figures[(what, name)]
+            own = statistics.median(r[0] for r in rows)
+            theirs = statistics.median(r[1] for r in rows)
+            total = statistics.median(r[0] + r[1] for r in rows)
+            cmds = statistics.median(r[2] for r in rows)
+            label = f"{'GET /auth/me/' if what == 'request' else 'token_authenticate'}, {name}"
+            print(f"{label:36}{own:10.1f}{theirs:10.1f}{total:10.1f}{cmds:12.2f}")
+        pairs = zip(figures[(what, "redis read")], figures[(what, "process cache")], strict=True)
+        line = saved_line([(r[0] + r[1], c[0] + c[1]) for r, c in pairs])
+        print(f"{'  saved by the process cache':36}{'':20}{line}")
+
+
 def run(args: argparse.Namespace, server: RedisServer, folder: Path) -> int:
     rounds, requests = args.rounds, args.requests
-    _cli.django_setup(
-        {
-            "DATABASE_URL": f"sqlite:///{folder / 'bench.sqlite3'}",
-            "REDIS_URL": server.url,
-            "DEBUG": "False",  # as production: no query log
-            "SECRET_KEY": secrets.token_urlsafe(40),
-            "DAILY_SECRET": secrets.token_urlsafe(40),
-            "ALLOWED_HOSTS": "testserver",
-            "THROTTLE_RATE_USER": "100000000/min",
-            "THROTTLE_RATE_IP": "100000000/min",
-            "LOG_LEVEL": "WARNING",
-        }
-    )
+    _cli.django_setup(environment(server, folder))
     from django.contrib.auth import get_user_model
     from django.core.management import call_command
     from django.test import Client, override_settings
@@ -139,32 +184,66 @@ def run(args: argparse.Namespace, server: RedisServer, folder: Path) -> int:
                     figures.setdefault((what, name), []).append(measure(server, call, requests))
     token_cache._forget_process_cache()  # its listener stops before the redis-server does
 
-    print(
-        f"{rounds} rounds of {requests} calls each way, alternating; CPU µs per call, "
-        "medians of the rounds"
-    )
-    print(f"{'':36}{'process':>10}{'redis':>10}{'sum':>10}{'Redis cmds':>12}")
-    for what in ("request", "look-up"):
-        for name in WAYS:
-            rows = figures[(what, name)]
-            own = statistics.median(r[0] for r in rows)
-            theirs = statistics.median(r[1] for r in rows)
-            total = statistics.median(r[0] + r[1] for r in rows)
-            cmds = statistics.median(r[2] for r in rows)
-            label = f"{'GET /auth/me/' if what == 'request' else 'token_authenticate'}, {name}"
-            print(f"{label:36}{own:10.1f}{theirs:10.1f}{total:10.1f}{cmds:12.2f}")
-        saved = [
-            (r[0] + r[1]) - (c[0] + c[1])
-            for r, c in zip(
-                figures[(what, "redis read")], figures[(what, "process cache")], strict=True
-            )
-        ]
-        low, middle, high = statistics.quantiles(saved, n=4) if len(saved) > 1 else saved * 3
-        print(
-            f"{'  saved by the process cache':36}{'':20}{middle:10.1f}"
-            f"   (quartiles of the rounds {low:.1f} .. {high:.1f})"
-        )
+    in_process(figures, rounds, requests)
+    if args.servers:
+        servers(args, server, folder, key)
     return 0
+
+
+def servers(args: argparse.Namespace, server: RedisServer, folder: Path, key: str) -> None:
+    """CPU per request over HTTP: a gunicorn server each way, one client, in turn."""
+    import requests as http
+
+    env = {
+        **os.environ,
+        **environment(server, folder),
+        "DJANGO_SETTINGS_MODULE": "bench.token_lookup_settings",
+    }
+    started: dict[str, tuple[subprocess.Popen[bytes], str]] = {}
+    try:
+        for name in WAYS:
+            log = (folder / f"gunicorn-{name.replace(' ', '-')}.log").open("w")
+            way_env = {**env, "TOKEN_PROCESS_CACHE": "1" if name == "process cache" else "0"}
+            started[name] = start_gunicorn(way_env, log, threads=2)
+        for proc, base in started.values():
+            wait_until_up(proc, base, timeout=300)
+        session = http.Session()
+        session.trust_env = False
+        session.headers["Authorization"] = f"Token {key}"
+
+        def block(base: str, n: int) -> None:
+            for _ in range(n):
+                answer = session.get(f"{base}/api/v1/auth/me/", timeout=30)
+                assert answer.status_code == 200, answer.text
+
+        for _, base in started.values():  # warm: imports, the entries in Redis and there
+            block(base, 200)
+        figures: dict[str, list[tuple[float, float]]] = {name: [] for name in WAYS}
+        for i in range(args.rounds):
+            for name in WAYS if i % 2 == 0 else WAYS[::-1]:
+                proc, base = started[name]
+                own, theirs = tree_cpu(proc.pid), redis_cpu(server)
+                assert own is not None
+                block(base, args.requests)
+                own_after = tree_cpu(proc.pid)
+                assert own_after is not None
+                per = 1e6 / args.requests
+                figures[name].append(((own_after - own) * per, (redis_cpu(server) - theirs) * per))
+    finally:
+        stop([proc for proc, _ in started.values()])
+
+    print()
+    print(f"over HTTP, gunicorn (1 gthread worker each), {args.rounds} rounds of {args.requests}")
+    print(f"{'':36}{'gunicorn':>10}{'redis':>10}{'sum':>10}")
+    for name in WAYS:
+        rows = figures[name]
+        own = statistics.median(r[0] for r in rows)
+        theirs = statistics.median(r[1] for r in rows)
+        total = statistics.median(r[0] + r[1] for r in rows)
+        print(f"{'GET /auth/me/, ' + name:36}{own:10.1f}{theirs:10.1f}{total:10.1f}")
+    pairs = zip(figures["redis read"], figures["process cache"], strict=True)
+    line = saved_line([(sum(r), sum(c)) for r, c in pairs])
+    print(f"{'  saved by the process cache':36}{'':20}{line}")
 
 
 if __name__ == "__main__":
