@@ -44,7 +44,7 @@ Redis as before:
   :data:`LEASE_SECONDS` after the sending of the last ping answered. Redis answers
   in order on one connection, so an answered ping sent after a message was
   published means the message was handled first; a process cut off from Redis
-  without its connection failing (a network partition, a stopped Redis) stops
+  without its connection failing (a network partition, a paused Redis) stops
   answering from its cache within the lease, which is what step 3 waits out;
 - an entry is added only if no message was handled since the read of Redis
   that gave it began (a generation counter), so an entry read just before a mark
