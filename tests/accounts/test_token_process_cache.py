@@ -8,6 +8,9 @@ would. A dropped or silent subscription makes a process read Redis again.
 
 from __future__ import annotations
 
+import pickle
+import random
+import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -275,3 +278,40 @@ def test_a_put_is_refused_while_the_cache_is_not_trusted(
     assert not local.trusted()
     local.put("a", ENTRY, 60, generation)
     assert len(local) == 0
+
+
+def test_look_ups_racing_revocations_never_keep_a_revoked_entry(
+    own_redis: RedisServer, other_process: token_cache.ProcessCache
+) -> None:
+    """Another process looks the key up without pause (its cache, else Redis, keeping
+    what Redis held) while this one fills and revokes it again and again: once a
+    revocation has returned, that process never answers the entry."""
+    r = redis.Redis.from_url(own_redis.url)
+    key = token_cache._key("raced")
+    stop = threading.Event()
+    kept = []
+
+    def look_ups() -> None:
+        while not stop.is_set():
+            if other_process.get("raced") is None:
+                generation = other_process.generation
+                value = r.get(key)
+                time.sleep(random.random() / 200)  # a slow request: up to 5 ms to its answer
+                if isinstance(value, bytes) and value != token_cache.NO_FILL:
+                    other_process.put("raced", pickle.loads(value), 60, generation)
+                    kept.append(1)
+
+    reader = threading.Thread(target=look_ups)
+    reader.start()
+    try:
+        for _ in range(60):
+            r.set(key, pickle.dumps(ENTRY), ex=60)
+            time.sleep(random.random() / 200)  # the reader looks it up meanwhile, or not
+            token_cache.forget(["raced"])
+            assert other_process.get("raced") is None
+            time.sleep(0.01)  # a read begun before the revocation has answered by now
+            assert other_process.get("raced") is None
+    finally:
+        stop.set()
+        reader.join()
+    assert kept  # the entry was kept between revocations
