@@ -151,8 +151,9 @@ def token_create(*, user: User, name: str) -> tuple[ApiToken, str]:
 def token_revoke(*, user: User, token_id: int) -> None:
     """Revoke one of the user's tokens: refused from the next request on, on every process.
 
-    Its cache entry is marked first (``accounts.token_cache``); while Redis cannot be
-    told, the revocation is refused (``Unavailable``) and the token stays as it was.
+    Its cache entry is marked first and every process drops its own copy before the
+    write (``accounts.token_cache``); while Redis cannot be told, the revocation is
+    refused (``Unavailable``) and the token stays as it was.
     """
     active = ApiToken.objects.filter(pk=token_id, user=user, revoked_at__isnull=True)
     token_cache.forget(active.values_list("key_hash", flat=True))
@@ -173,8 +174,9 @@ def token_authenticate(key: str) -> tuple[User, ApiToken] | None:
     """The active user and token for a presented key, its use recorded; None if refused.
 
     REST's ``Authorization`` header and a socket's handshake both come here. The
-    common case is answered from the shared cache, without PostgreSQL; a miss reads
-    PostgreSQL, records the use (so at most once per cache entry's life) and fills it.
+    common case is answered from this process's cache, without Redis or PostgreSQL,
+    else from the shared cache in Redis; a miss of both reads PostgreSQL, records the
+    use (so at most once per cache entry's life) and fills them.
     """
     key_hash = token_hash(key)
     found = token_cache.cached(key_hash)
