@@ -105,13 +105,13 @@ def _load(base: str, token: str, game: int, stop: threading.Event, *, seen: Coun
 
 
 def test_backend_kills_under_load_never_take_a_process_past_its_bound(
-    e2e_urls: tuple[str, str | None],
+    postgres_url: str,
     fresh_database: Callable[[str], str],
     e2e_env: dict[str, str],
     e2e_player: Callable[[], tuple[str, str]],
     tmp_path: Path,
 ) -> None:
-    base_url, _ = e2e_urls
+    base_url = postgres_url  # PostgreSQL's backends are the subject
     database_url = fresh_database("bound")
     bound = {"DB_POOL_MAX_SIZE": str(THREADS), "DB_POOL_MIN_SIZE": "1", "DB_POOL_MAX_IDLE": "1"}
     env = production_env(e2e_env, database_url, **bound)

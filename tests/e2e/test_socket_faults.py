@@ -41,13 +41,13 @@ def _connects(url: str, token: str, stop: threading.Event, *, seen: Counter[Any]
 
 
 def test_socket_connects_under_backend_kills_answer_unavailable_at_worst(
-    e2e_urls: tuple[str, str | None],
+    postgres_url: str,
     fresh_database: Callable[[str], str],
     e2e_env: dict[str, str],
     e2e_player: Callable[[], tuple[str, str]],
     daphne: Callable[..., Daphne],
 ) -> None:
-    base_url, _ = e2e_urls
+    base_url = postgres_url  # PostgreSQL's backends are the subject
     database_url = fresh_database("sockets")
     bound = {"ASGI_THREADS": str(ASGI_THREADS), "DB_POOL_MAX_SIZE": str(ASGI_THREADS + 1)}
     server = daphne(production_env(e2e_env, database_url, **bound)).start()
