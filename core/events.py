@@ -4,6 +4,10 @@ An event is a typed value (``Event``): it names its consumer handler (``TYPE``) 
 builds its own channel-layer ``message`` (JSON data, msgpack on Redis), as zulip's
 actions build theirs. ``emit`` sends it to a channel group after the caller's
 transaction commits, so a socket never shows what a rollback undid.
+
+A message may name the channel it comes from (``ORIGIN``: the socket that made a move):
+the channel layer (``core.fanout``) delivers it to every member of the group but that
+one, which has its answer already.
 """
 
 from __future__ import annotations
@@ -24,6 +28,9 @@ from django.db import transaction
 from core import tracing
 
 logger = logging.getLogger(__name__)
+
+#: The key of a message naming the channel it comes from, which the group send skips.
+ORIGIN = "origin"
 
 
 @dataclass(frozen=True)
@@ -90,7 +97,11 @@ def _group_send(layer: Any, group: str, message: dict[str, Any]) -> None:
     docs/scaling.md). Sends keep their order (``_in_order``), a failure is logged when it
     happens, and a caller waits only when ``EVENTS_IN_FLIGHT`` sends are pending.
     The in-memory layer (development, tests) is bound to its caller's loop: as before.
+    The fan-out layer (``core.fanout``) takes the message from any thread at once.
     """
+    if (publish := getattr(layer, "publish_threadsafe", None)) is not None:
+        publish(group, message)
+        return
     if not type(layer).__module__.startswith("channels_redis"):
         async_to_sync(layer.group_send)(group, message)
         return

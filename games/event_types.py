@@ -12,7 +12,7 @@ from datetime import date, datetime
 from typing import TYPE_CHECKING, Any, ClassVar
 
 from core import clock
-from core.events import Event
+from core.events import ORIGIN, Event
 
 if TYPE_CHECKING:
     from games.play.state import GameState, Progress
@@ -24,7 +24,8 @@ class GameMoved(Event):
     """A game moved on (a move, an undo, a resignation, an end by the clock): its state at
     its ply and, for a race's game, the race's code and the player's progress (counts
     only). One event per change, sent to the race's group for a race's game (its game
-    sockets join it) and the game's group otherwise."""
+    sockets join it) and the game's group otherwise. ``origin``: the channel of the socket
+    that made the change (None: REST, a clock), which gets its answer and not this."""
 
     TYPE: ClassVar[str] = "game.moved"
 
@@ -32,6 +33,7 @@ class GameMoved(Event):
     race_id: int | None = None
     race: str | None = None
     progress: Progress | None = None
+    origin: str | None = None
 
     def body(self) -> dict[str, Any]:
         state = self.state
@@ -42,6 +44,7 @@ class GameMoved(Event):
             "state": state.as_json(),
             "race": self.race,
             "progress": None if self.progress is None else self.progress.as_json(),
+            ORIGIN: self.origin,
         }
 
 

@@ -209,10 +209,10 @@ elif DATABASES["default"]["ENGINE"] == "django.db.backends.postgresql":
 
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
-# Channels: Redis when REDIS_URL is set, otherwise in-process (single server only).
-# The pub/sub layer: events are notifications (clients resync by ply from the
-# database), so at-most-once delivery is enough, and it costs one Redis round
-# trip per event where the list-based layer costs four.
+# Channels: the fan-out layer (core/fanout.py): sockets' channels in their process, one
+# Redis pub/sub subscription per group per process when REDIS_URL is set (otherwise
+# in-process only: a single server). Events are notifications (clients resync by ply
+# from the database), so at-most-once delivery is enough (docs/scaling.md).
 REDIS_URL = env("REDIS_URL", default="")
 # Redis is a helper (core.redis_guard): a call waits at most REDIS_TIMEOUT seconds, and
 # after a failure Redis is left alone for REDIS_RETRY_AFTER seconds (fallbacks are used).
@@ -224,22 +224,20 @@ REDIS_PREFIX = f"patience:{Path(str(DATABASES['default']['NAME'])).stem}"
 if REDIS_URL:
     CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "BACKEND": "core.fanout.FanoutChannelLayer",
             "CONFIG": {
+                "url": REDIS_URL,
                 # Short timeouts: a stalled Redis delays events, never the server's loop.
-                "hosts": [
-                    {
-                        "address": REDIS_URL,
-                        "socket_timeout": REDIS_TIMEOUT,
-                        "socket_connect_timeout": REDIS_TIMEOUT,
-                    }
-                ],
+                "timeout": REDIS_TIMEOUT,
+                "retry": REDIS_RETRY_AFTER,
                 "prefix": f"{REDIS_PREFIX}:asgi",
             },
         }
     }
 else:
-    CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    CHANNEL_LAYERS = {
+        "default": {"BACKEND": "core.fanout.FanoutChannelLayer", "CONFIG": {"url": None}}
+    }
 
 # Database sessions whose cookie keys are checked before the lookup (see accounts/sessions.py).
 SESSION_ENGINE = "accounts.sessions"

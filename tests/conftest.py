@@ -185,7 +185,7 @@ def channel_layers(settings: Any, transactional_db: None) -> Iterator[None]:
     layers = {}
     for name, conf in settings.CHANNEL_LAYERS.items():
         conf = {**conf, "CONFIG": dict(conf.get("CONFIG", {}))}
-        if "redis" in conf["BACKEND"].lower():
+        if "redis" in conf["BACKEND"].lower() or conf["CONFIG"].get("url"):
             conf["CONFIG"]["prefix"] = f"test-{uuid.uuid4().hex[:12]}"
         layers[name] = conf
     settings.CHANNEL_LAYERS = layers

@@ -36,12 +36,8 @@ def own_redis(settings: Any) -> Iterator[RedisServer]:
     }
     settings.CHANNEL_LAYERS = {
         "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {
-                "hosts": [
-                    {"address": server.url, "socket_timeout": 0.3, "socket_connect_timeout": 0.3}
-                ]
-            },
+            "BACKEND": "core.fanout.FanoutChannelLayer",
+            "CONFIG": {"url": server.url, "timeout": 0.3, "retry": 0.3},
         }
     }
     boards._client.cache_clear()

@@ -13,6 +13,7 @@ PROBE = (
     "print(json.dumps({'engine': settings.DATABASES['default']['ENGINE'], "
     "'name': str(settings.DATABASES['default']['NAME']), "
     "'layer': settings.CHANNEL_LAYERS['default']['BACKEND'], "
+    "'layer_url': settings.CHANNEL_LAYERS['default'].get('CONFIG', {}).get('url'), "
     "'debug': settings.DEBUG}))"
 )
 
@@ -46,14 +47,16 @@ def test_database_url_selects_postgres() -> None:
     assert s["engine"] == "django.db.backends.postgresql"
 
 
-def test_redis_url_selects_redis_channel_layer() -> None:
+def test_redis_url_selects_redis_for_the_fan_out_layer() -> None:
     s = _settings(REDIS_URL="redis://127.0.0.1:6379/0")
-    assert s["layer"] == "channels_redis.pubsub.RedisPubSubChannelLayer"
+    assert s["layer"] == "core.fanout.FanoutChannelLayer"
+    assert s["layer_url"] == "redis://127.0.0.1:6379/0"
 
 
-def test_no_redis_url_selects_in_memory_layer() -> None:
+def test_no_redis_url_keeps_the_fan_out_layer_in_process() -> None:
     s = _settings()
-    assert s["layer"] == "channels.layers.InMemoryChannelLayer"
+    assert s["layer"] == "core.fanout.FanoutChannelLayer"
+    assert s["layer_url"] is None
 
 
 def test_production_requires_secret_key() -> None:

@@ -44,8 +44,10 @@ envelope (``api.errors.error_payload``), so both doors speak the same codes.
 
     Every change of a game emits one ``games.event_types.GameMoved`` after commit,
     carrying the game's public state: a socket forwards it as it is (no read), unless
-    it already showed that ply and status: the mover's own socket has the answer,
-    sent before it handles the event, and skips its echo by ply.
+    it already showed that ply and status. A move or undo of a socket names that
+    socket's channel as its origin, and the channel layer (``core.fanout``) delivers
+    the event to every other socket of the game and race, never to the mover's, which
+    has its answer.
 
 ``ws/v1/daily/<variant>/<YYYY-MM-DD or today>/`` (anyone; ``?limit=`` 1..100, default 10)
     ``today`` is the current UTC day when the socket opens (it stays on that day).

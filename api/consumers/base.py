@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import orjson
+from channels.consumer import get_handler_name
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
@@ -90,7 +91,25 @@ def instant(text: str | None) -> datetime | None:
     return None if text is None else datetime.fromisoformat(text)
 
 
-class Consumer(Resyncing):
+class Dispatch(AsyncWebsocketConsumer):
+    """Channels' ``dispatch`` without its thread hop before every message.
+
+    Channels (4.2 and later) runs ``close_old_connections`` in its one thread for
+    synchronous code before each handler: a hop to another thread and back for every
+    frame and group event. These consumers never reach the database from that thread:
+    every call runs in a worker thread through ``tidy``, which closes the thread's old
+    connections before and after the call, where they were used. The hop cost about a
+    third of the event loop's time per socket move (bench/README.md).
+    """
+
+    async def dispatch(self, message: dict[str, Any]) -> None:
+        handler = getattr(self, get_handler_name(message), None)
+        if handler is None:
+            raise ValueError(f"No handler for message type {message['type']}")
+        await handler(message)
+
+
+class Consumer(Resyncing, Dispatch):
     """Shared plumbing: database calls, the frame budget, JSON frames (faults and resyncs:
     ``api.socket_faults``)."""
 

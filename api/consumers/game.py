@@ -279,7 +279,12 @@ class GameConsumer(Consumer):
     def _apply(self, cause: str, move: str, ply: int) -> Frame:
         try:
             result = play_move.apply_move(
-                game_id=self.game_id, user=self.user, move=move, ply=ply, transport="ws"
+                game_id=self.game_id,
+                user=self.user,
+                move=move,
+                ply=ply,
+                transport="ws",
+                origin=self.channel_name,  # its event goes to the others: this has the answer
             )
         except Exception as exc:
             return self._error(cause, exc)

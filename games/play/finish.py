@@ -46,6 +46,7 @@ def changed(
     game: Game,
     position: Position,
     race: RaceClock | None,
+    origin: str | None = None,
 ) -> Changed | None:
     """Write ``change`` of ``game`` under ``guard`` (with a move's log ``entry``); when it
     ends the game, record its result in the same transaction. Then emit its one event
@@ -65,6 +66,7 @@ def changed(
                 race_id=None if race is None else race.race_id,
                 race=None if race is None else race.code,
                 progress=None if race is None else progress(race.player, after),
+                origin=origin,
             )
         )
     store.hold_on_commit(after, position, race)

@@ -51,7 +51,13 @@ class MoveResult:
 
 
 def apply_move(
-    *, game_id: int, user: User, move: str, ply: int, transport: str = "rest"
+    *,
+    game_id: int,
+    user: User,
+    move: str,
+    ply: int,
+    transport: str = "rest",
+    origin: str | None = None,
 ) -> MoveResult:
     """Apply a move (or ``undo``) sent by a client that has seen ``ply`` log entries.
 
@@ -62,11 +68,12 @@ def apply_move(
     ``GAME_MAX_LOG`` entries ends the game (``move_limit``). A ranked daily whose day has
     ended is ended as ``expired`` and the move refused (``day_over``). ``transport``
     names the door (``rest``, ``ws``) in the move metrics, counted and timed here.
+    ``origin``: the channel of the socket that sent it, which its event skips.
     """
     with metrics.move_observed(transport):
         held = store.held_at(game_id, ply, user) or store.read(game_id, user)
         for _ in range(ATTEMPTS):
-            result = _try(held, move, ply)
+            result = _try(held, move, ply, origin)
             if result is not None:
                 return result
             held = store.read(game_id, user)
@@ -77,7 +84,7 @@ def apply_move(
         )
 
 
-def _try(held: store.Held, move: str, ply: int) -> MoveResult | None:
+def _try(held: store.Held, move: str, ply: int, origin: str | None) -> MoveResult | None:
     """The move on the game as ``held``; None when it must be read again (the guard
     missed, the clock refused, or the engine refused a game from memory)."""
     game = held.game
@@ -104,7 +111,7 @@ def _try(held: store.Held, move: str, ply: int) -> MoveResult | None:
         if held.cached:  # memory may be behind another process: judge the stored game
             return None
         raise
-    return _written(game, after, move, guard, race)
+    return _written(game, after, move, guard, race, origin)
 
 
 def _judged(game: Game, log: GameLog, move: str) -> GameLog:
@@ -118,7 +125,12 @@ def _judged(game: Game, log: GameLog, move: str) -> GameLog:
 
 
 def _written(
-    game: Game, log: GameLog, move: str, guard: store.Guard, race: RaceClock | None
+    game: Game,
+    log: GameLog,
+    move: str,
+    guard: store.Guard,
+    race: RaceClock | None,
+    origin: str | None,
 ) -> MoveResult | None:
     """Write the judged move with its log entry, and its end if it ends the game; emit its
     event. None when the guard missed."""
@@ -135,7 +147,7 @@ def _written(
         position=position_bytes(pos),
     )
     entry = store.Entry(move, clock.now())
-    after = finish.changed(guard, change, entry, game=game, position=pos, race=race)
+    after = finish.changed(guard, change, entry, game=game, position=pos, race=race, origin=origin)
     if after is None:
         return None
     return MoveResult(after.game, pos, after.state)

@@ -53,6 +53,7 @@ def test_a_lost_connection_is_the_unavailable_error_on_sockets(
     game = game_services.practice_game_start(user=user, variant="bristol", seed=1)
     consumer = GameConsumer()
     consumer.game_id, consumer.user, consumer.sent = game.pk, user, None
+    consumer.channel_name = "specific.test!1"
     monkeypatch.setattr(play_move, "apply_move", lost)
     monkeypatch.setattr(game_selectors, "game_for_player", lost)
     text, shown = consumer._apply("move", "t1-f", 0)

@@ -504,11 +504,11 @@ def sent_events(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, str]]:
     return sent
 
 
-async def test_a_move_emits_one_event_that_its_own_socket_skips(
+async def test_a_move_emits_one_event_that_skips_its_own_socket(
     sock: Any, game: Game, sent_events: list[tuple[str, str]]
 ) -> None:
-    """The mover's socket has the answer: the event of its move (which reaches it too)
-    is skipped by ply; another socket forwards it, with no read of the game."""
+    """The mover's socket has the answer: the event of its move names it as its origin
+    and goes to the others only; another socket forwards it, with no read of the game."""
     move = sock.first["state"]["legal_moves"][0]
     answer = await sock.ask({"type": "move", "move": move, "ply": 0})
     assert (answer["type"], answer["cause"], answer["ply"]) == ("state", "move", 1)
