@@ -218,6 +218,9 @@ REDIS_URL = env("REDIS_URL", default="")
 # after a failure Redis is left alone for REDIS_RETRY_AFTER seconds (fallbacks are used).
 REDIS_TIMEOUT = env.float("REDIS_TIMEOUT", default=0.5)
 REDIS_RETRY_AFTER = env.float("REDIS_RETRY_AFTER", default=5.0)
+# Each process answers a REST request's token from its own memory, kept exact by a
+# Redis subscription (accounts/token_cache.py); off, each look-up reads Redis.
+TOKEN_PROCESS_CACHE = env.bool("TOKEN_PROCESS_CACHE", default=True)
 # Redis keys of this deployment carry the database's name, so several databases
 # (test runs, benchmarks, staging) can share one Redis without seeing each other.
 REDIS_PREFIX = f"patience:{Path(str(DATABASES['default']['NAME'])).stem}"
