@@ -23,6 +23,7 @@ analyses a minute per worker; and the move p50 and p90 alone and beside the back
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import multiprocessing
 import os
 import statistics
@@ -185,18 +186,31 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=1, help="analysis worker processes")
     parser.add_argument("--moves", type=int, default=300, help="moves timed in each phase")
     parser.add_argument(
+        "--game-seconds",
+        type=float,
+        default=None,
+        help="wall-clock limit of one game's analysis (default: ANALYSIS_GAME_SECONDS; 0: "
+        "none, for a machine so busy that the limit would cut the state budget short)",
+    )
+    parser.add_argument(
+        "--variants", default=",".join(VARIANTS), help="comma-separated variants to play"
+    )
+    parser.add_argument(
         "--nice",
         action="store_true",
         help="workers at nice 19, not the idle class (on a machine busy with other work)",
     )
     args = parser.parse_args(argv)
     limits = limits_from_settings()
+    if args.game_seconds is not None:
+        limits = dataclasses.replace(limits, game_seconds=args.game_seconds or None)
+    keys = args.variants.split(",")
     print(
-        f"a day of {args.players * len(VARIANTS)} games ({args.players} per variant), "
+        f"a day of {args.players * len(keys)} games ({args.players} per variant), "
         f"budget {limits.first_nodes:,}/{limits.max_nodes:,} states a solve, "
-        f"{limits.game_nodes:,} a game; {args.workers} worker(s); cpus {os.cpu_count()}"
+        f"{limits.game_nodes:,} a game, {limits.game_seconds or 'no'} s a game; "
+        f"{args.workers} worker(s); cpus {os.cpu_count()}"
     )
-    keys = list(VARIANTS)
     jobs = [(keys[i :: args.workers], args.players, limits) for i in range(args.workers)]
     with tempfile.TemporaryDirectory() as tmp:
         setup_django(tmp)

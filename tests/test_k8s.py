@@ -84,7 +84,8 @@ def test_the_layout_is_compose_s() -> None:
     deployments = _by_kind("Deployment")
     assert set(deployments) == {"patience-http", "patience-ws"}
     assert set(_by_kind("Job")) == {"patience-migrate"}
-    assert set(_by_kind("CronJob")) == {"patience-dailies", "patience-races", "patience-guests"}
+    cronjobs = {"patience-dailies", "patience-races", "patience-guests", "patience-analysis"}
+    assert set(_by_kind("CronJob")) == cronjobs
     compose = _compose()
     commands = {doc["metadata"]["name"]: _joined(c["command"]) for doc, c in _containers()}
     assert commands["patience-http"] == _joined(compose["http"]["command"])
@@ -92,6 +93,8 @@ def test_the_layout_is_compose_s() -> None:
     assert commands["patience-migrate"] == "sh -c " + compose["migrate"]["command"][2]
     assert "create_dailies --days 2" in commands["patience-dailies"]
     assert commands["patience-guests"] == "python manage.py guests_purge"
+    assert "analyse_games --queue-days --idle 60" in _joined(compose["analysis"]["command"])
+    assert commands["patience-analysis"].endswith("analyse_games --queue-days --idle 60")
     assert commands["patience-races"].startswith(_joined(compose["races"]["command"]))
     assert deployments["patience-http"]["spec"]["replicas"] >= 2
     assert deployments["patience-ws"]["spec"]["replicas"] >= 2

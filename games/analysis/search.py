@@ -7,11 +7,14 @@ before a won one was won too (it leads there). So along a game's positions ``P0 
 Pn`` the verdicts are a run of ``won``, then a run of ``lost``, and the first
 position proven lost is well defined: the move into it is the **fatal move**. A
 binary search finds it with about ``log2(n)`` solves. The solver may answer
-``unknown`` (its budget ran out); such a position is never counted as lost. The
-search then tries other positions of the open range, and asks again with a larger
-budget (``Limits``) only when a few tries at one budget stayed unknown, so the
-extra budget goes near the boundary. When the budget of the whole game runs out
-first, the answer is a range: the last position proven won and the first proven lost.
+``unknown`` (its budget ran out); such a position is never counted as lost. It splits
+the open range all the same: the next probes at that budget bisect the stretches on
+either side of it (the positions far from the boundary are decided in a few hundred
+states, the ones near it may take hundreds of thousands). Only when a few probes at
+one budget stayed unknown do the next get a larger budget (``Limits``), so the extra
+budget goes near the boundary; a position asked again gets the solver's complete
+searches only (``PROOF_RULES``). When the budget of the whole game runs out first, the
+answer is a range: the last position proven won and the first proven lost.
 
 Reuse: a verdict already known (``cache``, shared across games by ``verdict_key``)
 costs no solve; a winning line that the player's next moves follow proves those
@@ -29,18 +32,25 @@ of its proof that a later position's solve has done already.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import time
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from games.engine import UNDO, GameLog, Position
-from games.engine.solver import Verdict, solve
+from games.engine.solver import RULES, Verdict, solve
 
 #: Unknown answers at one budget before the next probe gets a larger one.
 PROBES_PER_LEVEL = 3
 #: Each budget level is this many times the one before.
 LEVEL_FACTOR = 4
+#: The solver's rules of a position asked again (unknown at a smaller budget): its
+#: complete searches only (the same graph, so they share ``lost``).
+#: Most such positions are lost, and the incomplete searches (the greedy pass, the
+#: discrepancy search) can only find wins: their turns would take a third of the states
+#: of a proof in Royal Parade, half in the variants with refills.
+PROOF_RULES = RULES - {"greedy-first", "discrepancy-search"}
 
 WON, LOST, UNKNOWN = Verdict.WON.value, Verdict.LOST.value, Verdict.UNKNOWN.value
 
@@ -178,7 +188,8 @@ class _Run:
         budget = min(budget, self.left())
         if budget <= 0:
             return UNKNOWN
-        result = solve(self.line.positions[i], max_nodes=budget, lost=self.proven)
+        rules = PROOF_RULES if i in self.tried else RULES
+        result = solve(self.line.positions[i], max_nodes=budget, rules=rules, lost=self.proven)
         self.report.calls += 1
         self.report.nodes += result.nodes
         if not result.decided:
@@ -196,21 +207,26 @@ class _Run:
         return max(won, default=-1), min(lost, default=len(self.line.positions))
 
     def narrow(self) -> None:
-        """Binary search between the bounds, larger budgets where probes stay unknown."""
+        """Binary search between the bounds, larger budgets where probes stay unknown.
+
+        A position unknown at a budget splits the open range as a decided one would: the
+        next probe at that budget goes to the middle of the widest stretch between the
+        bounds and such positions, so the budget goes to bisecting the range (where the
+        positions are easy, far from the boundary) before it goes to hard positions."""
         budget, unknowns = self.limits.first_nodes, 0
         while self.left() > 0:
             lo, hi = self.bounds()
             if hi - lo <= 1:
                 return
-            open_ = [i for i in range(lo + 1, hi) if self.tried.get(i, 0) < budget]
-            if not open_ or unknowns >= PROBES_PER_LEVEL:
+            marks = [lo, *(i for i in range(lo + 1, hi) if self.tried.get(i, 0) >= budget), hi]
+            gaps = [(b - a, -a) for a, b in itertools.pairwise(marks) if b - a > 1]
+            if not gaps or unknowns >= PROBES_PER_LEVEL:
                 if budget >= self.limits.max_nodes:
                     return
                 budget, unknowns = min(budget * LEVEL_FACTOR, self.limits.max_nodes), 0
                 continue
-            middle = (lo + hi) / 2
-            i = min(open_, key=lambda i: (abs(i - middle), i))
-            if self.probe(i, budget) == UNKNOWN:
+            width, start = max(gaps)
+            if self.probe(-start + width // 2, budget) == UNKNOWN:
                 unknowns += 1
 
     def finish(self) -> Report:

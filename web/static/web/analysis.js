@@ -3,15 +3,24 @@
 // winning line", which plays the solver's line on the board with the usual motion. On a
 // finished day's board: the share of its games still winnable after each move, and the
 // most common fatal moves. Mounted by web/_analysis.html and web/_day_analysis.html.
+//
+// While the analysis is queued or running the page listens on the game's socket
+// (/ws/v1/games/{id}/) for `analysis.ready` and then reads it once. It polls every few
+// seconds only while that socket is down: refused (not the viewer's own game, as a
+// daily's or a race's replay seen by someone else), or closed and waiting to reconnect.
+// While it listens, one slow look a minute remains, for an event that cannot come (a
+// server whose channel layer is its own process's, with the worker in another).
 /* global gettext, ngettext */
 import { renderBoard } from "./board.js";
 import { moveWords } from "./cards.js";
-import { api, el, errorText, fmt, lang } from "./common.js";
+import { api, el, errorText, fmt, lang, wsUrl } from "./common.js";
 import { snapshot, slide, still } from "./motion.js";
 
 const STEP_MS = 700; // between two moves of the winning line
-const POLL_MS = 3000; // while queued or running
-const MAX_POLLS = 100; // about five minutes
+const POLL_MS = 3000; // while queued or running and the socket is down
+const LISTEN_POLL_MS = 60000; // while the socket listens
+const MAX_POLLS = 100; // about five minutes of polls
+const REFUSED = [4401, 4404, 4429]; // the socket's close codes that a retry would not change
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const pilesOf = (pos) => ({ ...pos.piles });
@@ -22,6 +31,87 @@ const verdictText = {
 };
 
 // -- one game ---------------------------------------------------------------------------
+
+// The game's socket while its analysis is pending. `wait()` resolves on `analysis.ready`,
+// on the socket's first frame (it listens from then on, so the page reads once more: an
+// analysis done before it listened is not missed) or when it closes; else after a poll's
+// wait (POLL_MS while the socket is down, LISTEN_POLL_MS while it listens).
+class ReadyWatch {
+  constructor(gameId) {
+    this.gameId = Number(gameId);
+    this.listening = false;
+    this.refused = false;
+    this.stopped = false;
+    this.delay = 1000;
+    this.ws = null;
+    this.wake = null;
+    this.woken = false;
+    this.connect();
+  }
+
+  connect() {
+    if (this.stopped || this.refused) return;
+    let ws;
+    try {
+      ws = new WebSocket(wsUrl(`/ws/v1/games/${this.gameId}/`));
+    } catch (e) {
+      this.refused = true;
+      return;
+    }
+    this.ws = ws;
+    ws.addEventListener("message", (ev) => {
+      let msg;
+      try {
+        msg = JSON.parse(ev.data);
+      } catch (e) {
+        return;
+      }
+      if (!this.listening) {
+        this.listening = true;
+        this.delay = 1000;
+        this.poke();
+      } else if (msg.type === "analysis.ready" && msg.game_id === this.gameId) this.poke();
+    });
+    ws.addEventListener("close", (ev) => {
+      this.listening = false;
+      this.ws = null;
+      if (REFUSED.includes(ev.code)) this.refused = true;
+      this.poke();
+      if (this.stopped || this.refused) return;
+      setTimeout(() => this.connect(), this.delay * (0.8 + Math.random() * 0.4));
+      this.delay = Math.min(this.delay * 2, 30000);
+    });
+  }
+
+  poke() {
+    if (this.wake) this.wake();
+    else this.woken = true; // while the page reads: the next wait ends at once
+  }
+
+  // True when woken by the socket, false after a poll's wait.
+  wait() {
+    return new Promise((resolve) => {
+      if (this.woken) {
+        this.woken = false;
+        resolve(true);
+        return;
+      }
+      const timer = setTimeout(() => done(false), this.listening ? LISTEN_POLL_MS : POLL_MS);
+      const done = (woken) => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve(woken);
+      };
+      this.wake = () => done(true);
+    });
+  }
+
+  stop() {
+    this.stopped = true;
+    this.wake = null;
+    if (this.ws) this.ws.close();
+  }
+}
 
 function summaryText(a) {
   const played = a.played;
@@ -82,9 +172,10 @@ function mountGame(box) {
 
   async function load() {
     let gameId = box.dataset.analysisGame;
+    let watch = null;
     try {
       if (!gameId && box.dataset.replayUrl) gameId = (await api("GET", box.dataset.replayUrl)).game_id;
-      for (let asked = 0; !report; asked++) {
+      for (let polls = 0; !report; ) {
         const data = await api("GET", `/api/v1/games/${gameId}/analysis/`);
         box.hidden = false;
         if (data.state === "done") {
@@ -92,14 +183,16 @@ function mountGame(box) {
           break;
         }
         summary.textContent = gettext("The solver is analysing this game…");
-        if (asked >= MAX_POLLS) return; // the page stops asking; a reload asks again
-        await sleep(POLL_MS);
+        if (!watch) watch = new ReadyWatch(gameId);
+        if (!(await watch.wait()) && ++polls >= MAX_POLLS) return; // a reload asks again
       }
     } catch (err) {
       if (["day_not_over", "race_not_finished", "game_not_finished", "not_found"].includes(err.code)) return;
       box.hidden = false;
       summary.textContent = errorText(err);
       return;
+    } finally {
+      if (watch) watch.stop();
     }
     summary.textContent = summaryText(report);
     strip(list, report);
