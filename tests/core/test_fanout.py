@@ -14,9 +14,8 @@ import pytest
 import pytest_asyncio
 import redis
 
-from core import fanout
 from core.events import ORIGIN
-from core.fanout import FanoutChannelLayer, command, parse
+from core.fanout import FanoutChannelLayer
 from devtools.servers import RedisServer
 
 REDIS_URL = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/6")
@@ -60,18 +59,6 @@ async def processes() -> AsyncIterator[tuple[FanoutChannelLayer, FanoutChannelLa
     yield layers
     for layer in layers:
         await layer.flush()
-
-
-def test_resp_round_trip() -> None:
-    data = bytearray(b"*3\r\n$7\r\nmessage\r\n$2\r\nch\r\n$3\r\nabc\r\n")
-    data += b":5\r\n+OK\r\n$-1\r\n*1\r\n$2\r\nx"
-    values, pos = [], 0
-    for _ in range(4):
-        value, pos = parse(data, pos)
-        values.append(value)
-    assert values == [[b"message", b"ch", b"abc"], 5, b"OK", None]
-    assert parse(data, pos) == (fanout._INCOMPLETE, pos)  # a partial array waits for the rest
-    assert command("PUBLISH", b"k", b"v") == b"*3\r\n$7\r\nPUBLISH\r\n$1\r\nk\r\n$1\r\nv\r\n"
 
 
 @pytest.mark.asyncio
