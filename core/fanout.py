@@ -19,11 +19,16 @@ documented API. What it does differently from ``channels_redis``:
   player's move costs one write to Redis and no message back. When another process does
   listen, this process receives its own publish too; it is dropped by its tag, before
   any decoding, since its members already had it.
-- **Nothing waits for Redis.** The publishing connection has ``CLIENT REPLY OFF``:
-  commands are written and never answered (no reply to read, no task to wake); events
-  from worker threads are handed to the event loop that holds the sockets with one
-  ``call_soon_threadsafe`` (a process without sockets, gunicorn's, uses a loop thread of
-  its own). The JSON of a message is orjson's.
+- **Nothing waits for Redis.** Publishes go into a bounded queue that one writer task
+  drains, a pipeline (one round trip) at a time, in the order of the calls; a stalled
+  Redis fills the queue and what is beyond it is dropped. Events from worker threads are
+  handed to the event loop that holds the sockets with one ``call_soon_threadsafe`` (a
+  process without sockets, gunicorn's, uses a loop thread of its own). The JSON of a
+  message is orjson's.
+- **Redis is spoken by redis-py** (``redis.asyncio``): its ``PubSub`` for the
+  subscribing connection (whose subscribe and unsubscribe answers tell what Redis has
+  confirmed), a client of its own for publishing (the script by EVALSHA). Neither
+  retries: every connect and reply waits at most the layer's ``timeout``.
 
 At most once, like ``channels_redis``'s pub/sub layer: while Redis is away a group
 message reaches only this process's members; the subscription is made again when Redis
@@ -40,17 +45,19 @@ import asyncio
 import contextlib
 import itertools
 import logging
-import ssl
 import threading
 import time
 import uuid
 from collections import deque
-from collections.abc import Callable
 from typing import Any
-from urllib.parse import unquote, urlsplit
 
 import orjson
 from channels.layers import BaseChannelLayer
+from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import NoScriptError, RedisError
 
 from core.events import ORIGIN
 
@@ -61,11 +68,11 @@ TAG_BYTES = 16
 #: The tag of a payload whose members in its process have not had it (a ``send``, or a
 #: publish from a process without sockets).
 NO_TAG = b"-" * TAG_BYTES
-#: Bytes a publishing connection may have waiting before messages are dropped (a stalled
-#: Redis): at most what is in flight is lost.
-MAX_BUFFER = 4 * 1024 * 1024
-#: Commands kept while the publishing connection is being made.
-MAX_WAITING = 1000
+#: Publishes a process may have waiting for Redis before more are dropped (a stalled or
+#: unreachable Redis): memory stays bounded, the sockets resync.
+MAX_QUEUED = 10_000
+#: Publishes written in one pipeline (one round trip).
+MAX_BATCH = 500
 
 #: Publish ``ARGV[2]`` to ``KEYS[1]`` when it has more subscribers than ``ARGV[1]`` (1: this
 #: process's own confirmed subscription, whose members already have it; 0: none).
@@ -75,215 +82,103 @@ PUBLISH_TO_OTHERS = (
 )
 
 
-# -- RESP, the Redis protocol -------------------------------------------------------------
+# -- Redis, through redis-py's asyncio client --------------------------------------------
 
 
-class RespError(Exception):
-    """An error reply of Redis."""
-
-
-_INCOMPLETE = object()
-
-
-def command(*parts: bytes | str) -> bytes:
-    """One command in RESP."""
-    out = [b"*%d\r\n" % len(parts)]
-    for part in parts:
-        data = part.encode() if isinstance(part, str) else part
-        out.append(b"$%d\r\n%s\r\n" % (len(data), data))
-    return b"".join(out)
-
-
-def parse(buffer: bytearray, pos: int) -> tuple[Any, int]:
-    """The RESP value at ``pos`` and the position after it, or (``_INCOMPLETE``, pos)."""
-    end = buffer.find(b"\r\n", pos)
-    if end < 0:
-        return _INCOMPLETE, pos
-    kind, line, after = buffer[pos], bytes(buffer[pos + 1 : end]), end + 2
-    if kind == 0x2B:  # +
-        return line, after
-    if kind == 0x2D:  # -
-        return RespError(line.decode(errors="replace")), after
-    if kind == 0x3A:  # :
-        return int(line), after
-    if kind == 0x24:  # $
-        size = int(line)
-        if size < 0:
-            return None, after
-        if len(buffer) < after + size + 2:
-            return _INCOMPLETE, pos
-        return bytes(buffer[after : after + size]), after + size + 2
-    if kind == 0x2A:  # *
-        count = int(line)
-        if count < 0:
-            return None, after
-        items = []
-        for _ in range(count):
-            item, after = parse(buffer, after)
-            if item is _INCOMPLETE:
-                return _INCOMPLETE, pos
-            items.append(item)
-        return items, after
-    raise ValueError(f"not RESP: {bytes(buffer[pos : pos + 20])!r}")
-
-
-_PUSHES = (b"message", b"subscribe", b"unsubscribe")
-
-
-class Link(asyncio.Protocol):
-    """One connection to Redis: replies matched to commands in order; on a subscribing
-    connection, its pushes (messages, subscribe and unsubscribe answers) to ``on_push``."""
-
-    def __init__(self, on_push: Callable[[list[Any]], None] | None = None) -> None:
-        self.on_push = on_push
-        self.transport: asyncio.Transport | None = None
-        self.buffer = bytearray()
-        self.replies: deque[asyncio.Future[Any]] = deque()
-        self.closed: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
-
-    def data_received(self, data: bytes) -> None:
-        buffer = self.buffer
-        buffer += data
-        pos = 0
-        try:
-            while pos < len(buffer):
-                value, after = parse(buffer, pos)
-                if value is _INCOMPLETE:
-                    break
-                pos = after
-                if self.on_push is not None and type(value) is list and value[0] in _PUSHES:
-                    self.on_push(value)
-                elif self.replies:
-                    reply = self.replies.popleft()
-                    if not reply.done():
-                        if isinstance(value, RespError):
-                            reply.set_exception(value)
-                        else:
-                            reply.set_result(value)
-        except Exception:  # not Redis, or a bug: drop the connection, it is made again
-            logger.exception("a Redis connection of the channel layer failed")
-            pos = len(buffer)
-            if self.transport is not None:
-                self.transport.abort()
-        del buffer[:pos]
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.transport = None
-        while self.replies:
-            reply = self.replies.popleft()
-            if not reply.done():
-                reply.set_exception(ConnectionError("Redis closed the connection"))
-        if not self.closed.done():
-            self.closed.set_result(None)
-
-    @property
-    def open(self) -> bool:
-        return self.transport is not None and not self.transport.is_closing()
-
-    def write(self, data: bytes) -> None:
-        if self.transport is not None:
-            self.transport.write(data)
-
-    async def call(self, *parts: bytes | str, timeout: float) -> Any:
-        """A command and its reply."""
-        reply: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self.replies.append(reply)
-        self.write(command(*parts))
-        return await asyncio.wait_for(reply, timeout)
-
-    def close(self) -> None:
-        if self.transport is not None:
-            self.transport.close()
-
-
-async def connect(
-    url: str, timeout: float, on_push: Callable[[list[Any]], None] | None = None
-) -> Link:
-    """A connection to the Redis at ``url`` (``redis://`` or ``rediss://``), signed in."""
-    parts = urlsplit(url)
-    context = ssl.create_default_context() if parts.scheme == "rediss" else None
-    loop = asyncio.get_running_loop()
-    _, link = await asyncio.wait_for(
-        loop.create_connection(
-            lambda: Link(on_push), parts.hostname or "localhost", parts.port or 6379, ssl=context
-        ),
-        timeout,
+def client(url: str, timeout: float, max_connections: int) -> Redis:
+    """A redis-py client of the layer: every connect, command and reply waits at most
+    ``timeout`` and is never retried (a message late is worth less than one dropped: the
+    sockets resync), with no ``CLIENT SETINFO`` round trips on connect."""
+    return Redis.from_url(
+        url,
+        socket_timeout=timeout,
+        socket_connect_timeout=timeout,
+        retry=Retry(NoBackoff(), 0),
+        max_connections=max_connections,
+        driver_info=None,
     )
-    try:
-        if parts.password is not None:
-            user = [unquote(parts.username)] if parts.username else []
-            await link.call("AUTH", *user, unquote(parts.password), timeout=timeout)
-    except BaseException:
-        link.close()
-        raise
-    return link
+
+
+#: What a Redis that is away, slow or gone raises through redis-py.
+REDIS_FAILURES = (RedisError, OSError, asyncio.TimeoutError)
 
 
 class Publisher:
-    """A connection that only writes (``CLIENT REPLY OFF``), made on first use and again
-    after it is lost (at most every ``retry`` seconds); a command written while Redis is
-    away is dropped."""
+    """The commands a process publishes, written by one task of the event loop that
+    drains a bounded queue: nothing waits for Redis, the publishes go in the order of the
+    calls (a batch a round trip), and while Redis is away or stalls what does not fit in
+    the queue is dropped (as is everything for ``retry`` seconds after a failure)."""
 
     def __init__(self, url: str, timeout: float, retry: float) -> None:
-        self.url, self.timeout, self.retry = url, timeout, retry
-        self.link: Link | None = None
-        self.waiting: list[bytes] = []
-        self.connecting = False
+        self.retry = retry
+        self.client = client(url, timeout, max_connections=2)
+        self.script = self.client.register_script(PUBLISH_TO_OTHERS)
+        #: (Redis channel, ``ARGV[1]`` of the script or None for a plain PUBLISH, payload)
+        self.queue: deque[tuple[bytes, bytes | None, bytes]] = deque()
+        #: The writer, while there is something to write.
+        self.task: asyncio.Task[None] | None = None
         self.retry_at = 0.0
         self.dropped = 0
 
-    def write(self, data: bytes) -> None:
-        link = self.link
-        if link is not None and link.open:
-            assert link.transport is not None
-            if link.transport.get_write_buffer_size() > MAX_BUFFER:  # Redis stalls
-                self._drop()
-                return
-            link.transport.write(data)
-            return
-        if self.connecting:
-            if len(self.waiting) < MAX_WAITING:
-                self.waiting.append(data)
-            else:
-                self._drop()
-            return
-        if time.monotonic() < self.retry_at:
+    def publish(self, key: bytes, payload: bytes, mine: bytes | None = None) -> None:
+        """``payload`` to ``key``: through the script with ``mine`` (0 or 1: the publish
+        only when another process subscribes), a plain PUBLISH without."""
+        if len(self.queue) >= MAX_QUEUED or (self.retry_at and time.monotonic() < self.retry_at):
             self._drop()
             return
-        self.connecting = True
-        self.waiting.append(data)
-        task = asyncio.get_running_loop().create_task(self._connect())
-        _tasks.add(task)
-        task.add_done_callback(_tasks.discard)
+        self.queue.append((key, mine, payload))
+        if self.task is None:
+            self.task = asyncio.get_running_loop().create_task(self._write())
 
-    def _drop(self) -> None:
-        if not self.dropped:
-            logger.warning("Redis is away: group messages reach this process's sockets only")
-        self.dropped += 1
+    def _drop(self, count: int = 1, error: BaseException | None = None) -> None:
+        if not self.dropped:  # once while Redis is away
+            logger.warning(
+                "the channel layer cannot publish to Redis (%r): group messages reach this "
+                "process's sockets only",
+                error or "away",
+            )
+        self.dropped += count
 
-    async def _connect(self) -> None:
+    async def _write(self) -> None:
+        """Drain the queue, then end (no task left pending in a loop that is closed)."""
+        queue = self.queue
         try:
-            link = await connect(self.url, self.timeout)
-        except Exception as exc:
-            self.retry_at = time.monotonic() + self.retry
-            self.dropped += len(self.waiting)
-            logger.warning("the channel layer cannot publish to Redis: %s", exc)
-        else:
-            link.write(command("CLIENT", "REPLY", "OFF"))  # never answered
-            for data in self.waiting:
-                link.write(data)
-            self.link, self.dropped = link, 0
+            while queue:
+                batch = [queue.popleft() for _ in range(min(len(queue), MAX_BATCH))]
+                try:
+                    await self._run(batch)
+                except REDIS_FAILURES as exc:
+                    self._drop(len(batch) + len(queue), exc)
+                    queue.clear()
+                    self.retry_at = time.monotonic() + self.retry
+                except Exception:  # a bug: the batch is lost, not the writer
+                    logger.exception("the channel layer failed to publish")
+                else:
+                    self.retry_at, self.dropped = 0.0, 0
         finally:
-            self.waiting.clear()
-            self.connecting = False
+            self.task = None
 
-
-#: Tasks in flight (the loop keeps only weak references to tasks).
-_tasks: set[asyncio.Task[Any]] = set()
+    async def _run(self, batch: list[tuple[bytes, bytes | None, bytes]]) -> None:
+        """One pipeline (one round trip); the script is loaded again when Redis forgot it
+        (a restart) and the commands that needed it run once more."""
+        async with self.client.pipeline(transaction=False) as pipe:
+            for key, mine, payload in batch:
+                if mine is None:
+                    pipe.publish(key, payload)
+                else:
+                    pipe.evalsha(self.script.sha, 1, key, mine, payload)
+            results = await pipe.execute(raise_on_error=False)
+        again = [
+            command
+            for command, result in zip(batch, results, strict=True)
+            if isinstance(result, NoScriptError)
+        ]
+        if again:
+            await self.client.script_load(PUBLISH_TO_OTHERS)
+            await self._run(again)
+        for result in results:
+            if isinstance(result, Exception) and not isinstance(result, NoScriptError):
+                logger.warning("Redis refused a publish of the channel layer: %s", result)
 
 
 # -- the layer ---------------------------------------------------------------------------
@@ -300,7 +195,9 @@ class Hub:
         self.queues: dict[str, asyncio.Queue[dict[str, Any]]] = {}
         #: group -> this process's channels in it
         self.groups: dict[str, set[str]] = {}
-        self.subscriber: Link | None = None
+        self.client: Redis | None = None
+        #: The subscribing connection, while it is up.
+        self.pubsub: PubSub | None = None
         #: Redis channel -> subscribe and unsubscribe commands not answered yet
         self.unanswered: dict[bytes, int] = {}
         self.answered: dict[bytes, list[asyncio.Future[None]]] = {}
@@ -309,6 +206,7 @@ class Hub:
         self.connected: asyncio.Future[None] = self.loop.create_future()
         self.task: asyncio.Task[None] | None = None
         if layer.url:
+            self.client = client(layer.url, layer.timeout, max_connections=1)
             self.publisher = Publisher(layer.url, layer.timeout, layer.retry)
             self.task = self.loop.create_task(self._subscribed())
 
@@ -343,15 +241,14 @@ class Hub:
         if self.publisher is not None:
             key = self.layer.group_key(group)
             mine = b"1" if group in self.groups and self.confirmed(key) else b"0"
-            payload = self.layer.tag + orjson.dumps(message)
-            self.publisher.write(command(b"EVAL", PUBLISH_TO_OTHERS, b"1", key, mine, payload))
+            self.publisher.publish(key, self.layer.tag + orjson.dumps(message), mine)
 
     # -- the subscription
 
     def confirmed(self, key: bytes) -> bool:
         """Redis has this process's last subscribe or unsubscribe of ``key`` (on the
         connection it has now)."""
-        return self.subscriber is not None and key not in self.unanswered
+        return self.pubsub is not None and key not in self.unanswered
 
     def send(self, channel: str, message: dict[str, Any]) -> None:
         """``send``: through Redis to the channel's process (this one's: in memory without
@@ -362,30 +259,44 @@ class Hub:
         owner = channel.rsplit("!", 1)[0][-TAG_BYTES:].encode()
         key = self.layer.process_prefix + owner
         payload = NO_TAG + orjson.dumps({"channel": channel, "message": message})
-        self.publisher.write(command(b"PUBLISH", key, payload))
+        self.publisher.publish(key, payload)
 
-    def subscribe(self, key: bytes, subscribe: bool = True) -> None:
-        if self.subscriber is not None and self.subscriber.open:
-            self.unanswered[key] = self.unanswered.get(key, 0) + 1
-            self.subscriber.write(command("SUBSCRIBE" if subscribe else "UNSUBSCRIBE", key))
+    async def subscribe(self, key: bytes, subscribe: bool = True) -> None:
+        """SUBSCRIBE (or UNSUBSCRIBE) ``key`` on the connection there is; without one, or
+        if it fails, nothing: the connection made again subscribes every group."""
+        pubsub = self.pubsub
+        if pubsub is None:
+            return
+        self.unanswered[key] = self.unanswered.get(key, 0) + 1
+        try:
+            if subscribe:
+                await pubsub.subscribe(key)
+            else:
+                await pubsub.unsubscribe(key)
+        except REDIS_FAILURES as exc:  # the reader sees the connection lost
+            logger.debug("a subscription of the channel layer failed: %r", exc)
 
     async def until_subscribed(self, key: bytes) -> None:
         """Wait (at most the layer's timeout) until Redis has the subscription to ``key``:
         a socket joins a group before it reads what the group's messages change."""
-        if self.subscriber is None and self.layer.url is not None:
+        if self.pubsub is None and self.layer.url is not None:
             with contextlib.suppress(asyncio.TimeoutError):  # Redis away: the watch resyncs
                 await asyncio.wait_for(asyncio.shield(self.connected), self.layer.timeout)
-        if self.subscriber is None or key not in self.unanswered:
+        if self.pubsub is None or key not in self.unanswered:
             return
         answered: asyncio.Future[None] = self.loop.create_future()
         self.answered.setdefault(key, []).append(answered)
         with contextlib.suppress(asyncio.TimeoutError):  # Redis is slow: the watch resyncs
             await asyncio.wait_for(answered, self.layer.timeout)
 
-    def pushed(self, push: list[Any]) -> None:
-        kind, key = push[0], push[1]
-        if kind == b"message":
-            self.received(key, push[2])
+    def pushed(self, push: dict[str, Any]) -> None:
+        """A message of the subscribing connection: one published, or Redis's answer to a
+        subscribe or unsubscribe."""
+        kind, key = push["type"], push["channel"]
+        if kind == "message":
+            self.received(key, push["data"])
+            return
+        if kind not in ("subscribe", "unsubscribe"):
             return
         left = self.unanswered.get(key, 1) - 1
         if left > 0:
@@ -413,43 +324,67 @@ class Hub:
 
     async def _subscribed(self) -> None:
         """Hold the subscribing connection: made again whenever it is lost, with every
-        group of this process subscribed again."""
+        group of this process subscribed again (a new ``PubSub``: its own resubscribing
+        would escape the bookkeeping of what Redis confirmed)."""
         layer = self.layer
-        assert layer.url is not None
+        assert self.client is not None
         away = False
         while True:
+            pubsub = self.client.pubsub()
             try:
-                link = await connect(layer.url, layer.timeout, self.pushed)
-            except Exception as exc:
+                await pubsub.connect()
+            except REDIS_FAILURES as exc:
+                await self._close(pubsub)
                 if not away:
-                    logger.warning("the channel layer cannot subscribe to Redis: %s", exc)
+                    logger.warning("the channel layer cannot subscribe to Redis: %r", exc)
                 away = True
                 await asyncio.sleep(layer.retry)
                 continue
             if away:
                 logger.warning("the channel layer subscribes to Redis again")
             away = False
-            self.subscriber = link
-            self.unanswered.clear()
-            self.subscribe(layer.process_key)
-            for group in self.groups:
-                self.subscribe(layer.group_key(group))
-            if not self.connected.done():
-                self.connected.set_result(None)
             try:
-                await link.closed
+                await self._listen(pubsub)
+            except REDIS_FAILURES:
+                pass
             finally:
-                self.connected = self.loop.create_future()
-                self.subscriber = None
-                self.unanswered.clear()
-                for waiting in self.answered.values():
-                    for answered in waiting:
-                        if not answered.done():
-                            answered.set_result(None)
-                self.answered.clear()
-                link.close()
+                self._lost()
+                await self._close(pubsub)
             logger.warning("the channel layer lost its Redis subscription")
             await asyncio.sleep(min(layer.retry, 0.1))
+
+    async def _listen(self, pubsub: PubSub) -> None:
+        """On a new connection: this process's subscriptions, then its messages until it
+        is lost."""
+        layer = self.layer
+        self.pubsub = pubsub
+        self.unanswered.clear()
+        await self.subscribe(layer.process_key)
+        for group in list(self.groups):
+            if group in self.groups:  # not left meanwhile
+                await self.subscribe(layer.group_key(group))
+        if not self.connected.done():
+            self.connected.set_result(None)
+        while True:
+            push = await pubsub.get_message(timeout=None)
+            if push is not None:
+                self.pushed(push)
+
+    def _lost(self) -> None:
+        """The connection is lost: nothing is confirmed, nobody waits for an answer."""
+        self.connected = self.loop.create_future()
+        self.pubsub = None
+        self.unanswered.clear()
+        for waiting in self.answered.values():
+            for answered in waiting:
+                if not answered.done():
+                    answered.set_result(None)
+        self.answered.clear()
+
+    @staticmethod
+    async def _close(pubsub: PubSub) -> None:
+        with contextlib.suppress(Exception):  # a connection already gone
+            await pubsub.aclose()
 
 
 class FanoutChannelLayer(BaseChannelLayer):
@@ -523,8 +458,7 @@ class FanoutChannelLayer(BaseChannelLayer):
         assert self.url is not None
         if self._remote is None:
             self._remote = Publisher(self.url, self.timeout, self.retry)
-        payload = NO_TAG + orjson.dumps(message)
-        self._remote.write(command(b"PUBLISH", self.group_key(group), payload))
+        self._remote.publish(self.group_key(group), NO_TAG + orjson.dumps(message))
 
     # -- the channel layer specification
 
@@ -561,10 +495,11 @@ class FanoutChannelLayer(BaseChannelLayer):
         hub = self.hub()
         members = hub.groups.get(group)
         key = self.group_key(group)
-        if members is None:
-            members = hub.groups[group] = set()
-            hub.subscribe(key)
-        members.add(channel)
+        if members is None:  # in the group before the await: its messages reach it
+            hub.groups[group] = {channel}
+            await hub.subscribe(key)
+        else:
+            members.add(channel)
         await hub.until_subscribed(key)
 
     async def group_discard(self, group: str, channel: str) -> None:
@@ -575,7 +510,7 @@ class FanoutChannelLayer(BaseChannelLayer):
         members.discard(channel)
         if not members:
             del hub.groups[group]
-            hub.subscribe(self.group_key(group), subscribe=False)
+            await hub.subscribe(self.group_key(group), subscribe=False)
 
     async def group_send(self, group: str, message: dict[str, Any]) -> None:
         assert isinstance(message, dict), "message is not a dict"
@@ -584,7 +519,8 @@ class FanoutChannelLayer(BaseChannelLayer):
 
     async def flush(self) -> None:
         hub = self.hub()
-        for group in list(hub.groups):
-            hub.subscribe(self.group_key(group), subscribe=False)
+        groups = list(hub.groups)
         hub.groups.clear()
+        for group in groups:
+            await hub.subscribe(self.group_key(group), subscribe=False)
         hub.queues.clear()
