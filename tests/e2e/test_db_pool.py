@@ -97,6 +97,9 @@ def _load(base: str, token: str, game: int, stop: threading.Event, *, seen: Coun
     """Read a game as fast as answered until ``stop``; count the answers by status."""
     with requests.Session() as http:
         http.headers["Authorization"] = f"Token {token}"
+        # A connection a request: a kept-alive one stays with the worker that accepted
+        # it, and every loader could end up on one worker.
+        http.headers["Connection"] = "close"
         while not stop.is_set():
             try:
                 seen[http.get(f"{base}/api/v1/games/{game}/", timeout=30).status_code] += 1
