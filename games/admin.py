@@ -107,7 +107,8 @@ class GameAdmin(admin.ModelAdmin):
     @admin.display(description="position")
     def board(self, game: Game) -> str:
         """The current position, the stock included (admins only)."""
-        return str(game_position(game)) + "\n  stock: " + " ".join(game_position(game).pile("s"))
+        pos = game_position(game)
+        return f"{pos}\n  stock: {' '.join(pos.pile('s'))}"
 
     @admin.action(description="Re-verify selected games by replaying their move logs")
     def verify_games(self, request: HttpRequest, queryset: QuerySet[Game]) -> None:

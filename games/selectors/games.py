@@ -90,11 +90,8 @@ def game_position_after(game: Game, entries: int) -> Position:
 
 def game_verify(game: Game) -> str | None:
     """None if the snapshot and the counters equal the replay of the log, else why not."""
-    start = deal_start(game.deal)
-    log = GameLog(start)
     try:
-        for log in GameLog.replay_steps(start, game_log(game)):  # noqa: B007 (the last one)
-            pass
+        log = GameLog.replay(deal_start(game.deal), game_log(game))
     except EngineError as exc:
         return f"log does not replay: {exc}"
     pos = log.position
