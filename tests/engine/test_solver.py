@@ -23,7 +23,7 @@ BRISTOL_RULES: tuple[str, ...] = ("symmetry", "safe-foundation", "lone-fan", "de
 BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "cautious-depth-first")
 BRISTOL_RULES += ("deal-last-depth-first", "home-last-depth-first")
 GALLERY_RULES: tuple[str, ...] = ("symmetry", "safe-aces", "null-moves", "dead-ends")
-GALLERY_RULES += ("counted-dead-ends", "lone-builds", "no-exit", "depth-first")
+GALLERY_RULES += ("counted-dead-ends", "dealt-columns", "lone-builds", "no-exit", "depth-first")
 GALLERY_RULES += ("discrepancy-search",)
 
 
@@ -324,6 +324,26 @@ def test_gallery_counted_dead_ends_count_copies_and_slots() -> None:
     assert counted.dead(counted.start()[0])
     plain = GalleryGame(pos, RULES - {"no-exit", "counted-dead-ends"})
     assert not plain.dead(plain.start()[0])
+
+
+def test_gallery_dealt_columns_count_the_cards_still_to_deal() -> None:
+    # Royal Parade, one card left to deal: r1 is empty now, but the deal puts 8C on it,
+    # and both 5Cs lie under a card that waits for them (r3, r4), so that 8C can never
+    # leave. Nothing may go onto an empty reserve before the stock is empty, and every
+    # other reserve is stuck as well (r2: 8H over the only 5H not built).
+    layout = won_gallery_slots()
+    for i in (0, 4, 1, 5, 3, 7, 2):
+        del layout[i][1:]
+    piles: list[list[str]] = [[], ["JH", "5H", "8H"], ["5C", "JC"], ["JC", "5C", "8C"]]
+    piles += [[f"{r}{s}" for r in "J58"] for s in "DDSS"]
+    pos = gallery_position("royal-parade", layout, piles, ["8C"], [])
+    deck = new_position("royal-parade", seed=0)
+    assert sorted(c for p in pos.piles for c in p) == sorted(c for p in deck.piles for c in p)
+    columns = GalleryGame(pos, RULES - {"no-exit"})
+    assert columns.dead(columns.start()[0])
+    plain = GalleryGame(pos, RULES - {"no-exit", "dealt-columns"})
+    assert not plain.dead(plain.start()[0])
+    assert solve(pos, rules=frozenset()).verdict is Verdict.LOST
 
 
 def test_gallery_no_exit_tries_the_contested_builds() -> None:

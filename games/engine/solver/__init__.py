@@ -227,6 +227,16 @@ Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
     slot: one empty now, or one whose card (of another row) can leave by building (a
     slot is freed no other way before a reserve is emptied). Still an over-estimate of
     what can happen before the first reserve is emptied, so a position it drops is lost.
+``dealt-columns``
+    The dead-end rule above, in Royal Parade, where nothing goes onto an empty reserve
+    before the stock is empty and no refill comes. The reserve emptied first then has
+    taken every card the deals still to come put on it (each deal puts one on every
+    reserve, leftmost first), and each such card has left it by building: it lies on top
+    when dealt, and no other way off a reserve is open before then. So a reserve counts
+    as one that can be emptied only if, besides its cards now, every stock card dealt
+    onto it can leave by building too (without this rule, an empty reserve with cards
+    still to come counts as one emptied, and so does one that can be dug to its bottom
+    now).
 ``lone-builds``
     With the stock empty, a card alone on a reserve that a slot takes (a built slot, or an
     empty slot for a start card) is played there at once. Safe because it can be undone:
@@ -296,6 +306,7 @@ RULES: frozenset[str] = frozenset(
         "deal-early",
         "dead-ends",
         "counted-dead-ends",
+        "dealt-columns",
         "lone-builds",
         "no-exit",
         "relaxed-game",

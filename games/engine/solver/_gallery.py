@@ -58,11 +58,34 @@ ACES = sum(1 << card_of(ACE, s) for s in range(len(SUITS)))
 ROW_STARTS = tuple(sum(1 << card_of(r, s) for s in range(len(SUITS))) for r in START_RANKS)
 
 
+def _offered_starts(rows: tuple[tuple[bool, int], ...], leave: int) -> int:
+    """The start cards of the rows that can offer a slot (for ``_no_reserve_can_empty``):
+    one is empty, or a card on top of a slot not built can leave."""
+    (empty1, loose1), (empty2, loose2), (empty3, loose3) = rows
+    return (
+        (ROW_STARTS[0] if empty1 or loose1 & leave else 0)
+        | (ROW_STARTS[1] if empty2 or loose2 & leave else 0)
+        | (ROW_STARTS[2] if empty3 or loose3 & leave else 0)
+    )
+
+
+def _with_tops(reserves: tuple[bytes, ...], ex: tuple[int, int], counted: bool) -> tuple[int, int]:
+    """``ex`` with the reserves' top cards added (for ``_no_reserve_can_empty``)."""
+    ex1, ex2 = ex
+    for p in reserves:
+        if p:
+            bit = 1 << p[-1]
+            ex2 |= ex1 & bit if counted else bit
+            ex1 |= bit
+    return ex1, ex2
+
+
 def _no_reserve_can_empty(
     reserves: tuple[bytes, ...],
     ex: tuple[int, int],
     now: tuple[int, int],
     rows: tuple[tuple[bool, int], ...] | None,
+    future: tuple[int, ...] | None = None,
 ) -> bool:
     """True if no reserve can ever become empty by building alone (package docstring).
 
@@ -79,28 +102,24 @@ def _no_reserve_can_empty(
     start card, or more copies of the code below it can stand built than its own code
     has built now; in a reserve that brings the card below it to the top, in a slot not
     built it frees the slot for a start card of its row.
+
+    ``future`` (rule ``dealt-columns``, Royal Parade): for each reserve, the mask of the
+    stock cards the deals still to come put on it. No card can be put on an empty reserve
+    before the stock is empty there, so the reserve emptied first must have lost its
+    stock cards too: each is on top when dealt, and leaves only by building.
     """
     counted = rows is not None
-    ex1, ex2 = ex
+    if any(not p and (future is None or not future[j]) for j, p in enumerate(reserves)):
+        return False  # empty, with no card to come
+    ex1, ex2 = _with_tops(reserves, ex, counted)
     now1, now2 = now
-    for p in reserves:
-        if not p:
-            return False
-        bit = 1 << p[-1]
-        ex2 |= ex1 & bit if counted else bit
-        ex1 |= bit
     depth = [0] * len(reserves)
     b1, b2 = now1, now2
     starts = STARTS
     leave = 0
     while True:
-        if rows is not None:  # the rows that can offer a slot: one is empty, or a top leaves
-            (empty1, loose1), (empty2, loose2), (empty3, loose3) = rows
-            starts = (
-                (ROW_STARTS[0] if empty1 or loose1 & leave else 0)
-                | (ROW_STARTS[1] if empty2 or loose2 & leave else 0)
-                | (ROW_STARTS[2] if empty3 or loose3 & leave else 0)
-            )
+        if rows is not None:
+            starts = _offered_starts(rows, leave)
         t1 = now1 | ex1  # a copy built now or able to come to the top
         t2 = now2 | (now1 & ex1) | ex2  # two such copies
         while True:
@@ -121,7 +140,7 @@ def _no_reserve_can_empty(
                     bit = 1 << p[n - 1 - d]
                     ex2 |= ex1 & bit if counted else bit
                     ex1 |= bit
-            if d == n:
+            if d == n and (future is None or not future[j] & ~leave):
                 return False  # this reserve can be emptied
             changed = changed or d != depth[j]
             depth[j] = d
@@ -181,6 +200,11 @@ class GalleryGame:
         self.dead_ends = "dead-ends" in rules
         self.counted = "counted-dead-ends" in rules
         self.lone_builds = "lone-builds" in rules
+        #: Only where nothing goes onto an empty reserve before the stock is empty and no
+        #: refill comes (Royal Parade): see ``_no_reserve_can_empty``.
+        self.columns = (
+            "dealt-columns" in rules and not v.refill_reserves and not v.reserves_open_anytime
+        )
         #: Only without refills (Royal Parade, Mod3): in Picture Gallery it cost hints
         #: seconds (bench/README.md).
         self.no_exit = "no-exit" in rules and not v.refill_reserves
@@ -201,6 +225,15 @@ class GalleryGame:
             one, two = self.rest[i + 1]
             bit = 1 << self.stock[i]
             self.rest[i] = (one | bit, two | (one & bit))
+        #: future[dealt]: for each reserve, the mask of the codes the deals still to come
+        #: put on it (every deal but the last deals one card onto each reserve).
+        self.future = [
+            tuple(
+                sum(1 << c for c in self.stock[dealt + j :: LAST_ROW])
+                for j in range(SOURCES - FIRST_RESERVE)
+            )
+            for dealt in range(len(self.stock) + 1)
+        ]
 
     # -- the search interface --------------------------------------------------------------
 
@@ -291,8 +324,10 @@ class GalleryGame:
             loose.append((bool(empty), loose1))
         reserves = tuple(piles[FIRST_RESERVE:])
         if not self.counted:  # one copy stands for both, every row offers a slot
-            return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None)
-        return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(loose))
+            future = self.future[dealt] if self.columns else None
+            return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None, future)
+        future = self.future[dealt] if self.columns else None
+        return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(loose), future)
 
     def _no_exit(self, piles: tuple[bytes, ...]) -> bool:
         """Rule ``no-exit``: with the stock empty and no reserve empty, True if no line of

@@ -32,9 +32,11 @@ proves states lost as it goes: it finds the strongly connected components of the
 it walks (Tarjan's algorithm), and a component it leaves without a win, whose edges all
 lead to states inside it or proven lost, cannot reach a win. Every search skips a child
 whose key is in the table, and a best-first search also drops a frontier state that got
-there. The table is sound whichever search filled it (a lost state is lost for all), so
-the searches keep every guarantee they had alone, and once they share it their work on
-a lost position adds up instead of being repeated by each.
+there. A state that ``dead`` drops goes into the table too, so the other searches skip
+it without asking again (the check is the costliest step of a state). The table is
+sound whichever search filled it (a lost state is lost for all), so the searches keep
+every guarantee they had alone, and once they share it their work on a lost position
+adds up instead of being repeated by each.
 """
 
 from __future__ import annotations
@@ -110,7 +112,8 @@ class BestFirst:
     """Best-first search that can be run in slices (:meth:`run`) and resumed.
 
     ``lost`` is the table of keys proven lost that it shares with the other searches of
-    the same graph (see the module docstring); it only reads it.
+    the same graph (see the module docstring); it adds the states ``dead`` drops, so the
+    other searches skip them without asking again.
     """
 
     def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
@@ -157,7 +160,10 @@ class BestFirst:
                 if budget.spent(nodes):
                     return None
                 _, _, idx, st, sk = pop(heap)
-                if sk in lost or dead(st):
+                if sk in lost:
+                    continue
+                if dead(st):
+                    lost.add(sk)
                     continue
                 for move in moves_of(st):
                     child, autos = play(st, move)
@@ -344,7 +350,7 @@ class Discrepancies:
     discrepancies left than before. The solver counts it incomplete (its rounds walk
     states again, so it cannot prove much within a budget): its wins are real, it ends
     with "lost" only after a round that left no move out, and it skips states the
-    complete searches proved lost (``lost``, read only).
+    complete searches proved lost (``lost``), and adds the states ``dead`` drops.
     """
 
     def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
@@ -377,6 +383,13 @@ class Discrepancies:
         self._path = [(self._root, iter(enumerate(moves)), self.round, None)]
         return True
 
+    def _moves(self, state: Any, key: Hashable) -> list[Any]:
+        """The moves to walk from a new state: none when it is dead (then proven lost)."""
+        if self.game.dead(state):
+            self._lost.add(key)
+            return []
+        return self.game.moves(state)
+
     def run(self, max_nodes: int | None = None, deadline: float | None = None) -> Outcome | None:
         """Search until a win, ``max_nodes`` more states, or the ``perf_counter`` deadline;
         after a round that cut nothing every line was walked: the outcome is "lost"
@@ -387,7 +400,7 @@ class Discrepancies:
         if self.outcome is not None:
             return self.outcome
         game = self.game
-        play, won, key, dead, moves_of = game.play, game.won, game.key, game.dead, game.moves
+        play, won, key = game.play, game.won, game.key
         lost = self._lost
         budget = _Budget(self.nodes, max_nodes, deadline)
         nodes = self.nodes
@@ -425,7 +438,7 @@ class Discrepancies:
                     if best.get(k, -1) >= left or k in lost:
                         continue
                     best[k] = left
-                    todo = () if dead(child) else moves_of(child)
+                    todo = self._moves(child, k)
                     path.append((child, iter(enumerate(todo)), left, (move, autos)))
         finally:
             self.nodes = nodes
