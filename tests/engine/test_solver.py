@@ -11,7 +11,7 @@ import pytest
 
 import games.engine.solver as solver_module
 from games.engine import Position, get_variant, new_position
-from games.engine.solver import RULES, Verdict, solve, solve_seed
+from games.engine.solver import RULES, Verdict, _gallery, solve, solve_seed
 from games.engine.solver._bristol import BristolGame
 from games.engine.solver._gallery import GalleryGame
 from games.engine.solver._search import BestFirst, DepthFirst, Discrepancies
@@ -386,6 +386,29 @@ def test_gallery_no_exit_moves_a_start_card_once() -> None:
     assert piles == list(moved)
 
 
+#: A greedy player's first 53 moves of Royal Parade seed 20261204: lost, 32 cards left in
+#: the stock.
+RP_MIDGAME_TEXT = (
+    "g13-g3 g21-g3 r7-g21 r5-g13 g12-g13 g17-g13 r2-g12 g11-g17 g12-g11 g4-g17 g18-g4 "
+    "g21-g18 g14-g21 g11-g14 g10-g21 g14-g10 g10-g12 g12-g10 g10-g14 g14-g11 g11-g10 "
+    "g10-g12 g12-g10 deal r1-g21 r3-g6 r7-g17 g9-g17 g10-g9 g9-g12 deal r4-g21 g12-g14 "
+    "r7-g18 r5-g18 g22-g18 r8-g22 deal r5-g11 g15-g11 r4-g11 g14-g15 g15-g10 g24-g11 "
+    "g5-g24 r2-g5 g23-g5 r7-g23 g10-g9 deal r7-g10 r5-g22 r2-g24"
+)
+
+
+def test_gallery_no_exit_deals_in_royal_parade(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Before the stock is empty the search of rule no-exit deals too: the proof that this
+    # position is lost no longer walks every choice of builds before each deal.
+    pos = new_position("royal-parade", seed=20261204).play(RP_MIDGAME_TEXT.split())
+    assert len(pos.piles[-1]) == 32
+    res = solve(pos, max_nodes=60_000)
+    assert res.verdict is Verdict.LOST
+    monkeypatch.setattr(_gallery, "EXIT_STOCK", 0)  # the search only once the stock is out
+    assert solve(pos, max_nodes=120_000).verdict is Verdict.UNKNOWN
+    assert solve(pos, max_nodes=120_000, rules=RULES - {"no-exit"}).verdict is Verdict.UNKNOWN
+
+
 def test_gallery_lone_builds_are_played_at_once() -> None:
     # The stock is empty and r3 holds only 9H, which g11 (3H 6H) takes.
     pos = endgame(
@@ -703,13 +726,14 @@ def test_gallery_depth_first_wins_its_deals() -> None:
 
 def test_gallery_discrepancy_search_wins_its_deal() -> None:
     # Royal Parade 373: the depth-first searches commit to their first choices at the
-    # top; lines that leave the order at most twice win within 1,400.
+    # top; lines that leave the order at most twice win within 1,400. (In turns, the
+    # complete searches' states count too, those of their rule no-exit included.)
     deal = new_position("royal-parade", seed=373)
-    search = Discrepancies(GalleryGame(deal, RULES))
+    search = Discrepancies(GalleryGame(deal, RULES | {"lds"}))
     won = search.run(2_000)
     assert won is not None and won.verdict == "won" and replays_to_won(deal, won.line)
     assert 0 < search.round <= 2
-    assert solve(deal, max_nodes=30_000).verdict is Verdict.WON
+    assert solve(deal, max_nodes=50_000).verdict is Verdict.WON
 
 
 def test_discrepancy_search_agrees_with_the_complete_search(bristol_truth: list) -> None:

@@ -22,6 +22,8 @@ class GraphGame:
     ``deal-early``: ``restrict`` drops it once its twin with flag True was seen, and cuts
     a state with flag True down to its deal edges once its twin with flag False was."""
 
+    extra_nodes = 0  # no rule searches on its own
+
     def __init__(self, rng: random.Random, size: int) -> None:
         self.goal = size - 1
         self.plain = {n: rng.sample(range(size), rng.randint(0, 3)) for n in range(size)}

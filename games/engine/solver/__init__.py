@@ -264,6 +264,27 @@ Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
     It runs only in the variants without refills (Royal Parade, Mod3): in Picture
     Gallery a few mid-game hints took seconds more with it.
 
+    In Royal Parade it runs before the stock is empty too, once ``EXIT_STOCK`` cards or
+    fewer are left: there nothing goes onto a reserve, empty or not, until the stock is
+    empty, so until then the only moves are builds and deals, and a won game passes a
+    position with the stock empty and a reserve empty. The search deals as well, and an
+    emptied reserve counts only once the stock is empty. The uncontested moves stay
+    safe: played before a deal, such a move only takes a card off a pile the deal would
+    cover, so every pile of the line that plays it holds a part of the same pile of the
+    line that does not, and empties no later. Here the search may visit more states
+    (``DEALT_EXIT_STATES``) before it gives up. It runs in the complete searches only:
+    on a position that can be won it costs more than it saves, and the searches that
+    only look for wins (the greedy pass, the discrepancy search) do without it. A proof
+    of a mid-game Royal Parade position that walked every choice of builds before each
+    deal (Royal Parade 20261204 after a greedy player's 53 moves: 177,000 states) takes
+    about 30,000 with it, its own states counted.
+
+    No move of this search comes back to a state (each adds a card to a slot, or deals),
+    so a state all of whose children are done has no exit, and it is kept in a memo
+    table at once; a search that gives up keeps what it proved. Its states count in the
+    solver's budget (``nodes``) like the states the search generates, so a budget of
+    states bounds the CPU time.
+
 What is *not* played at once, and why: a card that fits a built slot is not always
 safe, because of the two decks. Both copies of a card may be free while only one slot
 takes it, and the copy that should go is the one covering something; a built card may

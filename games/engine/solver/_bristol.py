@@ -61,6 +61,9 @@ DEAL_ONLY = 2
 class BristolGame:
     """A Bristol-family position for :class:`~._search.BestFirst`."""
 
+    #: The relaxed game's search has a fixed budget of its own and is not counted.
+    extra_nodes = 0
+
     def __init__(
         self, position: Position, rules: frozenset[str], memos: dict[str, Any] | None = None
     ) -> None:

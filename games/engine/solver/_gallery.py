@@ -10,7 +10,7 @@ The rules and why each is safe are in the package docstring.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Sequence
+from collections.abc import Hashable, Iterable, Iterator, Sequence
 from typing import Any
 
 from .. import gallery
@@ -150,6 +150,10 @@ def _no_reserve_can_empty(
 
 #: States the search of rule ``no-exit`` may visit before it gives up (answers "not dead").
 EXIT_STATES = 2_000
+#: Cards left in the stock up to which the search of rule ``no-exit`` runs before the
+#: stock is empty (Royal Parade), and the states it may visit there.
+EXIT_STOCK = 24
+DEALT_EXIT_STATES = 5_000
 
 
 def _endgame_key(piles: tuple[bytes, ...] | list[bytes]) -> Hashable:
@@ -208,10 +212,18 @@ class GalleryGame:
         #: Only without refills (Royal Parade, Mod3): in Picture Gallery it cost hints
         #: seconds (bench/README.md).
         self.no_exit = "no-exit" in rules and not v.refill_reserves
+        #: ``no-exit`` before the stock is empty too, where nothing goes onto an empty
+        #: reserve until then (Royal Parade): the search deals as well.
+        #: Not in the searches that only look for wins (the greedy pass, the discrepancy
+        #: search): on a position that can be won it costs more than it prunes.
+        self.exit_dealing = (
+            self.no_exit and not v.reserves_open_anytime and not rules & {"greedy", "lds"}
+        )
         self.deal_first = "deal-first" in rules  # a depth-first search's other move order
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
         self.greedy = "greedy" in rules
+        self.extra_nodes = 0  # states the searches of rule ``no-exit`` visited
         m = {} if memos is None else memos
         self._targets: list[dict[tuple[bytes, ...], RowTargets]] = [
             m.setdefault(f"targets{self.symmetry}{row}", {}) for row in range(ROWS)
@@ -298,12 +310,12 @@ class GalleryGame:
         piles, dealt, _ = state
         if self._cannot_empty(piles, dealt):
             return True
-        return (
-            self.no_exit
-            and dealt == len(self.stock)
-            and all(piles[FIRST_RESERVE:])
-            and self._no_exit(piles)
-        )
+        if not self.no_exit:
+            return False
+        left = len(self.stock) - dealt
+        if not left:
+            return all(piles[FIRST_RESERVE:]) and self._no_exit(piles, dealt)
+        return self.exit_dealing and left <= EXIT_STOCK and self._no_exit(piles, dealt)
 
     def _cannot_empty(
         self,
@@ -329,84 +341,121 @@ class GalleryGame:
         future = self.future[dealt] if self.columns else None
         return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(loose), future)
 
-    def _no_exit(self, piles: tuple[bytes, ...]) -> bool:
-        """Rule ``no-exit``: with the stock empty and no reserve empty, True if no line of
-        builds empties a reserve (an exhaustive search of those lines, the uncontested
-        moves played at once); False also when it gives up after ``EXIT_STATES`` states.
+    def _exit_key(self, piles: list[bytes], dealt: int) -> Hashable:
+        """The key of a state of the ``no-exit`` search: ``_endgame_key`` once the stock is
+        empty; before, the reserves in their order and the cards left to deal."""
+        left = len(self.stock) - dealt
+        if not left:
+            return _endgame_key(piles)
+        rows = (tuple(sorted(piles[ROW1])), tuple(sorted(piles[ROW2])), tuple(sorted(piles[ROW3])))
+        return (rows, tuple(piles[FIRST_RESERVE:]), left)
 
-        A child differs from its parent in at most two rows, so it takes the parent's
-        ``_slot_targets`` and looks up only those rows again."""
-        table = self._exits
+    def _no_exit(self, piles: tuple[bytes, ...], dealt: int) -> bool:
+        """Rule ``no-exit``: True if no line of builds (and deals) empties a reserve once
+        the stock is empty (an exhaustive search of those lines, the uncontested moves
+        played at once); False also when it gives up (``EXIT_STATES``, before the stock
+        is empty ``DEALT_EXIT_STATES``)."""
         first = list(piles)
         first_rows = list(self._slot_targets(first))
-        if not self._uncontested(first, first_rows):
+        out = dealt == len(self.stock)
+        if not self._uncontested(first, first_rows, out):
             return False
-        root = _endgame_key(first)
-        got = table.get(root)
+        root = self._exit_key(first, dealt)
+        got = self._exits.get(root)
         if got is not None:
             return got
-        seen = {root}
-        if not self._no_exit_from(first, first_rows, seen):
-            memo(table, root, False)
-            return False
-        for k in seen:
-            memo(table, k, True)
-        return True
+        limit = EXIT_STATES if out else DEALT_EXIT_STATES
+        return self._no_exit_from(first, first_rows, dealt, root, limit)
 
     def _no_exit_from(
-        self, first: list[bytes], first_rows: list[RowTargets], seen: set[Hashable]
+        self, first: list[bytes], rows: list[RowTargets], dealt: int, root: Hashable, limit: int
     ) -> bool:
-        """The search of :meth:`_no_exit` from its root (whose key ``seen`` holds): True if
-        no line of builds empties a reserve, ``seen`` then holding every state visited."""
+        """The search of :meth:`_no_exit` from its root (key ``root``), depth first.
+
+        Every move adds a card to a slot or deals, so no line comes back to a state: a
+        state whose children all have no exit has none, and it goes into the memo table
+        as soon as its last child is done; the states on the path to an exit go in as
+        having one. A search that gives up after ``limit`` new states keeps what it
+        proved. A child differs from its parent in at most two rows, so it takes the
+        parent's ``_slot_targets`` and looks up only those rows again."""
         table = self._exits
-        stack = [(first, first_rows)]
-        out = len(self.stock)
-        while stack:
-            p, rows = stack.pop()
-            for s in range(SOURCES):
-                q = p[s]
-                if not q or _built(s, q):
-                    continue  # empty, or a built slot (its top only moves to a twin)
-                c = q[-1]
-                targets = _destinations(rows, c)
-                if not targets:
-                    continue
-                if s >= FIRST_RESERVE and len(q) == 1:
-                    return False  # this build empties a reserve
-                d = targets[0]
-                child = list(p)
-                child[s] = q[:-1]
-                child[d] += ONE[c]
-                child_rows = list(rows)
-                self._renew_row(child, child_rows, d)
-                if s < SLOTS:
-                    self._renew_row(child, child_rows, s)
-                if not self._uncontested(child, child_rows):
+        path = [(root, self._exit_children(first, rows, dealt))]
+        new = 0
+        while path:
+            key, children = path[-1]
+            for child, child_rows, child_dealt in children:
+                self.extra_nodes += 1
+                if self._exit_found(child, child_rows, child_dealt):
+                    got: bool | None = False
+                else:
+                    k = self._exit_key(child, child_dealt)
+                    got = table.get(k)
+                if got is False:
+                    for on_path, _ in path:
+                        memo(table, on_path, False)
                     return False
-                k = _endgame_key(child)
-                if k in seen:
+                if got:
                     continue
-                got = table.get(k)
-                if got or (got is None and self._cannot_empty(child, out, child_rows)):
-                    seen.add(k)
-                    continue  # no exit from there
-                if got is False or len(seen) >= EXIT_STATES:
-                    return False
-                seen.add(k)
-                stack.append((child, child_rows))
+                if self._cannot_empty(child, child_dealt, child_rows):
+                    memo(table, k, True)
+                    continue
+                new += 1
+                if new >= limit:
+                    return False  # gave up: "not dead"
+                path.append((k, self._exit_children(child, child_rows, child_dealt)))
+                break
+            else:
+                path.pop()
+                memo(table, key, True)
         return True
+
+    def _exit_found(self, child: list[bytes], rows: list[RowTargets], dealt: int) -> bool:
+        """Whether a child in the search of rule ``no-exit`` has a reserve empty with the
+        stock empty, or reaches one by its uncontested moves (played in place)."""
+        out = dealt == len(self.stock)
+        if out and not all(child[FIRST_RESERVE:]):
+            return True
+        return not self._uncontested(child, rows, out)
+
+    def _exit_children(
+        self, p: list[bytes], rows: list[RowTargets], dealt: int
+    ) -> Iterator[tuple[list[bytes], list[RowTargets], int]]:
+        """The children of a state of the ``no-exit`` search: each build, then the deal."""
+        for s in range(SOURCES):
+            q = p[s]
+            if not q or _built(s, q):
+                continue  # empty, or a built slot (its top only moves to a twin)
+            c = q[-1]
+            targets = _destinations(rows, c)
+            if not targets:
+                continue
+            d = targets[0]
+            child = list(p)
+            child[s] = q[:-1]
+            child[d] += ONE[c]
+            child_rows = list(rows)
+            self._renew_row(child, child_rows, d)
+            if s < SLOTS:
+                self._renew_row(child, child_rows, s)
+            yield child, child_rows, dealt
+        if dealt < len(self.stock):
+            child = list(p)
+            n = min(LAST_ROW, len(self.stock) - dealt)
+            for k in range(n):
+                child[FIRST_RESERVE + k] += ONE[self.stock[dealt + k]]
+            yield child, list(rows), dealt + n
 
     def _renew_row(self, p: list[bytes], rows: list[RowTargets], s: int) -> None:
         """Look up again the targets of the row of slot ``s`` after a move changed it."""
         row = s // ROW
         rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
 
-    def _uncontested(self, p: list[bytes], rows: list[RowTargets]) -> bool:
+    def _uncontested(self, p: list[bytes], rows: list[RowTargets], out: bool = True) -> bool:
         """Play at once, in the search of rule ``no-exit``, the moves no other move
         contends with: an Ace; a card whose twin is built, or that both slots built to the
         code below it would take; a start card in a row with no card of another row in
         its slots. ``p`` and its ``rows`` (``_slot_targets``) are updated in place; False
-        once a reserve is emptied.
+        once a reserve is emptied while the stock is empty (``out``).
 
         Each such move stays uncontested whatever the others do, so the order they are
         played in does not change the end; each look picks them out by a mask of codes."""
@@ -436,7 +485,7 @@ class GalleryGame:
                 d = empty[0] if r <= LAST_START else wants[c][0]
                 now2 |= now1 & 1 << c
                 now1 |= 1 << c
-            if s >= FIRST_RESERVE and len(q) == 1:
+            if out and s >= FIRST_RESERVE and len(q) == 1:
                 return False
             p[s] = q[:-1]
             if d != ACE_PILE:

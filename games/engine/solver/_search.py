@@ -78,6 +78,10 @@ class Game(Protocol):
     def restrict(self, state: Any, key: Hashable, seen: set[Hashable]) -> Any: ...
     def twin(self, key: Hashable) -> Hashable | None: ...
 
+    #: States the family's own rules visited (a dead-end rule's inner search): they count
+    #: in the budget like the states the search generates.
+    extra_nodes: int
+
 
 class _Budget:
     """The limits of one ``run``: ``max_nodes`` more states and a ``perf_counter``
@@ -108,7 +112,23 @@ class Outcome:
     line: tuple[str, ...]
 
 
-class BestFirst:
+class _Search:
+    """What the searches share: the game, the table of states proven lost, the states
+    generated so far and the outcome once found."""
+
+    def __init__(self, game: Game, lost: set[Hashable] | None) -> None:
+        self.game = game
+        self.generated = 0
+        self.outcome: Outcome | None = None
+        self._lost: set[Hashable] = set() if lost is None else lost
+
+    @property
+    def nodes(self) -> int:
+        """The states this search generated, and those its game's rules visited for it."""
+        return self.generated + self.game.extra_nodes
+
+
+class BestFirst(_Search):
     """Best-first search that can be run in slices (:meth:`run`) and resumed.
 
     ``lost`` is the table of keys proven lost that it shares with the other searches of
@@ -117,10 +137,7 @@ class BestFirst:
     """
 
     def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
-        self.game = game
-        self.nodes = 0  # states generated so far
-        self.outcome: Outcome | None = None
-        self._lost: set[Hashable] = set() if lost is None else lost
+        super().__init__(game, lost)
         state, autos = game.start()
         # parents[i] = (parent index, move, autos): how node i was reached; the texts are
         # written only for the winning line
@@ -154,10 +171,10 @@ class BestFirst:
         seen, lost, parents, heap = self._seen, self._lost, self._parents, self._heap
         push, pop = heapq.heappush, heapq.heappop
         budget = _Budget(self.nodes, max_nodes, deadline)
-        nodes = self.nodes
+        nodes = self.generated
         try:
             while heap:
-                if budget.spent(nodes):
+                if budget.spent(nodes + game.extra_nodes):
                     return None
                 _, _, idx, st, sk = pop(heap)
                 if sk in lost:
@@ -184,7 +201,7 @@ class BestFirst:
             self.outcome = Outcome("lost", ())
             return self.outcome
         finally:
-            self.nodes = nodes
+            self.generated = nodes
 
 
 def _spell(
@@ -222,7 +239,7 @@ class _Frame:
         self.via = via  # (move, autos) that led from the parent here; None at the root
 
 
-class DepthFirst:
+class DepthFirst(_Search):
     """Depth-first search over the same game, resumable like :class:`BestFirst`.
 
     It tries each state's moves in the family's order (best first) and follows the
@@ -240,10 +257,7 @@ class DepthFirst:
     """
 
     def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
-        self.game = game
-        self.nodes = 0
-        self.outcome: Outcome | None = None
-        self._lost: set[Hashable] = set() if lost is None else lost
+        super().__init__(game, lost)
         state, autos = game.start()
         self._root_autos = autos
         key = game.key(state)
@@ -297,10 +311,10 @@ class DepthFirst:
         play, won, key, restrict, twin = game.play, game.won, game.key, game.restrict, game.twin
         seen, lost, path, opened = self._seen, self._lost, self._path, self._open
         budget = _Budget(self.nodes, max_nodes, deadline)
-        nodes = self.nodes
+        nodes = self.generated
         try:
             while path:
-                if budget.spent(nodes):
+                if budget.spent(nodes + game.extra_nodes):
                     return None
                 frame = path[-1]
                 move = next(frame.moves, None)
@@ -335,10 +349,10 @@ class DepthFirst:
             self.outcome = Outcome("lost", ())
             return self.outcome
         finally:
-            self.nodes = nodes
+            self.generated = nodes
 
 
-class Discrepancies:
+class Discrepancies(_Search):
     """Limited discrepancy search: lines that leave the family's order only a few times.
 
     A depth-first search trusts its order most at the top, where it backtracks last:
@@ -354,10 +368,7 @@ class Discrepancies:
     """
 
     def __init__(self, game: Game, lost: set[Hashable] | None = None) -> None:
-        self.game = game
-        self.nodes = 0
-        self.outcome: Outcome | None = None
-        self._lost: set[Hashable] = set() if lost is None else lost
+        super().__init__(game, lost)
         self._root, self._root_autos = game.start()
         self.round = -1
         self._cut = True  # whether the last round skipped a move for want of discrepancies
@@ -403,7 +414,7 @@ class Discrepancies:
         play, won, key = game.play, game.won, game.key
         lost = self._lost
         budget = _Budget(self.nodes, max_nodes, deadline)
-        nodes = self.nodes
+        nodes = self.generated
         try:
             while True:
                 path = self._path
@@ -414,7 +425,7 @@ class Discrepancies:
                     path = self._path
                 best = self._best
                 while path:
-                    if budget.spent(nodes):
+                    if budget.spent(nodes + game.extra_nodes):
                         return None
                     state, moves, left, _ = path[-1]
                     nxt = next(moves, None)
@@ -441,4 +452,4 @@ class Discrepancies:
                     todo = self._moves(child, k)
                     path.append((child, iter(enumerate(todo)), left, (move, autos)))
         finally:
-            self.nodes = nodes
+            self.generated = nodes
