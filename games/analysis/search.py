@@ -63,7 +63,7 @@ class Limits:
 
     first_nodes: int = 20_000
     max_nodes: int = 320_000
-    game_nodes: int = 800_000
+    game_nodes: int = 600_000
     game_seconds: float | None = None
 
 
