@@ -333,6 +333,7 @@ async def test_a_practice_game_over_the_socket_with_undo_and_hints(
 ) -> None:
     """Practice games undo deals (the cards go back into the stock) and give hints."""
     settings.HINT_PLAYER_INTERVAL_SECONDS = 0  # a solve after every move, off the line
+    settings.HINT_DEADLINE_SECONDS = 60  # a loaded machine's queue is not what this tests
     ann, key = await database_sync_to_async(make_player)("ann")
     game = await database_sync_to_async(game_services.practice_game_start)(
         user=ann, variant="bristol", seed=42
