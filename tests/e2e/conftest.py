@@ -186,9 +186,9 @@ def database_rows(url: str, query: str, *params: Any) -> list[tuple[Any, ...]]:
 
         with psycopg.connect(url) as conn:
             return conn.execute(query, params).fetchall()
-    # SQLite's integers are 64-bit: a larger one (a seed) goes as text, which a NUMERIC
-    # column compares by number, as Django stored it.
-    params = tuple(str(p) if isinstance(p, int) and p >= 2**63 else p for p in params)
+    # SQLite's integers are 64-bit: a larger one (a seed) goes as the text SeedField
+    # stores, zero-padded to 20 digits.
+    params = tuple(f"{p:020d}" if isinstance(p, int) and p >= 2**63 else p for p in params)
     with sqlite3.connect(sqlite_path(url), timeout=30) as conn:
         return conn.execute(query.replace("%s", "?"), params).fetchall()
 
