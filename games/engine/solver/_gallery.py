@@ -239,13 +239,17 @@ class GalleryGame:
             self.rest[i] = (one | bit, two | (one & bit))
         #: future[dealt]: for each reserve, the mask of the codes the deals still to come
         #: put on it (every deal but the last deals one card onto each reserve).
-        self.future = [
-            tuple(
-                sum(1 << c for c in self.stock[dealt + j :: LAST_ROW])
-                for j in range(SOURCES - FIRST_RESERVE)
-            )
-            for dealt in range(len(self.stock) + 1)
-        ]
+        self.future = (
+            [
+                tuple(
+                    sum(1 << c for c in self.stock[dealt + j :: LAST_ROW])
+                    for j in range(SOURCES - FIRST_RESERVE)
+                )
+                for dealt in range(len(self.stock) + 1)
+            ]
+            if self.columns
+            else []
+        )
 
     # -- the search interface --------------------------------------------------------------
 
@@ -335,10 +339,9 @@ class GalleryGame:
             ex1 |= loose1
             loose.append((bool(empty), loose1))
         reserves = tuple(piles[FIRST_RESERVE:])
-        if not self.counted:  # one copy stands for both, every row offers a slot
-            future = self.future[dealt] if self.columns else None
-            return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None, future)
         future = self.future[dealt] if self.columns else None
+        if not self.counted:  # one copy stands for both, every row offers a slot
+            return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None, future)
         return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(loose), future)
 
     def _exit_key(self, piles: list[bytes], dealt: int) -> Hashable:
