@@ -49,13 +49,23 @@ def moved(n: int, origin: str | None = None) -> dict[str, Any]:
     return {"type": "game.moved", "ply": n, ORIGIN: origin}
 
 
+async def until_confirmed(group: str, *layers: FanoutChannelLayer) -> None:
+    """Wait (at most 10 s) until Redis has every layer's subscription to ``group``: a
+    loaded machine may take longer to connect than a layer waits in ``group_add``."""
+    deadline = asyncio.get_running_loop().time() + 10
+    while not all(layer.hub().confirmed(layer.group_key(group)) for layer in layers):
+        assert asyncio.get_running_loop().time() < deadline, f"{group} not subscribed"
+        await asyncio.sleep(0.05)
+
+
 @pytest_asyncio.fixture
 async def processes() -> AsyncIterator[tuple[FanoutChannelLayer, FanoutChannelLayer]]:
-    """Two layers on one Redis, as two server processes; a prefix of this test's own."""
+    """Two layers on one Redis, as two server processes; a prefix of this test's own.
+    Their timeout is long: ``group_add`` then waits out a loaded machine's connect."""
     prefix = f"test-fanout-{uuid.uuid4().hex[:8]}"
     layers = (
-        FanoutChannelLayer(url=REDIS_URL, prefix=prefix, retry=0.2),
-        FanoutChannelLayer(url=REDIS_URL, prefix=prefix, retry=0.2),
+        FanoutChannelLayer(url=REDIS_URL, prefix=prefix, timeout=5.0, retry=0.2),
+        FanoutChannelLayer(url=REDIS_URL, prefix=prefix, timeout=5.0, retry=0.2),
     )
     yield layers
     for layer in layers:
@@ -176,6 +186,7 @@ async def test_redis_away_and_back() -> None:
         local, mine, theirs = await a.new_channel(), await a.new_channel(), await b.new_channel()
         for layer, channel in ((a, local), (a, mine), (b, theirs)):
             await layer.group_add("game.5", channel)
+        await until_confirmed("game.5", a, b)
         await a.group_send("game.5", moved(1, origin=mine))
         assert (await got(b, theirs))["ply"] == 1
         assert (await got(a, local))["ply"] == 1
@@ -184,11 +195,7 @@ async def test_redis_away_and_back() -> None:
         await a.group_send("game.5", moved(2, origin=mine))
         assert (await got(a, local))["ply"] == 2  # this process's members still get it
         server.start()
-        deadline = asyncio.get_running_loop().time() + 10
-        key = a.group_key("game.5")
-        while not (a.hub().confirmed(key) and b.hub().confirmed(key)):
-            assert asyncio.get_running_loop().time() < deadline
-            await asyncio.sleep(0.05)
+        await until_confirmed("game.5", a, b)
         await asyncio.sleep(0.3)  # the publisher's retry
         await a.group_send("game.5", moved(3, origin=mine))
         await a.group_send("game.5", moved(4, origin=mine))
