@@ -420,6 +420,28 @@ def test_gallery_lone_builds_are_played_at_once() -> None:
     assert GalleryGame(pos, RULES - {"lone-builds"}).start()[1] == ()
 
 
+@pytest.mark.parametrize("lone", [0, 1])
+def test_gallery_unbuilds_that_come_straight_back_are_not_tried(lone: int) -> None:
+    # g3 holds a loose JH, 2H lies alone on r1 (lone 0) or r2 (lone 1): no slot of row 1
+    # is free for it. With the stock empty, a card unbuilt from a slot onto the first
+    # empty reserve comes straight back (lone-builds), except a start card alone in its
+    # slot when a lone start card of another suit lies on an earlier reserve: that one
+    # takes the slot first.
+    pos = endgame({2: ["JH"]}, {lone: ["2H"], 2: ["JC", "5C", "8C", "5H", "8H"]})
+    game = GalleryGame(pos, RULES)
+    state = game.start()[0]
+    into = 25 if lone == 0 else 24  # the first empty reserve
+    moves = game.moves(state)
+    assert (6, into) not in moves and (8, into) not in moves  # g7, g9: full slots
+    assert ((0, into) in moves) is (lone == 0)  # g1: 2C alone
+    plain = GalleryGame(pos, RULES - {"null-moves"})
+    assert {(6, into), (8, into), (0, into)} <= set(plain.moves(state))
+    for move in ((6, into), (8, into)):
+        assert plain.key(plain.play(state, move)[0]) == plain.key(state)
+    swapped = plain.key(plain.play(state, (0, into))[0]) != plain.key(state)
+    assert swapped is (lone == 0)
+
+
 # -- winning lines replay through the engine -----------------------------------------------
 
 

@@ -204,7 +204,11 @@ Picture Gallery family (Picture Gallery, Royal Parade, last row reversed, Mod3)
     Moves whose result equals the position up to the symmetries above are never tried:
     the top card of a built slot onto another built slot (the two slots just swap),
     a start card alone in its slot to an empty slot of its row, and, with the stock empty,
-    a lone reserve card to another empty reserve.
+    a lone reserve card to another empty reserve, and (with ``lone-builds``) the top card
+    of a built slot to an empty reserve: it comes straight back, or its twin takes its
+    place. The one exception is tried: a start card alone in its slot, when a lone start
+    card of another suit lies on a reserve before the empty one and takes the slot first.
+    In a lost Royal Parade endgame these moves were a third of the states generated.
 ``dead-ends``
     A position is dropped when no reserve can ever be emptied by building alone. A won
     game ends with every reserve empty, and a card can be put on an empty reserve only

@@ -223,6 +223,13 @@ class GalleryGame:
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
         self.greedy = "greedy" in rules
+        #: With the stock empty, a card of a built slot put onto an empty reserve goes
+        #: straight back (rule ``lone-builds``; or its twin does): the child's key is its
+        #: parent's, so the move is not tried (``null-moves``). A start card alone in its
+        #: slot may let a lone start card of another suit in first (``_swaps``).
+        self.unbuild_returns = (
+            self.null_moves and self.lone_builds and self.symmetry and not self.greedy
+        )
         self.extra_nodes = 0  # states the searches of rule ``no-exit`` visited
         m = {} if memos is None else memos
         self._targets: list[dict[tuple[bytes, ...], RowTargets]] = [
@@ -539,6 +546,7 @@ class GalleryGame:
         unbuilds: list[Move] = []
         null = self.null_moves
         lone_stays = null and not stock_left  # a lone reserve card is not parked again
+        returns = self.unbuild_returns and not stock_left  # nor a card unbuilt from a pile
         for s in range(SOURCES):
             p = piles[s]
             if not p:
@@ -555,12 +563,28 @@ class GalleryGame:
                     for d in targets:
                         if d != s:
                             builds.append((s, d))
-            if empty_res and not (lone_stays and s >= FIRST_RESERVE and len(p) == 1):
+            if empty_res and not (
+                (lone_stays and s >= FIRST_RESERVE and len(p) == 1)
+                or (returns and built and not self._swaps(piles, s, c, empty_res[0]))
+            ):
                 into = unbuilds if built else parks
                 for d in empty_res:
                     if d != s:
                         into.append((s, d))
         return aces, builds, parks, unbuilds
+
+    @staticmethod
+    def _swaps(piles: tuple[bytes, ...], s: int, c: int, into: int) -> bool:
+        """Whether a start card ``c`` alone in slot ``s``, put onto the empty reserve
+        ``into``, leaves the slot to a lone start card of another suit: rule
+        ``lone-builds`` plays the first lone card a slot takes, and reserves before
+        ``into`` come first."""
+        if len(piles[s]) > 1:
+            return False
+        rank = c >> 2
+        return any(
+            len(p) == 1 and p[0] >> 2 == rank and p[0] != c for p in piles[FIRST_RESERVE:into]
+        )
 
     def _slot_targets(
         self, piles: tuple[bytes, ...] | list[bytes]
