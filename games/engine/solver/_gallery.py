@@ -156,15 +156,14 @@ EXIT_STOCK = 24
 DEALT_EXIT_STATES = 5_000
 
 
-def _endgame_key(piles: tuple[bytes, ...] | list[bytes]) -> Hashable:
-    """A key for positions with the stock empty: each row's slots and the reserves
-    sorted (equal slots of a row, and reserves with no deal to come, are interchangeable)."""
-    return (
-        tuple(sorted(piles[ROW1])),
-        tuple(sorted(piles[ROW2])),
-        tuple(sorted(piles[ROW3])),
-        tuple(sorted(piles[FIRST_RESERVE:])),
-    )
+def _symmetric_key(piles: tuple[bytes, ...] | list[bytes], left: int) -> Hashable:
+    """The key of a position under rule ``symmetry``, ``left`` cards in the stock: each
+    row's slots sorted (equal slots of a row are interchangeable), and the reserves too
+    once no deal is to come."""
+    rows = (tuple(sorted(piles[ROW1])), tuple(sorted(piles[ROW2])), tuple(sorted(piles[ROW3])))
+    if not left:
+        return (rows, tuple(sorted(piles[FIRST_RESERVE:])))
+    return (rows, tuple(piles[FIRST_RESERVE:]), left)
 
 
 def _built(s: int, p: bytes) -> bool:
@@ -283,10 +282,7 @@ class GalleryGame:
         left = len(self.stock) - dealt
         if not self.symmetry:
             return (piles, left)
-        rows = (tuple(sorted(piles[ROW1])), tuple(sorted(piles[ROW2])), tuple(sorted(piles[ROW3])))
-        if not left:
-            return (rows, tuple(sorted(piles[FIRST_RESERVE:])))
-        return (rows, piles[FIRST_RESERVE:], left)
+        return _symmetric_key(piles, left)
 
     def text(self, move: Move) -> str:
         s, d = move
@@ -351,15 +347,6 @@ class GalleryGame:
             return _no_reserve_can_empty(reserves, (ex1, ex1), (now1, now1), None, future)
         return _no_reserve_can_empty(reserves, (ex1, ex2), (now1, now2), tuple(loose), future)
 
-    def _exit_key(self, piles: list[bytes], dealt: int) -> Hashable:
-        """The key of a state of the ``no-exit`` search: ``_endgame_key`` once the stock is
-        empty; before, the reserves in their order and the cards left to deal."""
-        left = len(self.stock) - dealt
-        if not left:
-            return _endgame_key(piles)
-        rows = (tuple(sorted(piles[ROW1])), tuple(sorted(piles[ROW2])), tuple(sorted(piles[ROW3])))
-        return (rows, tuple(piles[FIRST_RESERVE:]), left)
-
     def _no_exit(self, piles: tuple[bytes, ...], dealt: int) -> bool:
         """Rule ``no-exit``: True if no line of builds (and deals) empties a reserve once
         the stock is empty (an exhaustive search of those lines, the uncontested moves
@@ -370,7 +357,7 @@ class GalleryGame:
         out = dealt == len(self.stock)
         if not self._uncontested(first, first_rows, out):
             return False
-        root = self._exit_key(first, dealt)
+        root = _symmetric_key(first, len(self.stock) - dealt)
         got = self._exits.get(root)
         if got is not None:
             return got
@@ -398,7 +385,7 @@ class GalleryGame:
                 if self._exit_found(child, child_rows, child_dealt):
                     got: bool | None = False
                 else:
-                    k = self._exit_key(child, child_dealt)
+                    k = _symmetric_key(child, len(self.stock) - child_dealt)
                     got = table.get(k)
                 if got is False:
                     for on_path, _ in path:
