@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import Counter
 from collections.abc import Callable
@@ -53,6 +52,13 @@ Frame = tuple[str, tuple[int, str] | None]
 
 #: Open game sockets of each player in this process (``WS_GAME_SOCKETS_PER_PLAYER``).
 _open_game_sockets: Counter[int] = Counter()
+
+
+def _read_error(waited: asyncio.Future[Any]) -> None:
+    """Read a solve's error, so none goes unretrieved: the look-up that follows the wait
+    answers from the cache (``hint_unavailable`` for a worker that died)."""
+    if not waited.cancelled():
+        waited.exception()
 
 
 class GameConsumer(Consumer):
@@ -325,10 +331,11 @@ class GameConsumer(Consumer):
         solve = pending.solve.future if pending.solve is not None else None
         try:
             if solve is not None:
-                with contextlib.suppress(Exception):  # its error is read below
-                    await asyncio.wait_for(
-                        asyncio.wrap_future(solve), settings.HINT_DEADLINE_SECONDS
-                    )
+                # ``asyncio.wait`` cancels nothing: a solve still queued at the deadline
+                # goes on for whoever joined it, and the look-up answers ``hint_timeout``.
+                waited = asyncio.wrap_future(solve)
+                waited.add_done_callback(_read_error)
+                await asyncio.wait((waited,), timeout=settings.HINT_DEADLINE_SECONDS)
             while (frame := await self.db(self._hint_solved, cause, pending.ply)) is None:
                 await asyncio.sleep(HINT_LOOK_EVERY)
             await self._send(frame)

@@ -4,6 +4,7 @@ bounded pool of solver workers, a deadline."""
 
 from __future__ import annotations
 
+from concurrent.futures import Future
 from typing import Any
 
 import pytest
@@ -168,6 +169,25 @@ async def test_the_socket_answers_other_frames_while_a_hint_is_solved(
     assert first["type"] == "state" and first["cause"] == "resync"
     later = await communicator.receive_json_from(timeout=30)
     assert later["type"] == "hint" and later["hint"]["nodes"] > 0, later
+    await communicator.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_socket_hint_still_queued_at_its_deadline_times_out_and_goes_on(
+    user: Any, settings: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A solve still waiting for a worker at the deadline: the socket answers
+    ``hint_timeout`` (not "no hint asked"), and the solve is not cancelled, so whoever
+    joined it still gets its answer."""
+    settings.HINT_DEADLINE_SECONDS = 0.5
+    queued: Future[Any] = Future()  # no worker takes it in time
+    monkeypatch.setattr(hints, "_submit", lambda position: queued)
+    communicator = await hint_asked(user)
+    message = await communicator.receive_json_from(timeout=10)
+    assert message["type"] == "error" and message["cause"] == "hint", message
+    assert message["error"]["code"] == "hint_timeout"
+    assert not queued.cancelled() and queued.set_running_or_notify_cancel()
     await communicator.disconnect()
 
 
