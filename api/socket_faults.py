@@ -205,7 +205,11 @@ class LayerWatch:
                         receiver = self.loop.create_task(_echoes(layer, channel, echoed))
                     echoed.clear()
                     await layer.send(channel, {"type": "layer.watch"})
-                    await asyncio.wait_for(echoed.wait(), WATCH_TIMEOUT)
+                    # ``asyncio.timeout``, not ``wait_for``: Python 3.11's ``wait_for``
+                    # swallows a cancel that comes as the echo does, and the watch would
+                    # loop on after ``stop`` (and an event loop's close wait for it).
+                    async with asyncio.timeout(WATCH_TIMEOUT):
+                        await echoed.wait()
                 except asyncio.CancelledError:
                     raise
                 except Exception:

@@ -280,14 +280,18 @@ class Hub:
         """Wait (at most the layer's timeout) until Redis has the subscription to ``key``:
         a socket joins a group before it reads what the group's messages change."""
         if self.pubsub is None and self.layer.url is not None:
+            # ``asyncio.timeout``, not ``wait_for``, here and below: a cancel that comes as
+            # the wait ends is not swallowed (Python 3.11).
             with contextlib.suppress(asyncio.TimeoutError):  # Redis away: the watch resyncs
-                await asyncio.wait_for(asyncio.shield(self.connected), self.layer.timeout)
+                async with asyncio.timeout(self.layer.timeout):
+                    await asyncio.shield(self.connected)
         if self.pubsub is None or key not in self.unanswered:
             return
         answered: asyncio.Future[None] = self.loop.create_future()
         self.answered.setdefault(key, []).append(answered)
         with contextlib.suppress(asyncio.TimeoutError):  # Redis is slow: the watch resyncs
-            await asyncio.wait_for(answered, self.layer.timeout)
+            async with asyncio.timeout(self.layer.timeout):
+                await answered
 
     def pushed(self, push: dict[str, Any]) -> None:
         """A message of the subscribing connection: one published, or Redis's answer to a

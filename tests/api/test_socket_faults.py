@@ -179,3 +179,19 @@ async def test_open_sockets_show_games_resigned_while_redis_was_away(
             await comm.disconnect()
         await database_sync_to_async(connections.close_all)()
     assert socket_faults.LayerWatch.current is None  # the last socket stopped the watch
+
+
+async def test_the_layer_watch_ends_when_stopped_as_its_echo_comes_back(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Stopped at any point of its round trip, the watch ends. A wait that swallowed the
+    cancel (``asyncio.wait_for`` of Python 3.11 does, when what it waits for has just
+    ended) would leave it looping, and an event loop's close waiting for it for good."""
+    monkeypatch.setattr(socket_faults, "WATCH_INTERVAL", 0)
+    for turn in range(300):
+        watch = socket_faults.LayerWatch()
+        for _ in range(turn % 11):
+            await asyncio.sleep(0)
+        watch.stop()
+        done, _ = await asyncio.wait({watch.task}, timeout=2)
+        assert done, f"the watch ran on after it was stopped (turn {turn})"
