@@ -73,6 +73,9 @@ NO_TAG = b"-" * TAG_BYTES
 MAX_QUEUED = 10_000
 #: Publishes written in one pipeline (one round trip).
 MAX_BATCH = 500
+#: Seconds the subscribing connection waits for a message before it looks whether its
+#: task was asked to stop (``_stopping``).
+LISTEN_SECONDS = 1.0
 
 #: Publish ``ARGV[2]`` to ``KEYS[1]`` when it has more subscribers than ``ARGV[1]`` (1: this
 #: process's own confirmed subscription, whose members already have it; 0: none).
@@ -101,6 +104,14 @@ def client(url: str, timeout: float, max_connections: int) -> Redis:
 
 #: What a Redis that is away, slow or gone raises through redis-py.
 REDIS_FAILURES = (RedisError, OSError, asyncio.TimeoutError)
+
+
+def _stopping() -> bool:
+    """Whether this task was cancelled, even if the cancel was swallowed on the way (a
+    timeout of Python 3.11 can, when it expires as the cancel comes): a loop of its own
+    that reads it ends anyway, and an event loop's close does not wait for it for good."""
+    task = asyncio.current_task()
+    return task is not None and task.cancelling() > 0
 
 
 class Publisher:
@@ -333,7 +344,7 @@ class Hub:
         layer = self.layer
         assert self.client is not None
         away = False
-        while True:
+        while not _stopping():
             pubsub = self.client.pubsub()
             try:
                 await pubsub.connect()
@@ -356,6 +367,7 @@ class Hub:
                 await self._close(pubsub)
             logger.warning("the channel layer lost its Redis subscription")
             await asyncio.sleep(min(layer.retry, 0.1))
+        raise asyncio.CancelledError
 
     async def _listen(self, pubsub: PubSub) -> None:
         """On a new connection: this process's subscriptions, then its messages until it
@@ -369,10 +381,11 @@ class Hub:
                 await self.subscribe(layer.group_key(group))
         if not self.connected.done():
             self.connected.set_result(None)
-        while True:
-            push = await pubsub.get_message(timeout=None)
+        while not _stopping():
+            push = await pubsub.get_message(timeout=LISTEN_SECONDS)
             if push is not None:
                 self.pushed(push)
+        raise asyncio.CancelledError
 
     def _lost(self) -> None:
         """The connection is lost: nothing is confirmed, nobody waits for an answer."""

@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 import pytest_asyncio
 import redis
+from redis.asyncio.client import PubSub
 
 from core import fanout
 from core.events import ORIGIN
@@ -170,6 +171,33 @@ async def test_send_goes_through_redis_to_the_channels_process(
     came = [await got(a, watch), await got(a, watch)]  # two processes: in either order
     assert sorted(message.get("n", 1) for message in came) == [1, 2]
     assert (await got(b, socket))["type"] == "hello"
+
+
+@pytest.mark.asyncio
+@needs_redis
+async def test_the_subscription_ends_when_cancelled_even_if_a_read_swallowed_it(
+    processes: tuple[FanoutChannelLayer, FanoutChannelLayer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cancel swallowed on the way (a timeout of Python 3.11 can swallow one that comes
+    as it expires) still ends the subscribing task: an event loop's close would otherwise
+    wait for it for good."""
+    read = PubSub.get_message
+
+    async def swallowing(self: PubSub, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return await read(self, *args, **kwargs)
+        except asyncio.CancelledError:
+            return None
+
+    monkeypatch.setattr(PubSub, "get_message", swallowing)
+    a, _ = processes
+    await a.group_add("game.8", await a.new_channel())
+    hub = a.hub()
+    assert hub.task is not None and hub.confirmed(a.group_key("game.8"))
+    await asyncio.sleep(0.05)  # the subscribing task waits in a read
+    hub.task.cancel()
+    done, _ = await asyncio.wait({hub.task}, timeout=5)
+    assert done, "the subscribing task ran on after it was cancelled"
 
 
 @pytest.mark.asyncio
