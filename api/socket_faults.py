@@ -29,6 +29,7 @@ from channels.layers import get_channel_layer
 from django.conf import settings
 
 from api.errors import UNAVAILABLE_RETRY_AFTER, database_unavailable, error_payload
+from core.tasks import cancel_requested
 
 logger = logging.getLogger(__name__)
 
@@ -198,7 +199,7 @@ class LayerWatch:
         echoed = asyncio.Event()
         receiver: asyncio.Task[None] | None = None
         try:
-            while True:
+            while not cancel_requested():
                 try:
                     if receiver is None:
                         channel = await layer.new_channel()
@@ -225,6 +226,7 @@ class LayerWatch:
                         for socket in list(self.sockets):
                             socket.resync_soon(0)
                 await asyncio.sleep(WATCH_INTERVAL)
+            raise asyncio.CancelledError  # a cancel some await swallowed
         finally:
             if receiver is not None:
                 receiver.cancel()

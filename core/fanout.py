@@ -60,6 +60,7 @@ from redis.backoff import NoBackoff
 from redis.exceptions import NoScriptError, RedisError
 
 from core.events import ORIGIN
+from core.tasks import cancel_requested
 
 logger = logging.getLogger(__name__)
 
@@ -74,7 +75,7 @@ MAX_QUEUED = 10_000
 #: Publishes written in one pipeline (one round trip).
 MAX_BATCH = 500
 #: Seconds the subscribing connection waits for a message before it looks whether its
-#: task was asked to stop (``_stopping``).
+#: task was asked to stop (``cancel_requested``).
 LISTEN_SECONDS = 1.0
 
 #: Publish ``ARGV[2]`` to ``KEYS[1]`` when it has more subscribers than ``ARGV[1]`` (1: this
@@ -104,14 +105,6 @@ def client(url: str, timeout: float, max_connections: int) -> Redis:
 
 #: What a Redis that is away, slow or gone raises through redis-py.
 REDIS_FAILURES = (RedisError, OSError, asyncio.TimeoutError)
-
-
-def _stopping() -> bool:
-    """Whether this task was cancelled, even if the cancel was swallowed on the way (a
-    timeout of Python 3.11 can, when it expires as the cancel comes): a loop of its own
-    that reads it ends anyway, and an event loop's close does not wait for it for good."""
-    task = asyncio.current_task()
-    return task is not None and task.cancelling() > 0
 
 
 class Publisher:
@@ -344,7 +337,7 @@ class Hub:
         layer = self.layer
         assert self.client is not None
         away = False
-        while not _stopping():
+        while not cancel_requested():
             pubsub = self.client.pubsub()
             try:
                 await pubsub.connect()
@@ -381,7 +374,7 @@ class Hub:
                 await self.subscribe(layer.group_key(group))
         if not self.connected.done():
             self.connected.set_result(None)
-        while not _stopping():
+        while not cancel_requested():
             push = await pubsub.get_message(timeout=LISTEN_SECONDS)
             if push is not None:
                 self.pushed(push)

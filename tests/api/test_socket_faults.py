@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from channels.db import database_sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 from django.db import OperationalError, connections
 
@@ -195,3 +196,27 @@ async def test_the_layer_watch_ends_when_stopped_as_its_echo_comes_back(
         watch.stop()
         done, _ = await asyncio.wait({watch.task}, timeout=2)
         assert done, f"the watch ran on after it was stopped (turn {turn})"
+
+
+async def test_the_layer_watch_ends_when_a_send_swallowed_its_cancel(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A cancel swallowed by some await inside the watch (a layer's send, here) still
+    ends it: the loop looks whether its task was asked to stop."""
+    layer = get_channel_layer()
+    send = layer.send
+
+    async def swallowing(channel: str, message: dict[str, Any]) -> None:
+        try:
+            await send(channel, message)
+            await asyncio.sleep(0.05)
+        except asyncio.CancelledError:
+            return
+
+    monkeypatch.setattr(layer, "send", swallowing)
+    monkeypatch.setattr(socket_faults, "WATCH_INTERVAL", 0)
+    watch = socket_faults.LayerWatch()
+    await asyncio.sleep(0.02)  # the watch waits in its send
+    watch.stop()
+    done, _ = await asyncio.wait({watch.task}, timeout=2)
+    assert done, "the watch ran on after its cancel was swallowed"
