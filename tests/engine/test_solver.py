@@ -24,7 +24,7 @@ BRISTOL_RULES += ("dead-ends", "relaxed-game", "dig-score", "depth-first", "caut
 BRISTOL_RULES += ("deal-last-depth-first", "home-last-depth-first")
 GALLERY_RULES: tuple[str, ...] = ("symmetry", "safe-aces", "null-moves", "dead-ends")
 GALLERY_RULES += ("counted-dead-ends", "dealt-columns", "lone-builds", "no-exit", "depth-first")
-GALLERY_RULES += ("discrepancy-search",)
+GALLERY_RULES += ("discrepancy-search", "uncontested-builds")
 
 
 def code(rank: int, suit: int) -> str:
@@ -418,6 +418,33 @@ def test_gallery_lone_builds_are_played_at_once() -> None:
     state, autos = GalleryGame(pos, RULES).start()
     assert autos == ("r2-g11", "r1-g11")
     assert GalleryGame(pos, RULES - {"lone-builds"}).start()[1] == ()
+
+
+def test_gallery_uncontested_builds_are_played_at_once() -> None:
+    # Royal Parade, two cards in the stock. Both JHs are free and only g7 (2H 5H 8H)
+    # takes one: contested. 5C fits g1's lone 2C, but row 1 holds QS (g4), a card of
+    # another row, so a start card might yet want g1: not played, nor is 2S (r3), with
+    # no slot for it. Once r1's JH is built, 8H (its twin built in g7) goes to g3, the
+    # other JH follows (its twin built), then 9S onto g12, and QS leaves g4 for it:
+    # every slot of row 1 is built or empty, so 2S, 5C and r5's spades go up.
+    layout = won_gallery_slots()
+    layout[0] = ["2C"]
+    layout[2] = ["2H", "5H"]
+    layout[6] = ["2H", "5H", "8H"]
+    layout[3] = ["QS"]
+    layout[11] = ["3S", "6S"]
+    piles = [["8H", "JH"], ["9S", "JH"], ["2S"], ["5C"], ["JS", "8S", "5S"], [], [], []]
+    pos = gallery_position("royal-parade", layout, piles, ["JC", "8C"], [])
+    deck = new_position("royal-parade", seed=0)
+    assert sorted(c for p in pos.piles for c in p) == sorted(c for p in deck.piles for c in p)
+    assert {"r1-g7", "r2-g7", "r4-g1"} <= {str(m) for m in pos.legal_moves}
+    assert GalleryGame(pos, RULES).start()[1] == ()
+    assert GalleryGame(pos, RULES | {"greedy"}).start()[1]  # the greedy pass plays them
+    after = pos.play(["r1-g7"])
+    autos = ("r1-g3", "r2-g3", "r2-g12", "g4-g12", "r3-g4", "r4-g1", "r5-g4", "r5-g4", "r5-g4")
+    assert GalleryGame(after, RULES).start()[1] == autos
+    assert GalleryGame(after, RULES - {"uncontested-builds"}).start()[1] == ()
+    assert after.play(autos).score == after.score + len(autos)
 
 
 @pytest.mark.parametrize("lone", [0, 1])

@@ -229,6 +229,9 @@ class GalleryGame:
         self.unbuild_returns = (
             self.null_moves and self.lone_builds and self.symmetry and not self.greedy
         )
+        #: Rule ``uncontested-builds`` (Royal Parade): its proof stands on the lines of the
+        #: search with ``null-moves`` and ``lone-builds``, where built cards stay put.
+        self.uncontested = "uncontested-builds" in rules and self.columns and self.unbuild_returns
         self.extra_nodes = 0  # states the searches of rule ``no-exit`` visited
         m = {} if memos is None else memos
         self._targets: list[dict[tuple[bytes, ...], RowTargets]] = [
@@ -261,15 +264,8 @@ class GalleryGame:
 
     def start(self) -> tuple[State, tuple[str, ...]]:
         piles = list(self.root_piles)
-        autos: list[str] = []
-        dealt, home = 0, self.root_home
-        if self.greedy:
-            dealt, home = self._greedy(piles, dealt, home, autos)
-        elif self.safe_aces and self.has_aces:
-            home = self._play_aces(piles, dealt, home, autos, range(SOURCES))
-        if self.lone_builds and not self.greedy and dealt == len(self.stock):
-            home = self._play_lone(piles, home, autos)
-        return (tuple(piles), dealt, home), tuple(autos)
+        dealt, home, autos = self._at_once(piles, 0, self.root_home, range(SOURCES))
+        return (tuple(piles), dealt, home), autos
 
     def won(self, state: State) -> bool:
         return state[2] == self.total
@@ -643,22 +639,32 @@ class GalleryGame:
             if s >= FIRST_RESERVE and len(p) == 1 and self.refill and dealt < len(stock):
                 piles[s] = ONE[stock[dealt]]
                 dealt += 1
+        if dealt == len(stock) and state[1] < len(stock):
+            fresh: range | tuple[int, ...] = range(SOURCES)  # no refill pending any more
+        elif s < 0:
+            fresh = range(FIRST_RESERVE, SOURCES)
+        else:
+            fresh = (s,)
+        dealt, home, autos = self._at_once(piles, dealt, home, fresh)
+        return (tuple(piles), dealt, home), autos
+
+    # -- moves played at once --------------------------------------------------------------
+
+    def _at_once(
+        self, piles: list[bytes], dealt: int, home: int, fresh: Iterable[int]
+    ) -> tuple[int, int, tuple[str, ...]]:
+        """Play in place the moves the rules play at once (the Aces looked for only on
+        the ``fresh`` piles); the new ``dealt`` and ``home``, and the moves played."""
         autos: list[str] = []
         if self.greedy:
             dealt, home = self._greedy(piles, dealt, home, autos)
         elif self.safe_aces and self.has_aces:
-            if dealt == len(stock) and state[1] < len(stock):
-                fresh: range | tuple[int, ...] = range(SOURCES)  # no refill pending any more
-            elif s < 0:
-                fresh = range(FIRST_RESERVE, SOURCES)
-            else:
-                fresh = (s,)
             home = self._play_aces(piles, dealt, home, autos, fresh)
-        if self.lone_builds and not self.greedy and dealt == len(stock):
+        if self.uncontested:
+            home = self._play_uncontested(piles, home, autos)
+        if self.lone_builds and not self.greedy and dealt == len(self.stock):
             home = self._play_lone(piles, home, autos)
-        return (tuple(piles), dealt, home), tuple(autos)
-
-    # -- moves played at once --------------------------------------------------------------
+        return dealt, home, tuple(autos)
 
     def _play_aces(
         self, piles: list[bytes], dealt: int, home: int, autos: list[str], fresh: Iterable[int]
@@ -674,6 +680,39 @@ class GalleryGame:
                 autos.append(f"{NAMES[s]}-a")
             piles[s] = p
         return home
+
+    def _play_uncontested(self, piles: list[bytes], home: int, autos: list[str]) -> int:
+        """Play every uncontested build (rule ``uncontested-builds``) until none is left:
+        a free card, not a start card, whose twin is built or that both slots built to
+        the code below it take, onto a built slot whose top is not a lone start card
+        unless every slot of its row is built."""
+        while True:
+            rows = self._slot_targets(piles)
+            now1 = now2 = 0
+            for _, _, masks in rows:
+                now1 |= masks[0]
+                now2 |= masks[1]
+            twins = now1 | now2 << BUILD_STEP
+            free = 0
+            for row, (empty, _, masks) in enumerate(rows):
+                wanted = twins & masks[4]
+                if empty or masks[2]:  # a slot of the row not built: a start card may swap
+                    wanted &= ~(ROW_STARTS[row] << BUILD_STEP)
+                if empty and not masks[2]:  # as many empty slots as start cards out
+                    wanted |= ROW_STARTS[row]
+                free |= wanted
+            for s in range(SOURCES):
+                p = piles[s]
+                if p and free >> p[-1] & 1 and not _built(s, p):
+                    break
+            else:
+                return home
+            c = p[-1]
+            d = _destinations(rows, c)[0]  # type: ignore[index]
+            piles[s] = p[:-1]
+            piles[d] += ONE[c]
+            home += 1
+            autos.append(f"{NAMES[s]}-{NAMES[d]}")
 
     def _play_lone(self, piles: list[bytes], home: int, autos: list[str]) -> int:
         """With the stock empty, play every card alone on a reserve that a slot takes
