@@ -42,7 +42,7 @@ from bench._server import percentile  # noqa: E402
 from games.analysis.search import Cached, Limits, analyse  # noqa: E402
 from games.engine import VARIANTS, new_position  # noqa: E402
 
-#: The seed of each variant's deal of the day (fixed, so runs compare).
+#: The seed of each variant's deal of the day (fixed, so runs compare; ``--day``).
 DAY_SEED = 20261204
 
 
@@ -76,16 +76,16 @@ def worker_start(started: Any, nice: bool) -> None:
     _started = started
 
 
-def analyse_variants(job: tuple[list[str], int, Limits]) -> list[dict[str, Any]]:
+def analyse_variants(job: tuple[list[str], int, int, Limits]) -> list[dict[str, Any]]:
     """A worker's share: every game of these variants, one verdict cache per variant."""
-    variants, players, limits = job
+    variants, day, players, limits = job
     _started.set()
     out = []
     for variant in variants:
         cache: dict[str, Cached] = {}
-        start = new_position(variant, seed=DAY_SEED)
+        start = new_position(variant, seed=day)
         for player in range(players):
-            log = greedy_log(variant, DAY_SEED, player)
+            log = greedy_log(variant, day, player)
             cpu, wall = time.process_time(), time.perf_counter()
             report = analyse(start, log, limits, cache)
             cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
@@ -183,6 +183,9 @@ def report(rows: list[dict[str, Any]], workers: int, wall: float) -> None:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--players", type=int, default=30, help="games per variant")
+    parser.add_argument(
+        "--day", type=int, default=DAY_SEED, help="the seed of every variant's deal of the day"
+    )
     parser.add_argument("--workers", type=int, default=1, help="analysis worker processes")
     parser.add_argument("--moves", type=int, default=300, help="moves timed in each phase")
     parser.add_argument(
@@ -206,12 +209,12 @@ def main(argv: list[str] | None = None) -> int:
         limits = dataclasses.replace(limits, game_seconds=args.game_seconds or None)
     keys = args.variants.split(",")
     print(
-        f"a day of {args.players * len(keys)} games ({args.players} per variant), "
+        f"day {args.day}: {args.players * len(keys)} games ({args.players} per variant), "
         f"budget {limits.first_nodes:,}/{limits.max_nodes:,} states a solve, "
         f"{limits.game_nodes:,} a game, {limits.game_seconds or 'no'} s a game; "
         f"{args.workers} worker(s); cpus {os.cpu_count()}"
     )
-    jobs = [(keys[i :: args.workers], args.players, limits) for i in range(args.workers)]
+    jobs = [(keys[i :: args.workers], args.day, args.players, limits) for i in range(args.workers)]
     with tempfile.TemporaryDirectory() as tmp:
         setup_django(tmp)
         alone = play_moves(args.moves, seed=1_000)
