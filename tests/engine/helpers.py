@@ -229,3 +229,14 @@ def oracle_score(data: Mapping[str, Any]) -> int:
         if p and rank(p[0]) == _gallery_start(f"g{i}"):
             total += len(p)
     return total
+
+
+#: A greedy player's first 53 moves of Royal Parade seed 20261204: lost, 32 cards left in
+#: the stock.
+RP_MIDGAME_TEXT = (
+    "g13-g3 g21-g3 r7-g21 r5-g13 g12-g13 g17-g13 r2-g12 g11-g17 g12-g11 g4-g17 g18-g4 "
+    "g21-g18 g14-g21 g11-g14 g10-g21 g14-g10 g10-g12 g12-g10 g10-g14 g14-g11 g11-g10 "
+    "g10-g12 g12-g10 deal r1-g21 r3-g6 r7-g17 g9-g17 g10-g9 g9-g12 deal r4-g21 g12-g14 "
+    "r7-g18 r5-g18 g22-g18 r8-g22 deal r5-g11 g15-g11 r4-g11 g14-g15 g15-g10 g24-g11 "
+    "g5-g24 r2-g5 g23-g5 r7-g23 g10-g9 deal r7-g10 r5-g22 r2-g24"
+)

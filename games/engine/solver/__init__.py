@@ -425,6 +425,7 @@ def solve(
     max_seconds: float | None = None,
     rules: frozenset[str] = RULES,
     lost: set[Hashable] | None = None,
+    memos: dict[str, Any] | None = None,
 ) -> SolveResult:
     """Decide whether ``position`` can be won; see the module docstring.
 
@@ -436,7 +437,8 @@ def solve(
     another), and each reads what the others proved, instead of proving it again. A
     state's key names its position within its deal whatever the root (it counts the
     stock cards left, not those dealt since the root), so a state lost in one search is
-    lost in all.
+    lost in all. ``memos`` holds the searches' memo tables (functions of a state within
+    its deal), to share with the same solves as ``lost``.
     """
     t0 = time.perf_counter()
     deadline = None if max_seconds is None else t0 + max_seconds
@@ -452,7 +454,7 @@ def solve(
         return result(Verdict.WON, (), 0)
     if not position.legal_moves:
         return result(Verdict.LOST, (), 0)
-    memos: dict[str, Any] = {}  # shared by all passes
+    memos = {} if memos is None else memos  # shared by all passes
     # Keys proven lost, shared by the complete searches: they walk one graph (the greedy
     # pass plays other moves, so it walks another and neither reads nor fills it).
     lost = set() if lost is None else lost
