@@ -95,7 +95,13 @@ class _Band:
         self.calls: list[tuple[int, int, frozenset[str]]] = []
 
     def __call__(
-        self, position: Any, *, max_nodes: int, rules: frozenset[str], lost: set[Any]
+        self,
+        position: Any,
+        *,
+        max_nodes: int,
+        rules: frozenset[str],
+        lost: set[Any],
+        memos: dict[str, Any],
     ) -> SolveResult:
         i = position.ply
         self.calls.append((i, max_nodes, rules))
