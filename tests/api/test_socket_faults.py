@@ -204,6 +204,7 @@ async def test_the_layer_watch_ends_when_a_send_swallowed_its_cancel(
     """A cancel swallowed by some await inside the watch (a layer's send, here) still
     ends it: the loop looks whether its task was asked to stop."""
     layer = get_channel_layer()
+    assert layer is not None
     send = layer.send
 
     async def swallowing(channel: str, message: dict[str, Any]) -> None:
