@@ -179,6 +179,31 @@ def _destinations(rows: Sequence[RowTargets], c: int) -> list[int] | None:
     return empty if r <= LAST_START else wants.get(c)
 
 
+def _first_uncontested(
+    piles: Sequence[bytes], rows: Sequence[RowTargets], now1: int, now2: int, strict: bool
+) -> int:
+    """The first pile (a reserve or a slot not built) whose top card no other card
+    contends for, or -1: an Ace; a card whose twin is built, or that both slots built to
+    the code below it take; a start card in a row whose slots are all built or empty (as
+    many empty slots as start cards out). ``now1``/``now2``: the codes in built slots
+    (one copy, both). ``strict`` (rule ``uncontested-builds``): no Ace, and no card onto
+    a lone start card while a slot of its row is not built (a start card may swap)."""
+    free = 0 if strict else ACES
+    twins = now1 | now2 << BUILD_STEP
+    for row, (empty, _, masks) in enumerate(rows):
+        wanted = twins & masks[4]
+        if strict and (empty or masks[2]):
+            wanted &= ~(ROW_STARTS[row] << BUILD_STEP)
+        if empty and not masks[2]:
+            wanted |= ROW_STARTS[row]
+        free |= wanted
+    for s in range(SOURCES):
+        p = piles[s]
+        if p and free >> p[-1] & 1 and not _built(s, p):
+            return s
+    return -1
+
+
 class GalleryGame:
     """A Picture Gallery-family position for :class:`~._search.BestFirst`."""
 
@@ -457,18 +482,10 @@ class GalleryGame:
             now1 |= masks[0]
             now2 |= masks[1]
         while True:
-            free = ACES
-            twins = now1 | now2 << BUILD_STEP  # a copy built, or both copies below it
-            for row, (empty, _, masks) in enumerate(rows):
-                free |= twins & masks[4]
-                if empty and not masks[2]:
-                    free |= ROW_STARTS[row]
-            for s in range(SOURCES):
-                q = p[s]
-                if q and free >> q[-1] & 1 and not _built(s, q):
-                    break
-            else:
+            s = _first_uncontested(p, rows, now1, now2, strict=False)
+            if s < 0:
                 return True
+            q = p[s]
             c = q[-1]
             r = c >> 2
             if r == ACE:
@@ -692,21 +709,10 @@ class GalleryGame:
             for _, _, masks in rows:
                 now1 |= masks[0]
                 now2 |= masks[1]
-            twins = now1 | now2 << BUILD_STEP
-            free = 0
-            for row, (empty, _, masks) in enumerate(rows):
-                wanted = twins & masks[4]
-                if empty or masks[2]:  # a slot of the row not built: a start card may swap
-                    wanted &= ~(ROW_STARTS[row] << BUILD_STEP)
-                if empty and not masks[2]:  # as many empty slots as start cards out
-                    wanted |= ROW_STARTS[row]
-                free |= wanted
-            for s in range(SOURCES):
-                p = piles[s]
-                if p and free >> p[-1] & 1 and not _built(s, p):
-                    break
-            else:
+            s = _first_uncontested(piles, rows, now1, now2, strict=True)
+            if s < 0:
                 return home
+            p = piles[s]
             c = p[-1]
             d = _destinations(rows, c)[0]  # type: ignore[index]
             piles[s] = p[:-1]
