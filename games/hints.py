@@ -349,6 +349,10 @@ def hint_result(position: Position) -> Answer | Pending | None:
     key = position_key(position)
     cached = _cached(key)
     if cached is None:
-        return _pending(key)
+        if (pending := _pending(key)) is not None:
+            return pending
+        # The solve may have ended between the two reads: its answer is cached first.
+        if (cached := _cached(key)) is None:
+            return None
     done = str(_shared("get", _pending_key(key)) or "")
     return replace(cached, nodes=int(done[1:])) if done.startswith(DONE) else cached

@@ -88,6 +88,27 @@ def test_no_thread_waits_for_a_solve() -> None:
     assert isinstance(hints.hint_result(slow), hints.Answer)
 
 
+def test_a_solve_that_ends_between_the_result_s_two_reads_is_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A poll reads the cached answer, then the solve's state: a solve whose callback
+    writes both in between (answer first, then "done") is answered, not "never asked"."""
+    position = new_position("bristol", seed=7)
+    read = hints._cached
+    reads: list[str] = []
+
+    def racing(key: str) -> hints.Answer | None:
+        reads.append(key)
+        if len(reads) == 1:  # the solve ends just after this read
+            hints._shared("set", hints._cache_key(key), "t3-f", 60)
+            hints._shared("set", hints._pending_key(key), f"{hints.DONE}5", 60)
+            return None
+        return read(key)
+
+    monkeypatch.setattr(hints, "_cached", racing)
+    assert hints.hint_result(position) == hints.Answer("won", "t3-f", 5)
+
+
 SLEEPER = """
 import subprocess, sys, time
 child = subprocess.Popen([sys.executable, "-m", "core.lifeline", str(__import__("os").getpid()),
