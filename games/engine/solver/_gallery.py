@@ -247,6 +247,8 @@ class GalleryGame:
         #: The incomplete first pass: Aces, builds and start cards played at once when
         #: they trigger no refill.
         self.greedy = "greedy" in rules
+        #: Rule ``safe-aces`` (the greedy pass plays its Aces itself).
+        self.aces_at_once = self.safe_aces and self.has_aces and not self.greedy
         #: With the stock empty, a card of a built slot put onto an empty reserve goes
         #: straight back (rule ``lone-builds``; or its twin does): the child's key is its
         #: parent's, so the move is not tried (``null-moves``). A start card alone in its
@@ -468,12 +470,20 @@ class GalleryGame:
         row = s // ROW
         rows[row] = self._row_targets(row, tuple(p[row * ROW : row * ROW + ROW]))
 
-    def _uncontested(self, p: list[bytes], rows: list[RowTargets], out: bool = True) -> bool:
+    def _uncontested(
+        self,
+        p: list[bytes],
+        rows: list[RowTargets],
+        out: bool = True,
+        autos: list[str] | None = None,
+    ) -> bool:
         """Play at once, in the search of rule ``no-exit``, the moves no other move
         contends with: an Ace; a card whose twin is built, or that both slots built to the
         code below it would take; a start card in a row with no card of another row in
         its slots. ``p`` and its ``rows`` (``_slot_targets``) are updated in place; False
-        once a reserve is emptied while the stock is empty (``out``).
+        once a reserve is emptied while the stock is empty (``out``). With ``autos``,
+        rule ``uncontested-builds`` instead (``_first_uncontested``'s ``strict``): the
+        moves are added to it.
 
         Each such move stays uncontested whatever the others do, so the order they are
         played in does not change the end; each look picks them out by a mask of codes."""
@@ -482,7 +492,7 @@ class GalleryGame:
             now1 |= masks[0]
             now2 |= masks[1]
         while True:
-            s = _first_uncontested(p, rows, now1, now2, strict=False)
+            s = _first_uncontested(p, rows, now1, now2, strict=autos is not None)
             if s < 0:
                 return True
             q = p[s]
@@ -498,6 +508,8 @@ class GalleryGame:
             if out and s >= FIRST_RESERVE and len(q) == 1:
                 return False
             p[s] = q[:-1]
+            if autos is not None:
+                autos.append(f"{NAMES[s]}-{NAMES[d]}")
             if d != ACE_PILE:
                 p[d] += ONE[c]
                 self._renew_row(p, rows, d)
@@ -656,8 +668,10 @@ class GalleryGame:
             if s >= FIRST_RESERVE and len(p) == 1 and self.refill and dealt < len(stock):
                 piles[s] = ONE[stock[dealt]]
                 dealt += 1
-        if dealt == len(stock) and state[1] < len(stock):
-            fresh: range | tuple[int, ...] = range(SOURCES)  # no refill pending any more
+        if not self.aces_at_once:
+            fresh: range | tuple[int, ...] = ()
+        elif dealt == len(stock) and state[1] < len(stock):
+            fresh = range(SOURCES)  # no refill pending any more
         elif s < 0:
             fresh = range(FIRST_RESERVE, SOURCES)
         else:
@@ -675,7 +689,7 @@ class GalleryGame:
         autos: list[str] = []
         if self.greedy:
             dealt, home = self._greedy(piles, dealt, home, autos)
-        elif self.safe_aces and self.has_aces:
+        elif self.aces_at_once:
             home = self._play_aces(piles, dealt, home, autos, fresh)
         if self.uncontested:
             home = self._play_uncontested(piles, home, autos)
@@ -703,22 +717,9 @@ class GalleryGame:
         a free card, not a start card, whose twin is built or that both slots built to
         the code below it take, onto a built slot whose top is not a lone start card
         unless every slot of its row is built."""
-        while True:
-            rows = self._slot_targets(piles)
-            now1 = now2 = 0
-            for _, _, masks in rows:
-                now1 |= masks[0]
-                now2 |= masks[1]
-            s = _first_uncontested(piles, rows, now1, now2, strict=True)
-            if s < 0:
-                return home
-            p = piles[s]
-            c = p[-1]
-            d = _destinations(rows, c)[0]  # type: ignore[index]
-            piles[s] = p[:-1]
-            piles[d] += ONE[c]
-            home += 1
-            autos.append(f"{NAMES[s]}-{NAMES[d]}")
+        played = len(autos)
+        self._uncontested(piles, list(self._slot_targets(piles)), out=False, autos=autos)
+        return home + len(autos) - played
 
     def _play_lone(self, piles: list[bytes], home: int, autos: list[str]) -> int:
         """With the stock empty, play every card alone on a reserve that a slot takes
